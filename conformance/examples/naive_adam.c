@@ -1,0 +1,52 @@
+/* An example third-party plugin, written the way an outsider would: a plain fp32 loop with
+ * its own operation order (bias corrections with powf in fp32, step size folded, FMA
+ * contraction allowed). It claims the torch profile only, with amsgrad and maximize.
+ * Build: cc -O2 -ffp-contract=fast -shared -fPIC naive_adam.c -Iinclude -lm -o libnaive_adam.so
+ * Certify: optcert certify --impl ./libnaive_adam.so */
+#include <math.h>
+#include "optcert/impl.h"
+
+static oc_status naive_adam_step(void *ctx, const oc_adam_hparams *hp, int64_t step, size_t n,
+                                 float *p, float *m, float *v, float *vmax, const float *g)
+{
+    (void)ctx;
+    if (hp->profile != OC_ADAM_TORCH || hp->eps_root != 0 || hp->schedule_multiplier != 1)
+        return OC_ERR_UNSUPPORTED;
+    if (!(hp->beta1 >= 0 && hp->beta1 < 1) || !(hp->beta2 >= 0 && hp->beta2 < 1) ||
+        !(hp->eps > 0 && isfinite(hp->eps)) || !(hp->lr >= 0 && isfinite(hp->lr)) ||
+        !(hp->weight_decay >= 0 && isfinite(hp->weight_decay)))
+        return OC_ERR_BAD_HPARAM;
+    if (step < 1)
+        return OC_ERR_BAD_STEP;
+    if (n && (!p || !m || !v || !g || (hp->amsgrad && !vmax)))
+        return OC_ERR_NULL_POINTER;
+    const float lr = (float)hp->lr, b1 = (float)hp->beta1, b2 = (float)hp->beta2;
+    const float eps = (float)hp->eps, wd = (float)hp->weight_decay;
+    const float bc1 = 1.0f - powf(b1, (float)step);
+    const float bc2_sqrt = sqrtf(1.0f - powf(b2, (float)step));
+    const float step_size = lr / bc1;
+    for (size_t i = 0; i < n; i++) {
+        float grad = hp->maximize ? -g[i] : g[i];
+        float param = p[i];
+        if (hp->decoupled)
+            param *= 1.0f - lr * wd;
+        else
+            grad += wd * param;
+        m[i] = b1 * m[i] + (1.0f - b1) * grad;
+        v[i] = b2 * v[i] + (1.0f - b2) * grad * grad;
+        float second = v[i];
+        if (hp->amsgrad) {
+            vmax[i] = fmaxf(vmax[i], v[i]);
+            second = vmax[i];
+        }
+        float denom = sqrtf(second) / bc2_sqrt + eps;
+        p[i] = param - step_size * (m[i] / denom);
+    }
+    return OC_OK;
+}
+
+static const oc_impl naive_adam = {
+    OC_IMPL_ABI_VERSION, "naive-adam (example plugin)", "1.0",
+    OC_CAP_ADAM_TORCH | OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE, 0, naive_adam_step};
+
+const oc_impl *optcert_impl_v1(void) { return &naive_adam; }

@@ -1,0 +1,43 @@
+/* Certificates: per family, per case verdicts, and their reports (table, JSON, JUnit). */
+#ifndef OPTCERT_CERTIFY_H
+#define OPTCERT_CERTIFY_H
+
+#include <stdio.h>
+#include "judge.h"
+#include "safetensors.h"
+
+typedef struct oc_family_report {
+    char name[64], profile[32];
+    size_t counts[5]; /* indexed by oc_verdict */
+    double worst_ulps, worst_ratio;
+    oc_case_result *cases;
+    size_t ncases;
+} oc_family_report;
+
+typedef struct oc_certificate {
+    char impl[128], version[128], source[256];
+    oc_class cls;
+    oc_family_report *fams;
+    size_t nfams;
+    int conforms; /* no failure and at least one case passed */
+} oc_certificate;
+
+/* Certifies impl against every family in vector_dir. OC_ERR_* on bad vectors. */
+oc_status oc_certify(const oc_impl *impl, const char *vector_dir, oc_class cls,
+                     oc_certificate *cert, oc_diag *d);
+
+/* Judges a results file (spec/vectors.md §2) against every family in vector_dir. */
+oc_status oc_judge_results(const char *results_path, const char *vector_dir, oc_class cls,
+                           oc_certificate *cert, oc_diag *d);
+
+void oc_certificate_free(oc_certificate *cert);
+
+const char *oc_class_name(oc_class cls);
+const char *oc_verdict_name(oc_verdict v);
+
+/* Reports. */
+void oc_report_table(const oc_certificate *cert, FILE *out, int verbose);
+oc_status oc_report_json(const oc_certificate *cert, const char *path, oc_diag *d);
+oc_status oc_report_junit(const oc_certificate *cert, const char *path, oc_diag *d);
+
+#endif

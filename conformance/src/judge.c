@@ -1,0 +1,172 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "judge.h"
+
+double oc_ulp32(double x)
+{
+    x = fabs(x);
+    if (x < 0x1p-126)
+        return 0x1p-149;
+    int e;
+    frexp(x, &e); /* x = f * 2^e, f in [0.5, 1) */
+    return ldexp(1.0, e - 24);
+}
+
+static float *alloc_floats(size_t n)
+{
+    size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+    return aligned_alloc(64, bytes ? bytes : 64);
+}
+
+void oc_outputs_free(oc_outputs *o)
+{
+    for (int k = 0; k < OC_MAX_STATE; k++) {
+        free(o->out[k]);
+        o->out[k] = NULL;
+    }
+}
+
+int oc_impl_supports(const oc_impl *impl, const oc_case *c)
+{
+    static const uint64_t prof_cap[OC_ADAM_PROFILE_COUNT] = {
+        OC_CAP_ADAM_TORCH, OC_CAP_ADAM_OPTAX, OC_CAP_ADAM_PAPER, OC_CAP_ADAM_KERAS};
+    if (!impl->adam_step || (unsigned)c->hp.profile >= OC_ADAM_PROFILE_COUNT)
+        return 0;
+    uint64_t need = prof_cap[c->hp.profile] | (c->hp.amsgrad ? OC_CAP_ADAM_AMSGRAD : 0) |
+                    (c->hp.maximize ? OC_CAP_ADAM_MAXIMIZE : 0);
+    return (impl->capabilities & need) == need;
+}
+
+void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+                 int *dirty)
+{
+    float *s[OC_MAX_STATE] = {0}, *snap[OC_MAX_STATE] = {0};
+    memset(o, 0, sizeof *o);
+    *st = OC_OK;
+    *dirty = 0;
+    for (int k = 0; k < c->nstate; k++) {
+        s[k] = alloc_floats(c->n);
+        snap[k] = alloc_floats(c->n);
+        o->out[k] = malloc((c->steps * c->n + 1) * sizeof(float));
+        memcpy(s[k], c->in[k], c->n * sizeof(float));
+    }
+    for (size_t step = 0; step < c->steps; step++) {
+        for (int k = 0; k < c->nstate; k++)
+            memcpy(snap[k], s[k], c->n * sizeof(float));
+        *st = impl->adam_step(impl->ctx, &c->hp, c->first_step + (int64_t)step, c->n, s[0],
+                              s[1], s[2], c->nstate > 3 ? s[3] : NULL, c->g + step * c->n);
+        if (*st != OC_OK) {
+            for (int k = 0; k < c->nstate; k++)
+                *dirty |= memcmp(snap[k], s[k], c->n * sizeof(float)) != 0;
+            break;
+        }
+        for (int k = 0; k < c->nstate; k++)
+            memcpy(o->out[k] + step * c->n, s[k], c->n * sizeof(float));
+    }
+    for (int k = 0; k < c->nstate; k++) {
+        free(s[k]);
+        free(snap[k]);
+    }
+}
+
+void oc_judge_outputs(const oc_case *c, const oc_outputs *o, oc_class cls, oc_case_result *r)
+{
+    r->verdict = OC_PASS;
+    r->max_ulps = 0;
+    r->max_ratio = 0;
+    for (size_t step = 0; step < c->steps; step++)
+        for (int k = 0; k < c->nstate; k++)
+            for (size_t i = 0; i < c->n; i++) {
+                size_t j = step * c->n + i;
+                double got = o->out[k][j], e = c->exp[k].f32[j], x = c->exp[k].f64[j];
+                double tol = c->exp[k].tol[j], ulps, ratio;
+                int ok;
+                if (!isfinite(e)) { /* ADAM-STORE-2: overflow and NaN are judged exactly */
+                    ok = (isnan(e) && isnan(got)) || e == got;
+                    ulps = ratio = ok ? 0 : INFINITY;
+                } else if (!isfinite(got)) {
+                    ok = 0;
+                    ulps = ratio = INFINITY;
+                } else {
+                    ulps = fabs(got - x) / oc_ulp32(x);
+                    ratio = tol > 0 ? fabs(got - e) / tol : (got == e ? 0 : INFINITY);
+                    ok = cls == OC_CLASS_EXACT ? ulps <= 1.0 : fabs(got - e) <= tol; /* ADAM-TOL-1/2 */
+                }
+                r->max_ulps = fmax(r->max_ulps, ulps);
+                r->max_ratio = fmax(r->max_ratio, ratio);
+                if (!ok && r->verdict == OC_PASS) {
+                    r->verdict = OC_FAIL;
+                    snprintf(r->detail, sizeof r->detail,
+                             "step %lld, %s[%zu]: got %.9g, expected %.9g (exact %.17g): "
+                             "%.3g ulp, bound %.3g",
+                             (long long)(c->first_step + (int64_t)step), oc_adam_state_names[k], i,
+                             got, e, x, ulps, tol);
+                }
+            }
+}
+
+const char *oc_diagnose(const oc_case *c, const oc_outputs *o)
+{
+    for (int mu = 1; mu < OC_ADAM_MUTANT_COUNT; mu++) {
+        oc_outputs mo;
+        oc_status st;
+        int dirty, match = 1;
+        oc_run_case(oc_ref_impl((oc_adam_mutant)mu), c, &mo, &st, &dirty);
+        for (int k = 0; k < c->nstate && match && st == OC_OK; k++)
+            for (size_t j = 0; j < c->steps * c->n && match; j++) {
+                double got = o->out[k][j], want = mo.out[k][j];
+                if (!isfinite(want) || !isfinite(got))
+                    match = (isnan(got) && isnan(want)) || got == want;
+                else
+                    match = fabs(got - want) <= c->exp[k].tol[j] + 2 * oc_ulp32(want);
+            }
+        oc_outputs_free(&mo);
+        if (st == OC_OK && match)
+            return oc_adam_mutant_name((oc_adam_mutant)mu);
+    }
+    return NULL;
+}
+
+void oc_certify_case(const oc_impl *impl, const oc_case *c, oc_class cls, oc_case_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->tcid = c->tcid;
+    if (!oc_impl_supports(impl, c)) {
+        r->verdict = OC_SKIP;
+        snprintf(r->detail, sizeof r->detail, "not claimed by the implementation");
+        return;
+    }
+    oc_outputs o;
+    oc_status st;
+    int dirty;
+    oc_run_case(impl, c, &o, &st, &dirty);
+    switch (c->result) {
+    case OC_RESULT_VALID:
+        if (st != OC_OK) {
+            r->verdict = OC_FAIL;
+            snprintf(r->detail, sizeof r->detail, "rejected a valid input: %s", oc_status_str(st));
+        } else {
+            oc_judge_outputs(c, &o, cls, r);
+            if (r->verdict == OC_FAIL)
+                r->diagnosis = oc_diagnose(c, &o);
+        }
+        break;
+    case OC_RESULT_INVALID: /* VEC-FMT-3, ADAM-ERR-1 */
+        r->verdict = st != OC_OK && !dirty ? OC_PASS : OC_FAIL;
+        snprintf(r->detail, sizeof r->detail, "%s",
+                 st == OC_OK ? "accepted an invalid input"
+                 : dirty     ? "rejected the input but modified the state"
+                             : oc_status_str(st));
+        break;
+    case OC_RESULT_ACCEPTABLE:
+        r->verdict = st == OC_OK ? OC_ACCEPTED : dirty ? OC_FAIL : OC_REJECTED;
+        snprintf(r->detail, sizeof r->detail, "%s",
+                 st == OC_OK ? "accepted (implementation-defined)"
+                 : dirty     ? "rejected the input but modified the state"
+                             : oc_status_str(st));
+        break;
+    }
+    oc_outputs_free(&o);
+}

@@ -1,0 +1,57 @@
+/* Running an implementation over a family and judging its outputs (ARCHITECTURE §2, §4). */
+#ifndef OPTCERT_JUDGE_H
+#define OPTCERT_JUDGE_H
+
+#include "optcert/impl.h"
+#include "vectors.h"
+
+typedef enum oc_class { OC_CLASS_EXACT, OC_CLASS_FP32 } oc_class;
+
+typedef enum oc_verdict {
+    OC_PASS,          /* valid case within tolerance, or invalid case rejected cleanly */
+    OC_FAIL,
+    OC_SKIP,          /* not claimed by the implementation / unsupported: reported */
+    OC_ACCEPTED,      /* acceptable case that the implementation accepted: reported */
+    OC_REJECTED       /* acceptable case that the implementation rejected: reported */
+} oc_verdict;
+
+typedef struct oc_case_result {
+    int tcid;
+    oc_verdict verdict;
+    double max_ulps;    /* max |got - exact| in ulps of binary32 at the exact value */
+    double max_ratio;   /* max |got - f32| / tolFp32 (0 when both are 0) */
+    char detail[256];   /* first failing entry, or why skipped */
+    const char *diagnosis; /* mutant name that reproduces the failure, or NULL */
+} oc_case_result;
+
+/* Outputs of one case: per state tensor a [steps * n] array. */
+typedef struct oc_outputs {
+    float *out[OC_MAX_STATE];
+} oc_outputs;
+
+/* The spacing of binary32 numbers at |x| (2^-149 in the subnormal range). */
+double oc_ulp32(double x);
+
+/* Runs impl over case c (fresh aligned buffers); on return *st is the status of the first
+ * failing call (or OC_OK) and *dirty tells whether a failing call modified the state. */
+void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+                 int *dirty);
+void oc_outputs_free(oc_outputs *o);
+
+/* Whether impl claims what case c needs (profile, amsgrad, maximize). */
+int oc_impl_supports(const oc_impl *impl, const oc_case *c);
+
+/* Judges valid-case outputs against the expected tensors for the class. */
+void oc_judge_outputs(const oc_case *c, const oc_outputs *o, oc_class cls, oc_case_result *r);
+
+/* Runs and judges one case of any result kind; diagnoses failures with the mutants. */
+void oc_certify_case(const oc_impl *impl, const oc_case *c, oc_class cls, oc_case_result *r);
+
+/* Finds the catalogued mistake whose outputs match o (within the fp32 bound of the case,
+ * plus 2 ulps); NULL if none. */
+const char *oc_diagnose(const oc_case *c, const oc_outputs *o);
+
+/* The reference as an implementation, with a mutant selected (OC_ADAM_CORRECT for itself). */
+const oc_impl *oc_ref_impl(oc_adam_mutant mu);
+
+#endif

@@ -1,0 +1,324 @@
+/* optcert: the conformance harness command line (see README.md).
+ * Exit status: 0 conforms, 1 does not conform, 2 bad usage or bad input. */
+#include <dlfcn.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "certify.h"
+#include "trace.h"
+#include "../../vectors/gen/gen.h"
+
+#ifndef OPTCERT_SOURCE_DIR
+#define OPTCERT_SOURCE_DIR "."
+#endif
+
+typedef struct options {
+    const char *vectors, *impl, *results, *root, *cls;
+    const char *reports[8];
+    int nreports, verbose;
+    long precision;
+} options;
+
+static int usage(const char *msg)
+{
+    if (msg)
+        fprintf(stderr, "optcert: %s\n", msg);
+    fprintf(stderr,
+            "usage:\n"
+            "  optcert families [--vectors DIR]\n"
+            "  optcert certify [--impl ref|PATH.so] [--class exact|fp32] [--vectors DIR]\n"
+            "                  [--report table|json|junit:FILE]... [--verbose]\n"
+            "  optcert judge --results FILE [--class exact|fp32] [--vectors DIR] [--report ...]\n"
+            "  optcert mutants [--vectors DIR]\n"
+            "  optcert vectors verify [--vectors DIR] [--precision BITS]\n"
+            "  optcert trace [--root DIR]\n");
+    return 2;
+}
+
+static int parse(int argc, char **argv, int first, options *o)
+{
+    static char vdir[4096];
+    snprintf(vdir, sizeof vdir, "%s/vectors", OPTCERT_SOURCE_DIR);
+    *o = (options){.vectors = vdir, .impl = "ref", .root = OPTCERT_SOURCE_DIR, .precision = 256};
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        int has = i + 1 < argc;
+        if (strcmp(a, "--verbose") == 0)
+            o->verbose = 1;
+        else if (strcmp(a, "--vectors") == 0 && has)
+            o->vectors = argv[++i];
+        else if (strcmp(a, "--impl") == 0 && has)
+            o->impl = argv[++i];
+        else if (strcmp(a, "--results") == 0 && has)
+            o->results = argv[++i];
+        else if (strcmp(a, "--root") == 0 && has)
+            o->root = argv[++i];
+        else if (strcmp(a, "--class") == 0 && has)
+            o->cls = argv[++i];
+        else if (strcmp(a, "--precision") == 0 && has)
+            o->precision = strtol(argv[++i], NULL, 10);
+        else if (strcmp(a, "--report") == 0 && has && o->nreports < 8)
+            o->reports[o->nreports++] = argv[++i];
+        else {
+            fprintf(stderr, "optcert: unknown or incomplete option '%s'\n", a);
+            return -1;
+        }
+    }
+    if (o->cls && strcmp(o->cls, "exact") != 0 && strcmp(o->cls, "fp32") != 0) {
+        fprintf(stderr, "optcert: --class must be exact or fp32\n");
+        return -1;
+    }
+    return 0;
+}
+
+static int fail_input(const oc_diag *d)
+{
+    fprintf(stderr, "optcert: %s\n", d->msg);
+    return 2;
+}
+
+static int emit_reports(const oc_certificate *cert, const options *o)
+{
+    int table = o->nreports == 0;
+    for (int i = 0; i < o->nreports; i++) {
+        const char *r = o->reports[i], *colon = strchr(r, ':');
+        oc_diag d;
+        oc_status st = OC_OK;
+        if (strcmp(r, "table") == 0)
+            table = 1;
+        else if (colon && strncmp(r, "json:", 5) == 0)
+            st = oc_report_json(cert, colon + 1, &d);
+        else if (colon && strncmp(r, "junit:", 6) == 0)
+            st = oc_report_junit(cert, colon + 1, &d);
+        else
+            return usage("--report takes table, json:FILE or junit:FILE");
+        if (st != OC_OK)
+            return fail_input(&d);
+    }
+    if (table)
+        oc_report_table(cert, stdout, o->verbose);
+    return cert->conforms ? 0 : 1;
+}
+
+static const oc_impl *load_plugin(const char *path, oc_diag *d)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        oc_fail(d, OC_ERR_IO, "%s: cannot load plugin: %s", path, dlerror());
+        return NULL;
+    }
+    oc_impl_entry_fn entry;
+    *(void **)&entry = dlsym(h, OC_IMPL_ENTRY_SYMBOL);
+    const oc_impl *impl = entry ? entry() : NULL;
+    if (!impl) {
+        oc_fail(d, OC_ERR_FORMAT, "%s: no %s() or it returned NULL", path, OC_IMPL_ENTRY_SYMBOL);
+        return NULL;
+    }
+    if (impl->abi_version != OC_IMPL_ABI_VERSION) {
+        oc_fail(d, OC_ERR_UNSUPPORTED, "%s: plugin ABI version %u, this harness speaks %u",
+                path, impl->abi_version, OC_IMPL_ABI_VERSION);
+        return NULL;
+    }
+    return impl; /* the handle stays open for the life of the process */
+}
+
+static int cmd_certify(const options *o)
+{
+    oc_diag d;
+    int is_ref = strcmp(o->impl, "ref") == 0;
+    const oc_impl *impl = is_ref ? oc_ref_impl(OC_ADAM_CORRECT) : load_plugin(o->impl, &d);
+    if (!impl)
+        return fail_input(&d);
+    oc_class cls = o->cls ? (strcmp(o->cls, "exact") == 0 ? OC_CLASS_EXACT : OC_CLASS_FP32)
+                          : (is_ref ? OC_CLASS_EXACT : OC_CLASS_FP32);
+    oc_certificate cert;
+    if (oc_certify(impl, o->vectors, cls, &cert, &d) != OC_OK) {
+        oc_certificate_free(&cert);
+        return fail_input(&d);
+    }
+    int rc = emit_reports(&cert, o);
+    oc_certificate_free(&cert);
+    return rc;
+}
+
+static int cmd_judge(const options *o)
+{
+    oc_diag d;
+    if (!o->results)
+        return usage("judge needs --results FILE");
+    oc_class cls = o->cls && strcmp(o->cls, "exact") == 0 ? OC_CLASS_EXACT : OC_CLASS_FP32;
+    oc_certificate cert;
+    if (oc_judge_results(o->results, o->vectors, cls, &cert, &d) != OC_OK) {
+        oc_certificate_free(&cert);
+        return fail_input(&d);
+    }
+    int rc = emit_reports(&cert, o);
+    oc_certificate_free(&cert);
+    return rc;
+}
+
+static int cmd_families(const options *o)
+{
+    oc_diag d;
+    char **paths;
+    if (oc_family_list(o->vectors, &paths, &d) != OC_OK)
+        return fail_input(&d);
+    int rc = 0;
+    printf("%-14s %-8s %6s %6s %8s %10s  %s\n", "family", "profile", "valid", "invalid",
+           "accept.", "elem-steps", "spec rules");
+    for (size_t i = 0; paths[i] && rc == 0; i++) {
+        oc_family fam;
+        if (oc_family_load(paths[i], &fam, &d) != OC_OK) {
+            rc = fail_input(&d);
+            break;
+        }
+        size_t count[3] = {0}, work = 0;
+        for (size_t k = 0; k < fam.ncases; k++) {
+            count[fam.cases[k].result]++;
+            work += fam.cases[k].steps * fam.cases[k].n;
+        }
+        printf("%-14s %-8s %6zu %6zu %8zu %10zu  ", fam.name, fam.profile, count[0], count[1],
+               count[2], work);
+        size_t j;
+        json_t *r;
+        json_array_foreach(json_object_get(fam.doc, "specRules"), j, r)
+            printf("%s%s", j ? " " : "", json_string_value(r));
+        printf("\n");
+        oc_family_free(&fam);
+    }
+    oc_free_list(paths);
+    return rc;
+}
+
+/* optcert mutants: every catalogued mistake must be rejected (ARCHITECTURE §2). */
+static int cmd_mutants(const options *o)
+{
+    oc_diag d;
+    oc_certificate certs[OC_ADAM_MUTANT_COUNT];
+    for (int mu = 1; mu < OC_ADAM_MUTANT_COUNT; mu++)
+        if (oc_certify(oc_ref_impl((oc_adam_mutant)mu), o->vectors, OC_CLASS_FP32, &certs[mu],
+                       &d) != OC_OK) {
+            oc_certificate_free(&certs[mu]);
+            while (--mu > 0)
+                oc_certificate_free(&certs[mu]);
+            return fail_input(&d);
+        }
+    size_t nf = certs[1].nfams;
+    printf("kill matrix (cases failed under the fp32 class; '-' = no case fails)\n%-30s", "mutant");
+    for (size_t f = 0; f < nf; f++)
+        printf(" %12s", certs[1].fams[f].name);
+    printf("  verdict\n");
+    int survivors = 0;
+    for (int mu = 1; mu < OC_ADAM_MUTANT_COUNT; mu++) {
+        size_t total = 0;
+        printf("%-30s", oc_adam_mutant_name((oc_adam_mutant)mu));
+        for (size_t f = 0; f < nf; f++) {
+            size_t k = certs[mu].fams[f].counts[OC_FAIL];
+            total += k;
+            if (k)
+                printf(" %12zu", k);
+            else
+                printf(" %12s", "-");
+        }
+        printf("  %s\n", total ? "killed" : "SURVIVED");
+        survivors += total == 0;
+        oc_certificate_free(&certs[mu]);
+    }
+    printf("\n%d of %d mutants killed\n", OC_ADAM_MUTANT_COUNT - 1 - survivors,
+           OC_ADAM_MUTANT_COUNT - 1);
+    return survivors ? 1 : 0;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static int same_file(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb, ca, cb;
+    while (same && ((ca = fgetc(fa)) != EOF) | ((cb = fgetc(fb)) != EOF))
+        same = ca == cb;
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
+}
+
+/* VEC-FMT-8: regenerate the ci level and compare bit for bit. */
+static int cmd_verify(const options *o)
+{
+    char tmp[] = "/tmp/optcert-verify-XXXXXX";
+    if (o->precision < 200)
+        return usage("--precision must be >= 200");
+    if (!mkdtemp(tmp)) {
+        fprintf(stderr, "optcert: cannot create a temporary directory\n");
+        return 2;
+    }
+    gen_options g = {.level = "ci", .prec = o->precision, .seed = 20261129ull};
+    int rc = 0;
+    if (gen_all(&g, tmp) != 0) {
+        fprintf(stderr, "optcert: regeneration failed\n");
+        rc = 2;
+    }
+    char **fresh = NULL;
+    oc_diag d;
+    if (rc == 0 && oc_family_list(tmp, &fresh, &d) != OC_OK)
+        rc = fail_input(&d);
+    for (size_t i = 0; rc != 2 && fresh && fresh[i]; i++) {
+        const char *name = strrchr(fresh[i], '/') + 1;
+        char committed[8192], a[8192], b[8192];
+        snprintf(committed, sizeof committed, "%s/%.*s/%s", o->vectors,
+                 (int)(strlen(name) - 5), name, name);
+        int json_same = same_file(fresh[i], committed);
+        snprintf(a, sizeof a, "%.*s.safetensors", (int)(strlen(fresh[i]) - 5), fresh[i]);
+        snprintf(b, sizeof b, "%.*s.safetensors", (int)(strlen(committed) - 5), committed);
+        int st_same = same_file(a, b);
+        int ok = st_same && (json_same || o->precision != 256);
+        printf("%-40s json %s, tensors %s\n", name,
+               json_same ? "identical" : (o->precision != 256 ? "differs (precision field)" : "DIFFERS"),
+               st_same ? "identical" : "DIFFER");
+        rc |= !ok;
+    }
+    oc_free_list(fresh);
+    nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (rc == 0)
+        printf("vectors reproduce bit for bit at %ld bits\n", o->precision);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    if (argc < 2)
+        return usage(NULL);
+    const char *cmd = argv[1];
+    int first = 2;
+    if (strcmp(cmd, "vectors") == 0) {
+        if (argc < 3 || strcmp(argv[2], "verify") != 0)
+            return usage("unknown vectors subcommand");
+        first = 3;
+    }
+    if (parse(argc, argv, first, &o) != 0)
+        return usage(NULL);
+    if (strcmp(cmd, "families") == 0)
+        return cmd_families(&o);
+    if (strcmp(cmd, "certify") == 0)
+        return cmd_certify(&o);
+    if (strcmp(cmd, "judge") == 0)
+        return cmd_judge(&o);
+    if (strcmp(cmd, "mutants") == 0)
+        return cmd_mutants(&o);
+    if (strcmp(cmd, "vectors") == 0)
+        return cmd_verify(&o);
+    if (strcmp(cmd, "trace") == 0) {
+        int p = oc_trace(o.root, stdout);
+        return p < 0 ? 2 : p > 0;
+    }
+    return usage("unknown command");
+}

@@ -1,0 +1,113 @@
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "certify.h"
+
+void oc_report_table(const oc_certificate *cert, FILE *out, int verbose)
+{
+    fprintf(out, "optcert certificate\n  implementation: %s %s (%s)\n  class: %s\n\n",
+            cert->impl, cert->version, cert->source, oc_class_name(cert->cls));
+    fprintf(out, "%-14s %-8s %6s %6s %6s %8s %8s %11s %11s\n", "family", "profile", "pass",
+            "FAIL", "skip", "accepted", "rejected", "worst ulp", "worst/bound");
+    for (size_t i = 0; i < cert->nfams; i++) {
+        const oc_family_report *f = &cert->fams[i];
+        fprintf(out, "%-14s %-8s %6zu %6zu %6zu %8zu %8zu %11.3g %11.3g\n", f->name, f->profile,
+                f->counts[OC_PASS], f->counts[OC_FAIL], f->counts[OC_SKIP],
+                f->counts[OC_ACCEPTED], f->counts[OC_REJECTED], f->worst_ulps, f->worst_ratio);
+    }
+    for (size_t i = 0; i < cert->nfams; i++)
+        for (size_t k = 0; k < cert->fams[i].ncases; k++) {
+            const oc_case_result *r = &cert->fams[i].cases[k];
+            if (r->verdict == OC_FAIL || (verbose && r->verdict != OC_PASS))
+                fprintf(out, "  %s tcId %d: %s: %s%s%s\n", cert->fams[i].name, r->tcid,
+                        oc_verdict_name(r->verdict), r->detail,
+                        r->diagnosis ? " -- behaves like " : "",
+                        r->diagnosis ? r->diagnosis : "");
+        }
+    fprintf(out, "\nverdict: %s\n", cert->conforms ? "CONFORMS" : "DOES NOT CONFORM");
+}
+
+static json_t *num(double x)
+{
+    return isfinite(x) ? json_real(x) : json_string(isnan(x) ? "nan" : "inf");
+}
+
+oc_status oc_report_json(const oc_certificate *cert, const char *path, oc_diag *d)
+{
+    json_t *fams = json_array();
+    for (size_t i = 0; i < cert->nfams; i++) {
+        const oc_family_report *f = &cert->fams[i];
+        json_t *cases = json_array();
+        for (size_t k = 0; k < f->ncases; k++) {
+            const oc_case_result *r = &f->cases[k];
+            json_array_append_new(
+                cases, json_pack("{s:i,s:s,s:o,s:o,s:s,s:s?}", "tcId", r->tcid, "verdict",
+                                 oc_verdict_name(r->verdict), "maxUlps", num(r->max_ulps),
+                                 "maxErrorOverBound", num(r->max_ratio), "detail", r->detail,
+                                 "behavesLike", r->diagnosis));
+        }
+        json_array_append_new(
+            fams, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o}", "family", f->name,
+                            "profile", f->profile, "pass", (json_int_t)f->counts[OC_PASS],
+                            "fail", (json_int_t)f->counts[OC_FAIL], "skipped",
+                            (json_int_t)f->counts[OC_SKIP], "accepted",
+                            (json_int_t)f->counts[OC_ACCEPTED], "rejected",
+                            (json_int_t)f->counts[OC_REJECTED], "worstUlps",
+                            num(f->worst_ulps), "worstErrorOverBound", num(f->worst_ratio),
+                            "cases", cases));
+    }
+    json_t *doc = json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:o}", "schema", "optcert-certificate/1",
+                            "implementation", cert->impl, "version", cert->version, "source",
+                            cert->source, "class", oc_class_name(cert->cls), "conforms",
+                            cert->conforms, "families", fams);
+    int rc = json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    return rc == 0 ? OC_OK : oc_fail(d, OC_ERR_IO, "%s: cannot write JSON report", path);
+}
+
+static void xml_escaped(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+}
+
+oc_status oc_report_junit(const oc_certificate *cert, const char *path, oc_diag *d)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return oc_fail(d, OC_ERR_IO, "%s: cannot write JUnit report", path);
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"optcert\">\n");
+    for (size_t i = 0; i < cert->nfams; i++) {
+        const oc_family_report *fr = &cert->fams[i];
+        fprintf(f, " <testsuite name=\"%s\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n",
+                fr->name, fr->ncases, fr->counts[OC_FAIL], fr->counts[OC_SKIP]);
+        for (size_t k = 0; k < fr->ncases; k++) {
+            const oc_case_result *r = &fr->cases[k];
+            fprintf(f, "  <testcase classname=\"%s\" name=\"tcId %d\">", fr->name, r->tcid);
+            if (r->verdict == OC_FAIL) {
+                fputs("<failure message=\"", f);
+                xml_escaped(f, r->detail);
+                if (r->diagnosis) {
+                    fputs(" -- behaves like ", f);
+                    xml_escaped(f, r->diagnosis);
+                }
+                fputs("\"/>", f);
+            } else if (r->verdict == OC_SKIP) {
+                fputs("<skipped message=\"", f);
+                xml_escaped(f, r->detail);
+                fputs("\"/>", f);
+            }
+            fputs("</testcase>\n", f);
+        }
+        fputs(" </testsuite>\n", f);
+    }
+    fputs("</testsuites>\n", f);
+    return fclose(f) == 0 ? OC_OK : oc_fail(d, OC_ERR_IO, "%s: write error", path);
+}

@@ -1,0 +1,290 @@
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "safetensors.h"
+#include "vectors.h"
+
+const char *const oc_adam_state_names[OC_MAX_STATE] = {"p", "m", "v", "vmax"};
+
+/* VEC-FMT-1: a hex float string (or nan/inf) to its exact value. */
+static oc_status get_hex(const char *path, json_t *obj, const char *key, double *out,
+                         oc_diag *d)
+{
+    const char *s = json_string_value(json_object_get(obj, key));
+    char *end = NULL;
+    if (s)
+        *out = strtod(s, &end);
+    if (!s || end == s || *end != '\0')
+        return oc_fail(d, OC_ERR_FORMAT, "%s: hparams.%s must be a hex-float string", path, key);
+    return OC_OK;
+}
+
+static oc_status get_bool(const char *path, json_t *obj, const char *key, int *out, oc_diag *d)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_boolean(v))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: hparams.%s must be a boolean", path, key);
+    *out = json_is_true(v);
+    return OC_OK;
+}
+
+static oc_status parse_adam_hparams(const char *path, const char *profile, json_t *h,
+                                    oc_adam_hparams *hp, oc_diag *d)
+{
+    oc_status st;
+    memset(hp, 0, sizeof *hp);
+    if (!json_is_object(h))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: testGroup without hparams object", path);
+    if (oc_adam_profile_parse(profile, &hp->profile) != OC_OK)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: unknown Adam profile '%s'", path, profile);
+    if ((st = get_hex(path, h, "lr", &hp->lr, d)) || (st = get_hex(path, h, "beta1", &hp->beta1, d)) ||
+        (st = get_hex(path, h, "beta2", &hp->beta2, d)) || (st = get_hex(path, h, "eps", &hp->eps, d)) ||
+        (st = get_hex(path, h, "weightDecay", &hp->weight_decay, d)) ||
+        (st = get_hex(path, h, "epsRoot", &hp->eps_root, d)) ||
+        (st = get_hex(path, h, "scheduleMultiplier", &hp->schedule_multiplier, d)) ||
+        (st = get_bool(path, h, "decoupled", &hp->decoupled, d)) ||
+        (st = get_bool(path, h, "amsgrad", &hp->amsgrad, d)) ||
+        (st = get_bool(path, h, "maximize", &hp->maximize, d)))
+        return st;
+    return OC_OK;
+}
+
+static oc_status get_size(const char *path, int tcid, json_t *t, const char *key, int64_t lo,
+                          int64_t hi, int64_t *out, oc_diag *d)
+{
+    json_t *v = json_object_get(t, key);
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: '%s' missing or out of range", path,
+                       tcid, key);
+    *out = json_integer_value(v);
+    return OC_OK;
+}
+
+static oc_status tensor_ref(const oc_st_file *st, const char *path, int tcid, json_t *obj,
+                            const char *key, oc_dtype dt, size_t rows, size_t cols, void **out,
+                            oc_diag *d)
+{
+    const char *ref = json_string_value(json_object_get(obj, key));
+    if (!ref)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing tensor reference '%s'", path,
+                       tcid, key);
+    return oc_st_tensor(st, ref, dt, rows, cols, out, d);
+}
+
+static oc_status parse_case(const char *path, const oc_st_file *st, json_t *t,
+                            const oc_adam_hparams *hp, oc_case *c, oc_diag *d)
+{
+    oc_status s;
+    int64_t v;
+    memset(c, 0, sizeof *c);
+    c->hp = *hp;
+    if ((s = get_size(path, 0, t, "tcId", 1, INT32_MAX, &v, d)))
+        return s;
+    c->tcid = (int)v;
+    c->comment = json_string_value(json_object_get(t, "comment"));
+    c->flags = json_object_get(t, "flags");
+    c->rules = json_object_get(t, "specRules");
+    const char *res = json_string_value(json_object_get(t, "result"));
+    if (!c->comment || !json_is_array(c->flags) || !json_is_array(c->rules) || !res)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: needs comment, flags, specRules, result",
+                       path, c->tcid);
+    if (strcmp(res, "valid") == 0)
+        c->result = OC_RESULT_VALID;
+    else if (strcmp(res, "invalid") == 0)
+        c->result = OC_RESULT_INVALID;
+    else if (strcmp(res, "acceptable") == 0)
+        c->result = OC_RESULT_ACCEPTABLE;
+    else
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: unknown result '%s'", path, c->tcid, res);
+    if ((s = get_size(path, c->tcid, t, "n", 0, 1 << 26, &v, d)))
+        return s;
+    c->n = (size_t)v;
+    if ((s = get_size(path, c->tcid, t, "steps", 1, 1 << 20, &v, d)))
+        return s;
+    c->steps = (size_t)v;
+    if ((s = get_size(path, c->tcid, t, "firstStep", INT64_MIN / 2, INT64_MAX / 2, &c->first_step, d)))
+        return s;
+    c->nstate = hp->amsgrad ? 4 : 3;
+    json_t *in = json_object_get(t, "inputs"), *ex = json_object_get(t, "expected");
+    if (!json_is_object(in))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing inputs", path, c->tcid);
+    for (int k = 0; k < c->nstate; k++)
+        if ((s = tensor_ref(st, path, c->tcid, in, oc_adam_state_names[k], OC_F32, 1, c->n,
+                            (void **)&c->in[k], d)))
+            return s;
+    if ((s = tensor_ref(st, path, c->tcid, in, "g", OC_F32, c->steps, c->n, (void **)&c->g, d)))
+        return s;
+    if (c->result != OC_RESULT_VALID)
+        return OC_OK;
+    if (!json_is_object(ex))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: valid case without expected", path,
+                       c->tcid);
+    for (int k = 0; k < c->nstate; k++) {
+        json_t *e = json_object_get(ex, oc_adam_state_names[k]);
+        if (!json_is_object(e))
+            return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing expected '%s'", path, c->tcid,
+                           oc_adam_state_names[k]);
+        if ((s = tensor_ref(st, path, c->tcid, e, "f32", OC_F32, c->steps, c->n,
+                            (void **)&c->exp[k].f32, d)) ||
+            (s = tensor_ref(st, path, c->tcid, e, "f64", OC_F64, c->steps, c->n,
+                            (void **)&c->exp[k].f64, d)) ||
+            (s = tensor_ref(st, path, c->tcid, e, "tolFp32", OC_F64, c->steps, c->n,
+                            (void **)&c->exp[k].tol, d)))
+            return s;
+        for (size_t i = 0; i < c->steps * c->n; i++)
+            if (!(c->exp[k].tol[i] >= 0))
+                return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: negative or NaN tolerance",
+                               path, c->tcid);
+    }
+    return OC_OK;
+}
+
+static void case_free(oc_case *c)
+{
+    for (int k = 0; k < OC_MAX_STATE; k++) {
+        free(c->in[k]);
+        free(c->exp[k].f32);
+        free(c->exp[k].f64);
+        free(c->exp[k].tol);
+    }
+    free(c->g);
+}
+
+oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
+{
+    memset(fam, 0, sizeof *fam);
+    json_error_t je;
+    fam->json_path = strdup(json_path);
+    fam->doc = json_load_file(json_path, 0, &je);
+    if (!fam->doc) {
+        oc_family_free(fam);
+        FILE *fp = fopen(json_path, "r");
+        if (!fp)
+            return oc_fail(d, OC_ERR_IO, "%s: cannot open", json_path);
+        fclose(fp);
+        return oc_fail(d, OC_ERR_FORMAT, "%s: line %d: malformed JSON: %s", json_path, je.line,
+                       je.text);
+    }
+    oc_status s = OC_OK;
+    const char *schema = json_string_value(json_object_get(fam->doc, "schema"));
+    const char *tensors = json_string_value(json_object_get(fam->doc, "tensors"));
+    json_t *groups = json_object_get(fam->doc, "testGroups");
+    fam->name = json_string_value(json_object_get(fam->doc, "family"));
+    fam->algorithm = json_string_value(json_object_get(fam->doc, "algorithm"));
+    fam->profile = json_string_value(json_object_get(fam->doc, "profile"));
+    if (!schema || strcmp(schema, "optcert-vectors/1") != 0) {
+        s = oc_fail(d, OC_ERR_FORMAT, "%s: schema must be \"optcert-vectors/1\"", json_path);
+    } else if (!fam->name || !fam->algorithm || !fam->profile || !tensors ||
+               !json_is_array(groups)) {
+        s = oc_fail(d, OC_ERR_FORMAT,
+                    "%s: missing one of family, algorithm, profile, tensors, testGroups", json_path);
+    } else if (strcmp(fam->algorithm, "adam") != 0) {
+        s = oc_fail(d, OC_ERR_FORMAT, "%s: unknown algorithm '%s'", json_path, fam->algorithm);
+    } else if (strchr(tensors, '/') || strstr(tensors, "..")) {
+        s = oc_fail(d, OC_ERR_FORMAT, "%s: tensors must be a file name in the same directory",
+                    json_path);
+    }
+    if (s != OC_OK) {
+        oc_family_free(fam);
+        return s;
+    }
+    char st_path[4096];
+    const char *slash = strrchr(json_path, '/');
+    int dirlen = slash ? (int)(slash - json_path + 1) : 0;
+    snprintf(st_path, sizeof st_path, "%.*s%s", dirlen, json_path, tensors);
+    oc_st_file st;
+    if ((s = oc_st_open(st_path, &st, d)) != OC_OK) {
+        oc_family_free(fam);
+        return s;
+    }
+    size_t total = 0, gi;
+    json_t *g;
+    json_array_foreach(groups, gi, g) total += json_array_size(json_object_get(g, "tests"));
+    fam->cases = calloc(total ? total : 1, sizeof *fam->cases);
+    json_array_foreach(groups, gi, g) {
+        oc_adam_hparams hp;
+        json_t *tests = json_object_get(g, "tests"), *t;
+        size_t ti;
+        if (!json_is_array(tests)) {
+            s = oc_fail(d, OC_ERR_FORMAT, "%s: testGroup %zu without tests", json_path, gi);
+            break;
+        }
+        if ((s = parse_adam_hparams(json_path, fam->profile, json_object_get(g, "hparams"), &hp, d)))
+            break;
+        json_array_foreach(tests, ti, t) {
+            s = parse_case(json_path, &st, t, &hp, &fam->cases[fam->ncases], d);
+            fam->ncases++;
+            for (size_t j = 0; s == OC_OK && j + 1 < fam->ncases; j++)
+                if (fam->cases[j].tcid == fam->cases[fam->ncases - 1].tcid)
+                    s = oc_fail(d, OC_ERR_FORMAT, "%s: duplicate tcId %d", json_path,
+                                fam->cases[j].tcid);
+            if (s)
+                break;
+        }
+        if (s)
+            break;
+    }
+    oc_st_close(&st);
+    if (s != OC_OK)
+        oc_family_free(fam);
+    return s;
+}
+
+void oc_family_free(oc_family *fam)
+{
+    for (size_t i = 0; i < fam->ncases; i++)
+        case_free(&fam->cases[i]);
+    free(fam->cases);
+    free(fam->json_path);
+    json_decref(fam->doc);
+    memset(fam, 0, sizeof *fam);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+oc_status oc_family_list(const char *dir, char ***paths, oc_diag *d)
+{
+    DIR *dp = opendir(dir);
+    if (!dp)
+        return oc_fail(d, OC_ERR_IO, "%s: cannot open vector directory", dir);
+    size_t n = 0, cap = 8;
+    char **list = calloc(cap + 1, sizeof *list);
+    struct dirent *e;
+    while ((e = readdir(dp))) {
+        char p[4096];
+        struct stat sb;
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(p, sizeof p, "%s/%s/%s.json", dir, e->d_name, e->d_name);
+        if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode))
+            continue;
+        if (n == cap) {
+            cap *= 2;
+            list = realloc(list, (cap + 1) * sizeof *list);
+        }
+        list[n++] = strdup(p);
+        list[n] = NULL;
+    }
+    closedir(dp);
+    qsort(list, n, sizeof *list, cmp_str);
+    *paths = list;
+    if (n == 0) {
+        free(list);
+        *paths = NULL;
+        return oc_fail(d, OC_ERR_IO, "%s: no vector families found", dir);
+    }
+    return OC_OK;
+}
+
+void oc_free_list(char **list)
+{
+    for (size_t i = 0; list && list[i]; i++)
+        free(list[i]);
+    free(list);
+}

@@ -1,0 +1,39 @@
+/* The plugin ABI: one table of entry points that every implementation exposes
+ * (the reference, fast backends, third-party shared libraries). ARCHITECTURE §4. */
+#ifndef OPTCERT_IMPL_H
+#define OPTCERT_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "optcert/status.h"
+#include "optcert/adam.h"
+
+#define OC_IMPL_ABI_VERSION 1u
+
+/* Capability flags: which profiles / options the implementation claims to support.
+ * The harness runs only the cases an implementation claims; the certificate lists
+ * what was not claimed. */
+#define OC_CAP_ADAM_TORCH    (1ull << 0)
+#define OC_CAP_ADAM_OPTAX    (1ull << 1)
+#define OC_CAP_ADAM_PAPER    (1ull << 2)
+#define OC_CAP_ADAM_KERAS    (1ull << 3)
+#define OC_CAP_ADAM_AMSGRAD  (1ull << 4)
+#define OC_CAP_ADAM_MAXIMIZE (1ull << 5)
+
+typedef struct oc_impl {
+    uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
+    const char *name;          /* e.g. "optcert-ref" */
+    const char *version;       /* free text, printed in the certificate */
+    uint64_t capabilities;     /* OC_CAP_* */
+    void *ctx;                 /* passed back to every entry point */
+    /* Same contract as oc_ref_adam_step without the mutant: fp32 buffers updated in
+     * place, nothing written on error. NULL if no Adam capability is claimed. */
+    oc_status (*adam_step)(void *ctx, const oc_adam_hparams *hp, int64_t step, size_t n,
+                           float *p, float *m, float *v, float *vmax, const float *g);
+} oc_impl;
+
+/* A plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */
+typedef const oc_impl *(*oc_impl_entry_fn)(void);
+#define OC_IMPL_ENTRY_SYMBOL "optcert_impl_v1"
+
+#endif

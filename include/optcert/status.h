@@ -1,0 +1,23 @@
+/* optcert status codes: every public function returns one (ARCHITECTURE §6). */
+#ifndef OPTCERT_STATUS_H
+#define OPTCERT_STATUS_H
+
+typedef enum oc_status {
+    OC_OK = 0,
+    OC_ERR_NULL_POINTER,      /* a required buffer is NULL */
+    OC_ERR_MISALIGNED,        /* a buffer is not aligned for its element type */
+    OC_ERR_ALIASING,          /* buffers that must be separated overlap */
+    OC_ERR_BAD_HPARAM,        /* a hyper-parameter is out of its stated range or not finite */
+    OC_ERR_BAD_STEP,          /* step counter < 1 */
+    OC_ERR_UNSUPPORTED,       /* option not defined for the selected profile */
+    OC_ERR_BAD_PROFILE,       /* unknown profile or mutant */
+    OC_ERR_IO,                /* file could not be read or written */
+    OC_ERR_FORMAT,            /* malformed vector / results file */
+    OC_ERR_NO_DEVICE,         /* no accelerator present */
+    OC_ERR_INTERNAL
+} oc_status;
+
+/* A short English description of a status; never NULL. */
+const char *oc_status_str(oc_status s);
+
+#endif

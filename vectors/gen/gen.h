@@ -1,0 +1,13 @@
+/* Entry points of the vector generator (one per algorithm family). */
+#ifndef OPTCERT_GEN_H
+#define OPTCERT_GEN_H
+
+#include "family.h"
+
+/* Writes vectors/adam-<profile>/ for every Adam profile into outdir; 0 on success. */
+int gen_adam(const gen_options *opt, const char *outdir);
+
+/* Writes every family at the given options; 0 on success. */
+int gen_all(const gen_options *opt, const char *outdir);
+
+#endif
