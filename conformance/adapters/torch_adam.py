@@ -79,8 +79,10 @@ def case_inputs(tc, hp, tensors, where):
     return tc["firstStep"], steps, arrs
 
 
-def pick_class(hp, impl):
+def pick_class(hp, first_step, impl):
     """The torch optimizer class for these hparams, or None if the chosen one cannot express them."""
+    if first_step < 1:
+        return None  # torch counts steps itself from 1; a counter < 1 is not expressible in its API
     if hp["epsRoot"] != 0.0 or hp["scheduleMultiplier"] != 1.0:
         return None  # torch has neither eps_root nor a schedule multiplier
     if impl == "auto":
@@ -158,7 +160,7 @@ def main(argv=None):
     results, meta, used = {}, {}, set()
     counts = {"ok": 0, "rejected": 0, "unsupported": 0}
     for tc_id, hp, first_step, steps, x in cases:
-        cls, detail = pick_class(hp, args.impl), ""
+        cls, detail = pick_class(hp, first_step, args.impl), ""
         if cls is None:
             status = "unsupported"
         else:

@@ -32,8 +32,8 @@ static void finish(oc_certificate *cert)
 typedef void (*case_fn)(void *ctx, const oc_family *fam, const oc_case *c, oc_case_result *r);
 
 /* Loads every family and applies fn to each case. */
-static oc_status for_each_case(const char *vector_dir, oc_certificate *cert, case_fn fn,
-                               void *ctx, oc_diag *d)
+static oc_status for_each_case(const char *vector_dir, const char *only, oc_certificate *cert,
+                               case_fn fn, void *ctx, oc_diag *d)
 {
     char **paths;
     oc_status s = oc_family_list(vector_dir, &paths, d);
@@ -47,6 +47,10 @@ static oc_status for_each_case(const char *vector_dir, oc_certificate *cert, cas
         oc_family fam;
         if ((s = oc_family_load(paths[i], &fam, d)) != OC_OK)
             break;
+        if (only && strcmp(only, fam.name) != 0) {
+            oc_family_free(&fam);
+            continue;
+        }
         oc_family_report *fr = &cert->fams[cert->nfams++];
         snprintf(fr->name, sizeof fr->name, "%s", fam.name);
         snprintf(fr->profile, sizeof fr->profile, "%s", fam.profile);
@@ -59,6 +63,8 @@ static oc_status for_each_case(const char *vector_dir, oc_certificate *cert, cas
         oc_family_free(&fam);
     }
     oc_free_list(paths);
+    if (s == OC_OK && cert->nfams == 0)
+        s = oc_fail(d, OC_ERR_IO, "%s: no family named '%s'", vector_dir, only);
     finish(cert);
     return s;
 }
@@ -75,8 +81,8 @@ static void certify_one(void *ctx, const oc_family *fam, const oc_case *c, oc_ca
     oc_certify_case(ic->impl, c, ic->cls, r);
 }
 
-oc_status oc_certify(const oc_impl *impl, const char *vector_dir, oc_class cls,
-                     oc_certificate *cert, oc_diag *d)
+oc_status oc_certify(const oc_impl *impl, const char *vector_dir, const char *only,
+                     oc_class cls, oc_certificate *cert, oc_diag *d)
 {
     memset(cert, 0, sizeof *cert);
     if (impl->abi_version != OC_IMPL_ABI_VERSION)
@@ -87,7 +93,7 @@ oc_status oc_certify(const oc_impl *impl, const char *vector_dir, oc_class cls,
     snprintf(cert->source, sizeof cert->source, "plugin ABI v%u", OC_IMPL_ABI_VERSION);
     cert->cls = cls;
     impl_ctx ic = {impl, cls};
-    return for_each_case(vector_dir, cert, certify_one, &ic, d);
+    return for_each_case(vector_dir, only, cert, certify_one, &ic, d);
 }
 
 typedef struct results_ctx {
@@ -95,7 +101,8 @@ typedef struct results_ctx {
     oc_class cls;
 } results_ctx;
 
-/* VEC-RES-1..3: the same judgement as for a plugin, outputs read from the file. */
+/* VEC-RES-1, VEC-RES-2 (status metadata), VEC-RES-3: the same judgement as for a plugin,
+ * outputs read from the file. */
 static void judge_one(void *ctx, const oc_family *fam, const oc_case *c, oc_case_result *r)
 {
     const results_ctx *rc = ctx;
@@ -147,8 +154,8 @@ static void judge_one(void *ctx, const oc_family *fam, const oc_case *c, oc_case
     oc_outputs_free(&o);
 }
 
-oc_status oc_judge_results(const char *results_path, const char *vector_dir, oc_class cls,
-                           oc_certificate *cert, oc_diag *d)
+oc_status oc_judge_results(const char *results_path, const char *vector_dir, const char *only,
+                           oc_class cls, oc_certificate *cert, oc_diag *d)
 {
     memset(cert, 0, sizeof *cert);
     oc_st_file st;
@@ -168,7 +175,7 @@ oc_status oc_judge_results(const char *results_path, const char *vector_dir, oc_
              adapter ? adapter : "unknown adapter");
     cert->cls = cls;
     results_ctx rc = {&st, cls};
-    s = for_each_case(vector_dir, cert, judge_one, &rc, d);
+    s = for_each_case(vector_dir, only, cert, judge_one, &rc, d);
     oc_st_close(&st);
     return s;
 }

@@ -15,7 +15,7 @@
 #endif
 
 typedef struct options {
-    const char *vectors, *impl, *results, *root, *cls;
+    const char *vectors, *impl, *results, *root, *cls, *family;
     const char *reports[8];
     int nreports, verbose;
     long precision;
@@ -28,10 +28,11 @@ static int usage(const char *msg)
     fprintf(stderr,
             "usage:\n"
             "  optcert families [--vectors DIR]\n"
-            "  optcert certify [--impl ref|PATH.so] [--class exact|fp32] [--vectors DIR]\n"
-            "                  [--report table|json|junit:FILE]... [--verbose]\n"
-            "  optcert judge --results FILE [--class exact|fp32] [--vectors DIR] [--report ...]\n"
-            "  optcert mutants [--vectors DIR]\n"
+            "  optcert certify [--impl ref|mutant:NAME|PATH.so] [--class exact|fp32] [--vectors DIR]\n"
+            "                  [--family NAME] [--report table|json:FILE|junit:FILE]... [--verbose]\n"
+            "  optcert judge --results FILE [--class exact|fp32] [--vectors DIR] [--family NAME]\n"
+            "                [--report ...] [--verbose]\n"
+            "  optcert mutants [--vectors DIR] [--family NAME]\n"
             "  optcert vectors verify [--vectors DIR] [--precision BITS]\n"
             "  optcert trace [--root DIR]\n");
     return 2;
@@ -49,6 +50,8 @@ static int parse(int argc, char **argv, int first, options *o)
             o->verbose = 1;
         else if (strcmp(a, "--vectors") == 0 && has)
             o->vectors = argv[++i];
+        else if (strcmp(a, "--family") == 0 && has)
+            o->family = argv[++i];
         else if (strcmp(a, "--impl") == 0 && has)
             o->impl = argv[++i];
         else if (strcmp(a, "--results") == 0 && has)
@@ -128,13 +131,23 @@ static int cmd_certify(const options *o)
 {
     oc_diag d;
     int is_ref = strcmp(o->impl, "ref") == 0;
-    const oc_impl *impl = is_ref ? oc_ref_impl(OC_ADAM_CORRECT) : load_plugin(o->impl, &d);
+    const oc_impl *impl = NULL;
+    if (is_ref)
+        impl = oc_ref_impl(OC_ADAM_CORRECT);
+    else if (strncmp(o->impl, "mutant:", 7) == 0) { /* the reference with a known mistake */
+        for (int mu = 1; mu < OC_ADAM_MUTANT_COUNT; mu++)
+            if (strcmp(o->impl + 7, oc_adam_mutant_name((oc_adam_mutant)mu)) == 0)
+                impl = oc_ref_impl((oc_adam_mutant)mu);
+        if (!impl)
+            oc_fail(&d, OC_ERR_BAD_PROFILE, "unknown mutant '%s' (see optcert mutants)", o->impl + 7);
+    } else
+        impl = load_plugin(o->impl, &d);
     if (!impl)
         return fail_input(&d);
     oc_class cls = o->cls ? (strcmp(o->cls, "exact") == 0 ? OC_CLASS_EXACT : OC_CLASS_FP32)
                           : (is_ref ? OC_CLASS_EXACT : OC_CLASS_FP32);
     oc_certificate cert;
-    if (oc_certify(impl, o->vectors, cls, &cert, &d) != OC_OK) {
+    if (oc_certify(impl, o->vectors, o->family, cls, &cert, &d) != OC_OK) {
         oc_certificate_free(&cert);
         return fail_input(&d);
     }
@@ -150,7 +163,7 @@ static int cmd_judge(const options *o)
         return usage("judge needs --results FILE");
     oc_class cls = o->cls && strcmp(o->cls, "exact") == 0 ? OC_CLASS_EXACT : OC_CLASS_FP32;
     oc_certificate cert;
-    if (oc_judge_results(o->results, o->vectors, cls, &cert, &d) != OC_OK) {
+    if (oc_judge_results(o->results, o->vectors, o->family, cls, &cert, &d) != OC_OK) {
         oc_certificate_free(&cert);
         return fail_input(&d);
     }
@@ -198,8 +211,8 @@ static int cmd_mutants(const options *o)
     oc_diag d;
     oc_certificate certs[OC_ADAM_MUTANT_COUNT];
     for (int mu = 1; mu < OC_ADAM_MUTANT_COUNT; mu++)
-        if (oc_certify(oc_ref_impl((oc_adam_mutant)mu), o->vectors, OC_CLASS_FP32, &certs[mu],
-                       &d) != OC_OK) {
+        if (oc_certify(oc_ref_impl((oc_adam_mutant)mu), o->vectors, o->family, OC_CLASS_FP32,
+                       &certs[mu], &d) != OC_OK) {
             oc_certificate_free(&certs[mu]);
             while (--mu > 0)
                 oc_certificate_free(&certs[mu]);

@@ -19,7 +19,8 @@ void oc_report_table(const oc_certificate *cert, FILE *out, int verbose)
     for (size_t i = 0; i < cert->nfams; i++)
         for (size_t k = 0; k < cert->fams[i].ncases; k++) {
             const oc_case_result *r = &cert->fams[i].cases[k];
-            if (r->verdict == OC_FAIL || (verbose && r->verdict != OC_PASS))
+            int all_skipped = cert->fams[i].counts[OC_SKIP] == cert->fams[i].ncases;
+            if (r->verdict == OC_FAIL || (verbose && r->verdict != OC_PASS && !all_skipped))
                 fprintf(out, "  %s tcId %d: %s: %s%s%s\n", cert->fams[i].name, r->tcid,
                         oc_verdict_name(r->verdict), r->detail,
                         r->diagnosis ? " -- behaves like " : "",

@@ -39,7 +39,7 @@ static oc_status read_file(const char *path, unsigned char **bytes, size_t *size
     return OC_OK;
 }
 
-/* Validates one header entry against the data region. */
+/* VEC-FMT-7: validates one header entry against the data region. */
 static oc_status check_entry(const char *path, const char *key, json_t *e, size_t data_size,
                              oc_diag *d)
 {

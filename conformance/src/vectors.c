@@ -107,7 +107,7 @@ static oc_status parse_case(const char *path, const oc_st_file *st, json_t *t,
     c->steps = (size_t)v;
     if ((s = get_size(path, c->tcid, t, "firstStep", INT64_MIN / 2, INT64_MAX / 2, &c->first_step, d)))
         return s;
-    c->nstate = hp->amsgrad ? 4 : 3;
+    c->nstate = hp->amsgrad ? 4 : 3; /* VEC-FMT-4: inputs [n], g [steps, n] */
     json_t *in = json_object_get(t, "inputs"), *ex = json_object_get(t, "expected");
     if (!json_is_object(in))
         return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing inputs", path, c->tcid);
@@ -122,7 +122,7 @@ static oc_status parse_case(const char *path, const oc_st_file *st, json_t *t,
     if (!json_is_object(ex))
         return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: valid case without expected", path,
                        c->tcid);
-    for (int k = 0; k < c->nstate; k++) {
+    for (int k = 0; k < c->nstate; k++) { /* VEC-FMT-5: f32, f64, tolFp32, each [steps, n] */
         json_t *e = json_object_get(ex, oc_adam_state_names[k]);
         if (!json_is_object(e))
             return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing expected '%s'", path, c->tcid,
@@ -219,7 +219,7 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
             fam->ncases++;
             for (size_t j = 0; s == OC_OK && j + 1 < fam->ncases; j++)
                 if (fam->cases[j].tcid == fam->cases[fam->ncases - 1].tcid)
-                    s = oc_fail(d, OC_ERR_FORMAT, "%s: duplicate tcId %d", json_path,
+                    s = oc_fail(d, OC_ERR_FORMAT, "%s: duplicate tcId %d", json_path, /* VEC-FMT-2 */
                                 fam->cases[j].tcid);
             if (s)
                 break;

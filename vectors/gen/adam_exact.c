@@ -161,7 +161,8 @@ void adam_exact_element(adam_exact_ctx *cx, const oc_adam_hparams *hp, float gra
                 6 * U * (b1 * (M0 + E[ADAM_M]) + (1 - b1) * (Ge + Eg)) + 4 * ETA;
     double Eg2 = (2 * Ge + Eg) * Eg;
     double Ev = b2 * E[ADAM_V] + (1 - b2) * Eg2 +
-                6 * U * (b2 * (V0 + E[ADAM_V]) + (1 - b2) * (Ge * Ge + Eg2)) + 4 * ETA;
+                6 * U * (b2 * (V0 + E[ADAM_V]) + (1 - b2) * (Ge * Ge + Eg2)) +
+                4 * ETA * fmax(1, Ge + Eg); /* (1-b2)*g may underflow before the product with g */
     double Vbar = out->f32[ADAM_V];
     if (isinf(Vbar))
         Ev = 0; /* overflow of the stored v is judged exactly (§4.3) */
@@ -188,20 +189,23 @@ void adam_exact_element(adam_exact_ctx *cx, const oc_adam_hparams *hp, float gra
         double Y = (Evv + VV * cx->r2) / (cx->bc2 * (1 - cx->r2));
         Evh = Y + 3 * U * (Vh + Y) + ETA;
     }
-    double Ed;
+    double Ed, Dlo = hp->eps * (1 - 2 * U);
     if (isinf(Vh)) {
         Ed = 0; /* direction is exactly 0 */
     } else {
         double Es = sqrt_error(Vh, Evh);
         double Dn = sqrt(Vh) + hp->eps;
         double Edn = Es + 2 * U * (Dn + Es);
-        double Dlo = fmax(Dn - Edn, hp->eps * (1 - 2 * U));
+        Dlo = fmax(Dn - Edn, Dlo);
         Ed = En / Dlo + N * Edn / (Dn * Dlo) + 3 * U * (N + En) / Dlo;
     }
     /* E: parameter update */
     double A = fabs(1 - decay);
+    /* F: an intermediate of lr*m/(bc1*D) that underflows loses up to ETA absolutely, which the
+     * remaining factors (each of lr, 1/bc1, 1/D in any order) can amplify */
+    double underflow = 4 * ETA * fmax(1, stepm) * fmax(1, 1 / cx->bc1) * fmax(1, 1 / Dlo);
     double Ep = A * E[ADAM_P] + stepm * Ed +
-                8 * U * ((P0 + E[ADAM_P]) * (A + decay) + stepm * (dabs + Ed)) + 4 * ETA;
+                8 * U * ((P0 + E[ADAM_P]) * (A + decay) + stepm * (dabs + Ed)) + underflow;
 
     E[ADAM_P] = round_up_bound(Ep);
     E[ADAM_M] = round_up_bound(Em);

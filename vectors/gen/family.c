@@ -42,6 +42,7 @@ void family_free(family *f)
     st_writer_free(f->tensors);
 }
 
+/* VEC-FMT-6: every flag is defined once in notes. */
 void family_note(family *f, const char *flag, const char *bug_type, const char *description,
                  const char *effect, const char *link)
 {

@@ -213,6 +213,9 @@ static float random_grad(void)
     return rng_mag(-20, 3, 1);
 }
 
+static const char *const profile_rules[OC_ADAM_PROFILE_COUNT] = {
+    "ADAM-PROF-TORCH", "ADAM-PROF-OPTAX", "ADAM-PROF-PAPER", "ADAM-PROF-KERAS"};
+
 static const int64_t random_steps[] = {1, 2, 3, 5, 10, 100, 1000, 1000000};
 
 static void random_cases(family *f, adam_exact_ctx *cx, oc_adam_profile pr, int count)
@@ -220,8 +223,8 @@ static void random_cases(family *f, adam_exact_ctx *cx, oc_adam_profile pr, int 
     for (int t = 0; t < count; t++) {
         adam_case c = {.comment = "random state, gradient and hyper-parameters; one step",
                        .flags = {"Random"},
-                       .rules = {"ADAM-M-1", "ADAM-V-1", "ADAM-BC-1", "ADAM-EPS-1", "ADAM-UPD-1",
-                                 "ADAM-STORE-1"},
+                       .rules = {"ADAM-M-1", "ADAM-V-1", "ADAM-BC-1", "ADAM-EPS-1", "ADAM-DIR-1",
+                                 "ADAM-UPD-1", "ADAM-STORE-1", profile_rules[pr]},
                        .result = "valid", .hp = random_hparams(pr)};
         c.first_step = random_steps[rng_int(8)];
         case_alloc(&c, 64, 1);
@@ -236,7 +239,8 @@ static void trajectory(family *f, adam_exact_ctx *cx, oc_adam_hparams hp, int64_
                        size_t steps, size_t n, const char *comment)
 {
     adam_case c = {.comment = comment, .flags = {"Trajectory"},
-                   .rules = {"ADAM-BC-1", "ADAM-STORE-1", "ADAM-UPD-1", "ADAM-TOL-2"},
+                   .rules = {"ADAM-BC-1", "ADAM-STORE-1", "ADAM-UPD-1", "ADAM-TOL-1", "ADAM-TOL-2",
+                             profile_rules[hp.profile]},
                    .result = "valid", .hp = hp, .first_step = first};
     case_alloc(&c, n, steps);
     if (first > 1)
@@ -260,7 +264,8 @@ static void discriminating(family *f, adam_exact_ctx *cx, oc_adam_hparams hp, in
                            size_t steps, const char *flag, const char *rule,
                            const char *comment, fill_fn fill)
 {
-    adam_case c = {.comment = comment, .flags = {flag}, .rules = {rule, "ADAM-TOL-2"},
+    adam_case c = {.comment = comment, .flags = {flag},
+                   .rules = {rule, "ADAM-TOL-1", "ADAM-TOL-2", profile_rules[hp.profile]},
                    .result = "valid", .hp = hp, .first_step = first};
     case_alloc(&c, 16, steps);
     fill(&c);

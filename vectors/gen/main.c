@@ -1,8 +1,10 @@
 /* optcert-gen: writes the golden vector files (spec/vectors.md).
  * usage: optcert-gen [--level ci|cert] [--precision BITS] [--seed N] OUTDIR */
+#define _XOPEN_SOURCE 700
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "gen.h"
 
 #define DEFAULT_SEED 20261129ull
@@ -36,6 +38,7 @@ int main(int argc, char **argv)
     }
     if (!out)
         return usage();
+    mkdir(out, 0777); /* may exist already; gen_all reports any real failure */
     if (gen_all(&opt, out) != 0) {
         fprintf(stderr, "optcert-gen: could not write vectors under %s\n", out);
         return 1;

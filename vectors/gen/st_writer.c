@@ -50,6 +50,16 @@ int st_writer_add(st_writer *w, const char *key, const char *dtype, size_t rows,
     return json_object_set_new(w->header, key, t);
 }
 
+int st_writer_metadata(st_writer *w, const char *key, const char *value)
+{
+    json_t *meta = json_object_get(w->header, "__metadata__");
+    if (!meta) {
+        meta = json_object();
+        json_object_set_new(w->header, "__metadata__", meta);
+    }
+    return json_object_set_new(meta, key, json_string(value));
+}
+
 int st_writer_save(const st_writer *w, const char *path)
 {
     char *hdr = json_dumps(w->header, JSON_COMPACT | JSON_PRESERVE_ORDER);

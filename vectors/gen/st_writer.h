@@ -12,6 +12,8 @@ void st_writer_free(st_writer *w);
 /* dtype "F32" or "F64"; data is copied. Returns 0 on success. */
 int st_writer_add(st_writer *w, const char *key, const char *dtype, size_t rows, size_t cols,
                   int two_dim, const void *data);
+/* Sets a __metadata__ entry (string to string). Returns 0 on success. */
+int st_writer_metadata(st_writer *w, const char *key, const char *value);
 /* Returns 0 on success. */
 int st_writer_save(const st_writer *w, const char *path);
 

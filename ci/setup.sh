@@ -1,0 +1,21 @@
+#!/bin/sh
+# Installs what optcert needs on a fresh Debian 12 machine (run as root). Idempotent.
+#   ci/setup.sh            build dependencies only (compiler, CMake, MPFR, CUnit, jansson)
+#   ci/setup.sh --all      also the Python adapters' packages and the proof tools
+set -eu
+cd "$(dirname "$0")/.."
+
+pkgs="build-essential cmake pkg-config libmpfr-dev libcunit1-dev libjansson-dev python3-jsonschema"
+missing=""
+for p in $pkgs; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
+fi
+
+if [ "${1:-}" = "--all" ]; then
+    ci/setup-python.sh
+    proofs/setup.sh
+fi

@@ -1,0 +1,50 @@
+#!/usr/bin/python3
+"""Validates every committed vector file against spec/schema/optcert-vectors-1.schema.json,
+plus the cross-file facts a JSON Schema cannot state: unique tcIds, numberOfTests, every flag
+defined in notes, and every tensor key present in the safetensors header (VEC-FMT-2, -6, -7).
+usage: ci/validate_vectors.py [VECTOR_DIR]   (exit 1 on any problem)"""
+import json
+import pathlib
+import struct
+import sys
+
+import jsonschema
+
+root = pathlib.Path(__file__).resolve().parent.parent
+vector_dir = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else root / "vectors"
+schema = json.loads((root / "spec/schema/optcert-vectors-1.schema.json").read_text())
+validator = jsonschema.Draft202012Validator(schema)
+problems = 0
+
+
+def problem(path, msg):
+    global problems
+    problems += 1
+    print(f"{path}: {msg}")
+
+
+files = sorted(vector_dir.glob("*/*.json"))
+for path in files:
+    doc = json.loads(path.read_text())
+    for err in validator.iter_errors(doc):
+        problem(path, f"schema: {'/'.join(map(str, err.absolute_path))}: {err.message}")
+    raw = (path.parent / doc.get("tensors", "")).read_bytes()
+    (hlen,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + hlen])
+    tests = [t for g in doc.get("testGroups", []) for t in g.get("tests", [])]
+    ids = [t["tcId"] for t in tests]
+    if len(ids) != len(set(ids)):
+        problem(path, "duplicate tcId")
+    if doc.get("numberOfTests") != len(tests):
+        problem(path, "numberOfTests does not match the tests")
+    for t in tests:
+        for flag in t["flags"]:
+            if flag not in doc["notes"]:
+                problem(path, f"tcId {t['tcId']}: flag {flag} not defined in notes")
+        keys = list(t["inputs"].values())
+        keys += [k for e in t.get("expected", {}).values() for k in e.values()]
+        for k in keys:
+            if k not in header:
+                problem(path, f"tcId {t['tcId']}: tensor {k} missing from {doc['tensors']}")
+print(f"{len(files)} vector files checked, {problems} problem(s)")
+sys.exit(1 if problems or not files else 0)

@@ -1,0 +1,261 @@
+/* The harness judges correctly: the reference certifies `exact`, an outside fp32 plugin
+ * certifies `fp32` but not `exact`, every catalogued mistake is rejected and diagnosed,
+ * invalid inputs must be rejected cleanly, and the results path judges like the plugin path. */
+#include <dlfcn.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "certify.h"
+#include "cunit_main.h"
+#include "../../vectors/gen/st_writer.h"
+
+static const char *vector_dir(void) { return OPTCERT_SOURCE_DIR "/vectors"; }
+
+static size_t total(const oc_certificate *c, oc_verdict v)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->nfams; i++)
+        n += c->fams[i].counts[v];
+    return n;
+}
+
+/* ADAM-TOL-1: the reference is within 1 ulp everywhere and rejects every invalid case. */
+static void test_reference_is_exact(void)
+{
+    oc_certificate cert;
+    oc_diag d;
+    CU_ASSERT_EQUAL_FATAL(oc_certify(oc_ref_impl(OC_ADAM_CORRECT), vector_dir(), NULL, OC_CLASS_EXACT,
+                                     &cert, &d), OC_OK);
+    CU_ASSERT(cert.conforms);
+    CU_ASSERT_EQUAL(cert.nfams, 4);
+    for (size_t i = 0; i < cert.nfams; i++) {
+        CU_ASSERT(cert.fams[i].counts[OC_PASS] > 40);
+        CU_ASSERT_EQUAL(cert.fams[i].counts[OC_FAIL], 0);
+        CU_ASSERT(cert.fams[i].worst_ulps <= 1.0);
+    }
+    oc_certificate_free(&cert);
+}
+
+static const oc_impl *plugin(void)
+{
+    void *h = dlopen(OPTCERT_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    oc_impl_entry_fn entry;
+    *(void **)&entry = dlsym(h, OC_IMPL_ENTRY_SYMBOL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(entry);
+    return entry();
+}
+
+/* ADAM-TOL-2: a straight fp32 implementation with its own operation order is accepted by the
+ * fp32 class and rejected by the exact class (the classes differ). */
+static void test_outside_plugin_is_fp32_not_exact(void)
+{
+    const oc_impl *impl = plugin();
+    oc_certificate cert;
+    oc_diag d;
+    CU_ASSERT_EQUAL_FATAL(oc_certify(impl, vector_dir(), NULL, OC_CLASS_FP32, &cert, &d), OC_OK);
+    CU_ASSERT(cert.conforms);
+    CU_ASSERT(total(&cert, OC_PASS) > 40);
+    for (size_t i = 0; i < cert.nfams; i++)
+        if (strcmp(cert.fams[i].profile, "torch") == 0)
+            CU_ASSERT(cert.fams[i].worst_ratio <= 1.0 && cert.fams[i].worst_ratio > 0.01);
+    oc_certificate_free(&cert);
+    CU_ASSERT_EQUAL_FATAL(oc_certify(impl, vector_dir(), NULL, OC_CLASS_EXACT, &cert, &d), OC_OK);
+    CU_ASSERT(!cert.conforms);
+    oc_certificate_free(&cert);
+}
+
+/* Every catalogued mistake fails the fp32 class somewhere, and the harness names it. */
+static void test_every_mutant_killed_and_diagnosed(void)
+{
+    for (int mu = 1; mu < OC_ADAM_MUTANT_COUNT; mu++) {
+        oc_certificate cert;
+        oc_diag d;
+        CU_ASSERT_EQUAL_FATAL(oc_certify(oc_ref_impl((oc_adam_mutant)mu), vector_dir(), NULL,
+                                         OC_CLASS_FP32, &cert, &d), OC_OK);
+        CU_ASSERT(!cert.conforms);
+        int named = 0;
+        for (size_t i = 0; i < cert.nfams; i++)
+            for (size_t k = 0; k < cert.fams[i].ncases; k++) {
+                const char *dg = cert.fams[i].cases[k].diagnosis;
+                named |= dg && strcmp(dg, oc_adam_mutant_name((oc_adam_mutant)mu)) == 0;
+            }
+        if (!named)
+            fprintf(stderr, "mutant %s never diagnosed as itself\n",
+                    oc_adam_mutant_name((oc_adam_mutant)mu));
+        CU_ASSERT(named);
+        oc_certificate_free(&cert);
+    }
+}
+
+/* Wrappers around the reference that get input validation wrong. */
+static oc_status accepts_everything(void *ctx, const oc_adam_hparams *hp, int64_t step,
+                                    size_t n, float *p, float *m, float *v, float *vmax,
+                                    const float *g)
+{
+    (void)ctx;
+    if (oc_adam_check(hp, step) != OC_OK)
+        return OC_OK; /* silently does nothing */
+    return oc_ref_adam_step(hp, step, n, p, m, v, vmax, g, OC_ADAM_CORRECT);
+}
+
+static oc_status rejects_dirty(void *ctx, const oc_adam_hparams *hp, int64_t step, size_t n,
+                               float *p, float *m, float *v, float *vmax, const float *g)
+{
+    (void)ctx;
+    if (oc_adam_check(hp, step) != OC_OK) {
+        m[0] += 1.0f; /* touches the state before noticing */
+        return OC_ERR_BAD_HPARAM;
+    }
+    return oc_ref_adam_step(hp, step, n, p, m, v, vmax, g, OC_ADAM_CORRECT);
+}
+
+static void certify_wrapper(oc_status (*fn)(void *, const oc_adam_hparams *, int64_t, size_t,
+                                           float *, float *, float *, float *, const float *),
+                            const char *expected_detail)
+{
+    oc_impl impl = {OC_IMPL_ABI_VERSION, "wrapper", "0", ~0ull, NULL, fn};
+    oc_certificate cert;
+    oc_diag d;
+    CU_ASSERT_EQUAL_FATAL(oc_certify(&impl, vector_dir(), NULL, OC_CLASS_EXACT, &cert, &d), OC_OK);
+    CU_ASSERT(!cert.conforms);
+    size_t invalid_failed = 0;
+    for (size_t i = 0; i < cert.nfams; i++)
+        for (size_t k = 0; k < cert.fams[i].ncases; k++)
+            invalid_failed += cert.fams[i].cases[k].verdict == OC_FAIL &&
+                              strstr(cert.fams[i].cases[k].detail, expected_detail) != NULL;
+    CU_ASSERT(invalid_failed >= 4 * 13);
+    oc_certificate_free(&cert);
+}
+
+/* VEC-FMT-3, ADAM-ERR-1: invalid inputs must be rejected and the state left unchanged. */
+static void test_invalid_inputs_must_be_rejected_cleanly(void)
+{
+    certify_wrapper(accepts_everything, "accepted an invalid input");
+    certify_wrapper(rejects_dirty, "modified the state");
+}
+
+/* Writes a results file (spec/vectors.md §2) from an implementation's outputs. */
+static void write_results(const oc_impl *impl, const char *path)
+{
+    char **paths;
+    oc_diag d;
+    st_writer *w = st_writer_new();
+    CU_ASSERT_EQUAL_FATAL(oc_family_list(vector_dir(), &paths, &d), OC_OK);
+    st_writer_metadata(w, "impl", impl->name);
+    st_writer_metadata(w, "implVersion", "test");
+    st_writer_metadata(w, "adapter", "test_certify");
+    for (size_t i = 0; paths[i]; i++) {
+        oc_family fam;
+        CU_ASSERT_EQUAL_FATAL(oc_family_load(paths[i], &fam, &d), OC_OK);
+        for (size_t k = 0; k < fam.ncases; k++) {
+            const oc_case *c = &fam.cases[k];
+            char key[128];
+            oc_outputs o;
+            oc_status st;
+            int dirty;
+            oc_run_case(impl, c, &o, &st, &dirty);
+            snprintf(key, sizeof key, "status/%s/%d", fam.name, c->tcid);
+            st_writer_metadata(w, key, st == OC_OK ? "ok" : "rejected");
+            for (int s = 0; s < c->nstate && st == OC_OK; s++) {
+                snprintf(key, sizeof key, "%s/%d/%s", fam.name, c->tcid, oc_adam_state_names[s]);
+                st_writer_add(w, key, "F32", c->steps, c->n, 1, o.out[s]);
+            }
+            oc_outputs_free(&o);
+        }
+        oc_family_free(&fam);
+    }
+    oc_free_list(paths);
+    CU_ASSERT_EQUAL(st_writer_save(w, path), 0);
+    st_writer_free(w);
+}
+
+/* VEC-RES-1, VEC-RES-2, VEC-RES-3: the results path gives the same verdicts as the plugin
+ * path, including the diagnosis of a mistake. */
+static void test_results_path(void)
+{
+    char path[] = "/tmp/optcert-results-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    oc_certificate cert;
+    oc_diag d;
+    write_results(oc_ref_impl(OC_ADAM_CORRECT), path);
+    CU_ASSERT_EQUAL_FATAL(oc_judge_results(path, vector_dir(), NULL, OC_CLASS_EXACT, &cert, &d), OC_OK);
+    CU_ASSERT(cert.conforms);
+    CU_ASSERT_EQUAL(total(&cert, OC_FAIL), 0);
+    CU_ASSERT_EQUAL(total(&cert, OC_SKIP), 0);
+    CU_ASSERT_STRING_EQUAL(cert.version, "test");
+    oc_certificate_free(&cert);
+
+    write_results(oc_ref_impl(OC_ADAM_MUT_EPS_INSIDE_SQRT), path);
+    CU_ASSERT_EQUAL_FATAL(oc_judge_results(path, vector_dir(), NULL, OC_CLASS_FP32, &cert, &d), OC_OK);
+    CU_ASSERT(!cert.conforms);
+    int named = 0;
+    for (size_t i = 0; i < cert.nfams; i++)
+        for (size_t k = 0; k < cert.fams[i].ncases; k++)
+            named |= cert.fams[i].cases[k].diagnosis &&
+                     strcmp(cert.fams[i].cases[k].diagnosis, "eps-inside-sqrt") == 0;
+    CU_ASSERT(named);
+    oc_certificate_free(&cert);
+    remove(path);
+}
+
+/* The error unit: spacing of binary32 at x. */
+static void test_ulp32(void)
+{
+    CU_ASSERT_EQUAL(oc_ulp32(1.0), 0x1p-23);
+    CU_ASSERT_EQUAL(oc_ulp32(1.9999), 0x1p-23);
+    CU_ASSERT_EQUAL(oc_ulp32(-3.0), 0x1p-22);
+    CU_ASSERT_EQUAL(oc_ulp32(0.0), 0x1p-149);
+    CU_ASSERT_EQUAL(oc_ulp32(0x1p-126), 0x1p-149);
+    CU_ASSERT_EQUAL(oc_ulp32(0x1p-130), 0x1p-149);
+}
+
+/* JSON and JUnit reports carry the same counts as the certificate. */
+static void test_reports(void)
+{
+    oc_certificate cert;
+    oc_diag d;
+    CU_ASSERT_EQUAL_FATAL(oc_certify(oc_ref_impl(OC_ADAM_MUT_BETAS_SWAPPED), vector_dir(),
+                                     NULL, OC_CLASS_FP32, &cert, &d), OC_OK);
+    char jpath[] = "/tmp/optcert-json-XXXXXX", xpath[] = "/tmp/optcert-junit-XXXXXX";
+    close(mkstemp(jpath));
+    close(mkstemp(xpath));
+    CU_ASSERT_EQUAL(oc_report_json(&cert, jpath, &d), OC_OK);
+    CU_ASSERT_EQUAL(oc_report_junit(&cert, xpath, &d), OC_OK);
+    json_t *doc = json_load_file(jpath, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    CU_ASSERT(json_is_false(json_object_get(doc, "conforms")));
+    size_t fails = 0, i;
+    json_t *f;
+    json_array_foreach(json_object_get(doc, "families"), i, f)
+        fails += (size_t)json_integer_value(json_object_get(f, "fail"));
+    CU_ASSERT_EQUAL(fails, total(&cert, OC_FAIL));
+    json_decref(doc);
+    FILE *x = fopen(xpath, "r");
+    char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, x);
+    fclose(x);
+    buf[n] = '\0';
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "<failure message="));
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "behaves like betas-swapped"));
+    remove(jpath);
+    remove(xpath);
+    oc_certificate_free(&cert);
+}
+
+void register_suites(void)
+{
+    ADD_SUITE("certify",
+              {"reference is exact (ADAM-TOL-1)", test_reference_is_exact},
+              {"outside plugin is fp32, not exact (ADAM-TOL-2)", test_outside_plugin_is_fp32_not_exact},
+              {"every mutant killed and diagnosed", test_every_mutant_killed_and_diagnosed},
+              {"invalid inputs rejected cleanly (VEC-FMT-3)", test_invalid_inputs_must_be_rejected_cleanly},
+              {"results path (VEC-RES-1..3)", test_results_path},
+              {"ulp32", test_ulp32},
+              {"reports", test_reports});
+}
