@@ -43,6 +43,24 @@ static void assert_close(double got, double want, double ulps)
     CU_ASSERT(fabs(got - want) <= ulps * oc_ulp32(want));
 }
 
+/* After a first step from zero_state, p[i] = p0 - lr*d[i]: the stored m and v carry relative
+ * errors <= 2^-24 each, which move d by less than 2^-23 relative; p rounds once more. */
+static void assert_first_step(const state *s, double lr, const double d[N])
+{
+    for (int i = 0; i < N; i++) {
+        double p0 = 1.0 + 0.125 * i;
+        CU_ASSERT(fabs(s->p[i] - (p0 - lr * d[i])) <= oc_ulp32(p0) + lr * fabs(d[i]) * 0x1p-22);
+    }
+}
+
+/* zero_state with g = 0, then one step at count t. */
+static void zero_gradient_step(const oc_adam_hparams *hp, int64_t t, state *s)
+{
+    zero_state(s);
+    memset(s->g, 0, sizeof s->g);
+    CU_ASSERT_EQUAL_FATAL(step(hp, t, s, OC_ADAM_CORRECT), OC_OK);
+}
+
 /* ADAM-PROF-TORCH, ADAM-BC-1, ADAM-EPS-1, ADAM-DIR-1, ADAM-UPD-1: from zero moments, m_hat = g and
  * v_hat = g^2 (up to the storage rounding of m and v), so p moves by lr*g/(|g| + eps). */
 static void test_first_step_closed_form(void)
@@ -51,14 +69,14 @@ static void test_first_step_closed_form(void)
     state s;
     zero_state(&s);
     CU_ASSERT_EQUAL_FATAL(step(&hp, 1, &s, OC_ADAM_CORRECT), OC_OK);
+    double d[N];
     for (int i = 0; i < N; i++) {
-        double g = grads[i], p0 = 1.0 + 0.125 * i;
+        double g = grads[i];
         assert_close(s.m[i], (1 - hp.beta1) * g, 0.5);  /* ADAM-M-1 */
         assert_close(s.v[i], (1 - hp.beta2) * g * g, 0.5); /* ADAM-V-1 */
-        /* stored m, v carry relative errors <= 2^-24; d = g/(|g|+eps) moves by < 2^-23 */
-        double d = g / (fabs(g) + hp.eps);
-        CU_ASSERT(fabs(s.p[i] - (p0 - hp.lr * d)) <= oc_ulp32(p0) + hp.lr * fabs(d) * 0x1p-22);
+        d[i] = g / (fabs(g) + hp.eps);
     }
+    assert_first_step(&s, hp.lr, d);
 }
 
 /* ADAM-PROF-KERAS: the eps-hat form; first step d = g / (|g| + eps / sqrt(bc2)). */
@@ -73,13 +91,13 @@ static void test_keras_eps_hat(void)
     oc_adam_hparams torch = hp;
     torch.profile = OC_ADAM_TORCH;
     CU_ASSERT_EQUAL_FATAL(step(&torch, 1, &t, OC_ADAM_CORRECT), OC_OK);
-    double sqrt_bc2 = sqrt(1 - hp.beta2);
+    double sqrt_bc2 = sqrt(1 - hp.beta2), dk[N], dt[N];
     for (int i = 0; i < N; i++) {
-        double g = grads[i], p0 = 1.0 + 0.125 * i;
-        double dk = g / (fabs(g) + hp.eps / sqrt_bc2), dt = g / (fabs(g) + hp.eps);
-        CU_ASSERT(fabs(s.p[i] - (p0 - hp.lr * dk)) <= oc_ulp32(p0) + hp.lr * fabs(dk) * 0x1p-22);
-        CU_ASSERT(fabs(t.p[i] - (p0 - hp.lr * dt)) <= oc_ulp32(p0) + hp.lr * fabs(dt) * 0x1p-22);
+        dk[i] = grads[i] / (fabs(grads[i]) + hp.eps / sqrt_bc2);
+        dt[i] = grads[i] / (fabs(grads[i]) + hp.eps);
     }
+    assert_first_step(&s, hp.lr, dk);
+    assert_first_step(&t, hp.lr, dt);
 }
 
 /* ADAM-PROF-OPTAX: eps_root inside the root on the bias-corrected v. */
@@ -90,11 +108,10 @@ static void test_optax_eps_root(void)
     state s;
     zero_state(&s);
     CU_ASSERT_EQUAL_FATAL(step(&hp, 1, &s, OC_ADAM_CORRECT), OC_OK);
-    for (int i = 0; i < N; i++) {
-        double g = grads[i], p0 = 1.0 + 0.125 * i;
-        double d = g / (sqrt(g * g + hp.eps_root) + hp.eps);
-        CU_ASSERT(fabs(s.p[i] - (p0 - hp.lr * d)) <= oc_ulp32(p0) + hp.lr * fabs(d) * 0x1p-22);
-    }
+    double d[N];
+    for (int i = 0; i < N; i++)
+        d[i] = grads[i] / (sqrt(grads[i] * grads[i] + hp.eps_root) + hp.eps);
+    assert_first_step(&s, hp.lr, d);
 }
 
 /* ADAM-PROF-PAPER, ADAM-WD-2: p_t = p - eta*(alpha*d + wd*p). With g = 0 and zero moments the
@@ -106,17 +123,13 @@ static void test_paper_schedule_multiplier(void)
     hp.weight_decay = 0.25;
     hp.lr = 0.125;
     state s;
-    zero_state(&s);
-    memset(s.g, 0, sizeof s.g);
-    CU_ASSERT_EQUAL_FATAL(step(&hp, 3, &s, OC_ADAM_CORRECT), OC_OK);
+    zero_gradient_step(&hp, 3, &s);
     for (int i = 0; i < N; i++)
         assert_close(s.p[i], (1.0 + 0.125 * i) * (1 - 0.5 * 0.25), 0.5);
     /* torch scales the same decay by lr instead of eta */
     hp.profile = OC_ADAM_TORCH;
     hp.schedule_multiplier = 1.0;
-    zero_state(&s);
-    memset(s.g, 0, sizeof s.g);
-    CU_ASSERT_EQUAL_FATAL(step(&hp, 3, &s, OC_ADAM_CORRECT), OC_OK);
+    zero_gradient_step(&hp, 3, &s);
     for (int i = 0; i < N; i++)
         assert_close(s.p[i], (1.0 + 0.125 * i) * (1 - 0.125 * 0.25), 0.5);
 }
@@ -128,9 +141,7 @@ static void test_l2_enters_moments(void)
     hp.decoupled = 0;
     hp.weight_decay = 0.5;
     state s;
-    zero_state(&s);
-    memset(s.g, 0, sizeof s.g);
-    CU_ASSERT_EQUAL_FATAL(step(&hp, 1, &s, OC_ADAM_CORRECT), OC_OK);
+    zero_gradient_step(&hp, 1, &s);
     for (int i = 0; i < N; i++)
         assert_close(s.m[i], (1 - hp.beta1) * 0.5 * (1.0 + 0.125 * i), 0.5);
 }
