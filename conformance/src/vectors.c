@@ -1,4 +1,5 @@
 #include <dirent.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,16 +10,22 @@
 
 const char *const oc_adam_state_names[OC_MAX_STATE] = {"p", "m", "v", "vmax"};
 
-/* VEC-FMT-1: a hex float string (or nan/inf) to its exact value. */
+/* VEC-FMT-1: a hex float string (or nan/inf), exactly representable in binary32, to its exact
+ * value. Decimal strings are refused: they are not exact. */
 static oc_status get_hex(const char *path, json_t *obj, const char *key, double *out,
                          oc_diag *d)
 {
     const char *s = json_string_value(json_object_get(obj, key));
+    const char *u = s && (*s == '-' || *s == '+') ? s + 1 : s;
+    int hex = u && ((u[0] == '0' && (u[1] == 'x' || u[1] == 'X')) || strcmp(u, "nan") == 0 ||
+                    strcmp(u, "inf") == 0);
     char *end = NULL;
-    if (s)
+    if (hex)
         *out = strtod(s, &end);
-    if (!s || end == s || *end != '\0')
-        return oc_fail(d, OC_ERR_FORMAT, "%s: hparams.%s must be a hex-float string", path, key);
+    if (!hex || end == s || *end != '\0' ||
+        !(isnan(*out) || isinf(*out) || (fabs(*out) <= FLT_MAX && (double)(float)*out == *out)))
+        return oc_fail(d, OC_ERR_FORMAT,
+                       "%s: hparams.%s must be a hex-float string exact in binary32", path, key);
     return OC_OK;
 }
 
@@ -183,7 +190,8 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
                     "%s: missing one of family, algorithm, profile, tensors, testGroups", json_path);
     } else if (strcmp(fam->algorithm, "adam") != 0) {
         s = oc_fail(d, OC_ERR_FORMAT, "%s: unknown algorithm '%s'", json_path, fam->algorithm);
-    } else if (strchr(tensors, '/') || strstr(tensors, "..")) {
+    } else if (!*tensors || strcmp(tensors, ".") == 0 || strchr(tensors, '/') ||
+               strstr(tensors, "..")) {
         s = oc_fail(d, OC_ERR_FORMAT, "%s: tensors must be a file name in the same directory",
                     json_path);
     }
