@@ -1,23 +1,26 @@
 #!/bin/sh
 # Python side of the conformance suite (conformance/adapters/*.py): Debian's python3 with
-# python3-torch and python3-numpy from apt, safetensors from PyPI. Idempotent: installs only
-# what is missing. Run as root (CI container).
+# python3-torch, python3-numpy and python3-jsonschema from apt; safetensors and lion-pytorch
+# (pinned) from PyPI. Idempotent: installs only what is missing. Run as root.
 set -eu
 
 PY=/usr/bin/python3
 
 missing=""
-dpkg -s python3-torch >/dev/null 2>&1 || missing="$missing python3-torch"
-dpkg -s python3-numpy >/dev/null 2>&1 || missing="$missing python3-numpy"
-"$PY" -c 'import safetensors' >/dev/null 2>&1 || "$PY" -m pip --version >/dev/null 2>&1 ||
-    missing="$missing python3-pip"
+for p in python3-torch python3-numpy python3-jsonschema python3-pip; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
 if [ -n "$missing" ]; then
     apt-get update
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
 fi
 
-if ! "$PY" -c 'import safetensors' >/dev/null 2>&1; then
-    "$PY" -m pip install --break-system-packages safetensors
-fi
+"$PY" -c 'import safetensors' >/dev/null 2>&1 ||
+    "$PY" -m pip install --break-system-packages safetensors==0.8.0
+# --no-deps: lion-pytorch only needs torch, which Debian's python3-torch provides
+"$PY" -c 'import lion_pytorch' >/dev/null 2>&1 ||
+    "$PY" -m pip install --break-system-packages --no-deps lion-pytorch==0.2.5
 
-"$PY" -c 'import torch, numpy, safetensors; print("python ok: torch", torch.__version__, "numpy", numpy.__version__, "safetensors", safetensors.__version__)'
+"$PY" -c 'import torch, numpy, safetensors; from importlib import metadata as m
+print("python ok: torch", torch.__version__, "numpy", numpy.__version__, "safetensors",
+      safetensors.__version__, "lion-pytorch", m.version("lion-pytorch"))'

@@ -53,6 +53,7 @@ static oc_status for_each_case(const char *vector_dir, const char *only, oc_cert
         }
         oc_family_report *fr = &cert->fams[cert->nfams++];
         snprintf(fr->name, sizeof fr->name, "%s", fam.name);
+        snprintf(fr->algorithm, sizeof fr->algorithm, "%s", fam.algorithm);
         snprintf(fr->profile, sizeof fr->profile, "%s", fam.profile);
         fr->cases = calloc(fam.ncases ? fam.ncases : 1, sizeof *fr->cases);
         for (size_t k = 0; k < fam.ncases; k++) {
@@ -140,7 +141,7 @@ static void judge_one(void *ctx, const oc_family *fam, const oc_case *c, oc_case
     oc_outputs o = {0};
     oc_diag d;
     for (int k = 0; k < c->nstate; k++) {
-        snprintf(key, sizeof key, "%s/%d/%s", fam->name, c->tcid, oc_adam_state_names[k]);
+        snprintf(key, sizeof key, "%s/%d/%s", fam->name, c->tcid, c->algo->state_names[k]);
         if (oc_st_tensor(rc->st, key, OC_F32, c->steps, c->n, (void **)&o.out[k], &d) != OC_OK) {
             r->verdict = OC_FAIL;
             snprintf(r->detail, sizeof r->detail, "%.200s", d.msg);

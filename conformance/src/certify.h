@@ -7,7 +7,7 @@
 #include "safetensors.h"
 
 typedef struct oc_family_report {
-    char name[64], profile[32];
+    char name[64], algorithm[16], profile[32];
     size_t counts[5]; /* indexed by oc_verdict */
     double worst_ulps, worst_ratio;
     oc_case_result *cases;

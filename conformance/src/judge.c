@@ -30,13 +30,7 @@ void oc_outputs_free(oc_outputs *o)
 
 int oc_impl_supports(const oc_impl *impl, const oc_case *c)
 {
-    static const uint64_t prof_cap[OC_ADAM_PROFILE_COUNT] = {
-        OC_CAP_ADAM_TORCH, OC_CAP_ADAM_OPTAX, OC_CAP_ADAM_PAPER, OC_CAP_ADAM_KERAS};
-    if (!impl->adam_step || (unsigned)c->hp.profile >= OC_ADAM_PROFILE_COUNT)
-        return 0;
-    uint64_t need = prof_cap[c->hp.profile] | (c->hp.amsgrad ? OC_CAP_ADAM_AMSGRAD : 0) |
-                    (c->hp.maximize ? OC_CAP_ADAM_MAXIMIZE : 0);
-    return (impl->capabilities & need) == need;
+    return c->algo->supports(impl, &c->hp);
 }
 
 void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
@@ -46,6 +40,10 @@ void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status
     memset(o, 0, sizeof *o);
     *st = OC_OK;
     *dirty = 0;
+    if (!oc_impl_supports(impl, c)) {
+        *st = OC_ERR_UNSUPPORTED;
+        return;
+    }
     for (int k = 0; k < c->nstate; k++) {
         s[k] = alloc_floats(c->n);
         snap[k] = alloc_floats(c->n);
@@ -55,8 +53,8 @@ void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status
     for (size_t step = 0; step < c->steps; step++) {
         for (int k = 0; k < c->nstate; k++)
             memcpy(snap[k], s[k], c->n * sizeof(float));
-        *st = impl->adam_step(impl->ctx, &c->hp, c->first_step + (int64_t)step, c->n, s[0],
-                              s[1], s[2], c->nstate > 3 ? s[3] : NULL, c->g + step * c->n);
+        *st = c->algo->step(impl, &c->hp, c->first_step + (int64_t)step, c->n, s,
+                            c->g + step * c->n);
         if (*st != OC_OK) {
             for (int k = 0; k < c->nstate; k++)
                 *dirty |= memcmp(snap[k], s[k], c->n * sizeof(float)) != 0;
@@ -101,7 +99,7 @@ void oc_judge_outputs(const oc_case *c, const oc_outputs *o, oc_class cls, oc_ca
                     snprintf(r->detail, sizeof r->detail,
                              "step %lld, %s[%zu]: got %.9g, expected %.9g (exact %.17g): "
                              "%.3g ulp, bound %.3g",
-                             (long long)(c->first_step + (int64_t)step), oc_adam_state_names[k], i,
+                             (long long)(c->first_step + (int64_t)step), c->algo->state_names[k], i,
                              got, e, x, ulps, tol);
                 }
             }
@@ -109,11 +107,11 @@ void oc_judge_outputs(const oc_case *c, const oc_outputs *o, oc_class cls, oc_ca
 
 const char *oc_diagnose(const oc_case *c, const oc_outputs *o)
 {
-    for (int mu = 1; mu < OC_ADAM_MUTANT_COUNT; mu++) {
+    for (int mu = 1; mu < c->algo->nmutants; mu++) {
         oc_outputs mo;
         oc_status st;
         int dirty, match = 1;
-        oc_run_case(oc_ref_impl((oc_adam_mutant)mu), c, &mo, &st, &dirty);
+        oc_run_case(oc_ref_mutant(c->algo, mu), c, &mo, &st, &dirty);
         for (int k = 0; k < c->nstate && match && st == OC_OK; k++)
             for (size_t j = 0; j < c->steps * c->n && match; j++) {
                 double got = o->out[k][j], want = mo.out[k][j];
@@ -124,7 +122,7 @@ const char *oc_diagnose(const oc_case *c, const oc_outputs *o)
             }
         oc_outputs_free(&mo);
         if (st == OC_OK && match)
-            return oc_adam_mutant_name((oc_adam_mutant)mu);
+            return c->algo->mutant_name(mu);
     }
     return NULL;
 }

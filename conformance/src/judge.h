@@ -38,7 +38,7 @@ void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status
                  int *dirty);
 void oc_outputs_free(oc_outputs *o);
 
-/* Whether impl claims what case c needs (profile, amsgrad, maximize). */
+/* Whether impl claims what case c needs (algorithm, profile, options). */
 int oc_impl_supports(const oc_impl *impl, const oc_case *c);
 
 /* Judges valid-case outputs against the expected tensors for the class. */
@@ -50,8 +50,5 @@ void oc_certify_case(const oc_impl *impl, const oc_case *c, oc_class cls, oc_cas
 /* Finds the catalogued mistake whose outputs match o (within the fp32 bound of the case,
  * plus 2 ulps); NULL if none. */
 const char *oc_diagnose(const oc_case *c, const oc_outputs *o);
-
-/* The reference as an implementation, with a mutant selected (OC_ADAM_CORRECT for itself). */
-const oc_impl *oc_ref_impl(oc_adam_mutant mu);
 
 #endif

@@ -28,7 +28,7 @@ static int usage(const char *msg)
     fprintf(stderr,
             "usage:\n"
             "  optcert families [--vectors DIR]\n"
-            "  optcert certify [--impl ref|mutant:NAME|PATH.so] [--class exact|fp32] [--vectors DIR]\n"
+            "  optcert certify [--impl ref|mutant:[ALGO/]NAME|PATH.so] [--class exact|fp32] [--vectors DIR]\n"
             "                  [--family NAME] [--report table|json:FILE|junit:FILE]... [--verbose]\n"
             "  optcert judge --results FILE [--class exact|fp32] [--vectors DIR] [--family NAME]\n"
             "                [--report ...] [--verbose]\n"
@@ -133,13 +133,20 @@ static int cmd_certify(const options *o)
     int is_ref = strcmp(o->impl, "ref") == 0;
     const oc_impl *impl = NULL;
     if (is_ref)
-        impl = oc_ref_impl(OC_ADAM_CORRECT);
+        impl = oc_ref();
     else if (strncmp(o->impl, "mutant:", 7) == 0) { /* the reference with a known mistake */
-        for (int mu = 1; mu < OC_ADAM_MUTANT_COUNT; mu++)
-            if (strcmp(o->impl + 7, oc_adam_mutant_name((oc_adam_mutant)mu)) == 0)
-                impl = oc_ref_impl((oc_adam_mutant)mu);
+        const char *name = o->impl + 7, *slash = strchr(name, '/');
+        for (int a = 0; a < OC_NALGOS && !impl; a++) {
+            const oc_algo *al = oc_algos[a];
+            if (slash && (strncmp(name, al->name, (size_t)(slash - name)) != 0 ||
+                          al->name[slash - name] != '\0'))
+                continue;
+            for (int mu = 1; mu < al->nmutants && !impl; mu++)
+                if (strcmp(slash ? slash + 1 : name, al->mutant_name(mu)) == 0)
+                    impl = oc_ref_mutant(al, mu);
+        }
         if (!impl)
-            oc_fail(&d, OC_ERR_BAD_PROFILE, "unknown mutant '%s' (see optcert mutants)", o->impl + 7);
+            oc_fail(&d, OC_ERR_BAD_PROFILE, "unknown mutant '%s' (see optcert mutants)", name);
     } else
         impl = load_plugin(o->impl, &d);
     if (!impl)
@@ -205,9 +212,10 @@ static int cmd_families(const options *o)
     return rc;
 }
 
-/* Whether mutant mu gives bit-identical results to the reference on every case of the family
- * at path: then it does not apply to that profile (e.g. AMSGrad mistakes where no AMSGrad). */
-static int mutant_equivalent(oc_adam_mutant mu, const char *path)
+/* Whether mutant mu of algorithm a gives bit-identical results to the reference on every case
+ * of the family at path: then it does not apply to that profile (e.g. AMSGrad mistakes where
+ * there is no AMSGrad). */
+static int mutant_equivalent(const oc_algo *a, int mu, const char *path)
 {
     oc_family fam;
     oc_diag d;
@@ -216,55 +224,62 @@ static int mutant_equivalent(oc_adam_mutant mu, const char *path)
         return 0;
     for (size_t k = 0; k < fam.ncases && same; k++) {
         const oc_case *c = &fam.cases[k];
-        oc_outputs a, b;
-        oc_status sa, sb;
+        oc_outputs x, y;
+        oc_status sx, sy;
         int dirty;
-        oc_run_case(oc_ref_impl(OC_ADAM_CORRECT), c, &a, &sa, &dirty);
-        oc_run_case(oc_ref_impl(mu), c, &b, &sb, &dirty);
-        same = sa == sb;
-        for (int s = 0; s < c->nstate && same && sa == OC_OK; s++)
-            same = memcmp(a.out[s], b.out[s], c->steps * c->n * sizeof(float)) == 0;
-        oc_outputs_free(&a);
-        oc_outputs_free(&b);
+        oc_run_case(oc_ref(), c, &x, &sx, &dirty);
+        oc_run_case(oc_ref_mutant(a, mu), c, &y, &sy, &dirty);
+        same = sx == sy;
+        for (int s = 0; s < c->nstate && same && sx == OC_OK; s++)
+            same = memcmp(x.out[s], y.out[s], c->steps * c->n * sizeof(float)) == 0;
+        oc_outputs_free(&x);
+        oc_outputs_free(&y);
     }
     oc_family_free(&fam);
     return same;
 }
 
-/* optcert mutants: every catalogued mistake must be rejected (ARCHITECTURE §2) in every family
- * where it changes any result. */
-static int cmd_mutants(const options *o)
+/* Prints one algorithm's kill matrix; returns the number of surviving mutants, -1 on bad input. */
+static int kill_matrix(const oc_algo *a, const options *o)
 {
-    oc_diag d;
-    oc_certificate certs[OC_ADAM_MUTANT_COUNT];
-    for (int mu = 1; mu < OC_ADAM_MUTANT_COUNT; mu++)
-        if (oc_certify(oc_ref_impl((oc_adam_mutant)mu), o->vectors, o->family, OC_CLASS_FP32,
-                       &certs[mu], &d) != OC_OK) {
-            oc_certificate_free(&certs[mu]);
-            while (--mu > 0)
-                oc_certificate_free(&certs[mu]);
-            return fail_input(&d);
+    int survivors = 0, header = 0;
+    for (int mu = 1; mu < a->nmutants; mu++) {
+        oc_certificate cert;
+        oc_diag d;
+        if (oc_certify(oc_ref_mutant(a, mu), o->vectors, o->family, OC_CLASS_FP32, &cert, &d) !=
+            OC_OK) {
+            oc_certificate_free(&cert);
+            fprintf(stderr, "optcert: %s\n", d.msg);
+            return -1;
         }
-    size_t nf = certs[1].nfams;
-    printf("kill matrix: cases failed under the fp32 class (n/a: the mistake changes no result "
-           "of that profile)\n%-30s", "mutant");
-    for (size_t f = 0; f < nf; f++)
-        printf(" %12s", certs[1].fams[f].name);
-    printf("  verdict\n");
-    int survivors = 0;
-    for (int mu = 1; mu < OC_ADAM_MUTANT_COUNT; mu++) {
+        size_t mine = 0;
+        for (size_t f = 0; f < cert.nfams; f++)
+            mine += strcmp(cert.fams[f].algorithm, a->name) == 0;
+        if (mine == 0) { /* --family selected another algorithm */
+            oc_certificate_free(&cert);
+            return 0;
+        }
+        if (!header) {
+            printf("\n%s\n%-34s", a->name, "mutant");
+            for (size_t f = 0; f < cert.nfams; f++)
+                if (strcmp(cert.fams[f].algorithm, a->name) == 0)
+                    printf(" %12s", cert.fams[f].name);
+            printf("  verdict\n");
+            header = 1;
+        }
         size_t total = 0;
         int survived = 0;
-        printf("%-30s", oc_adam_mutant_name((oc_adam_mutant)mu));
-        for (size_t f = 0; f < nf; f++) {
-            size_t k = certs[mu].fams[f].counts[OC_FAIL];
+        printf("%-34s", a->mutant_name(mu));
+        for (size_t f = 0; f < cert.nfams; f++) {
+            const oc_family_report *fr = &cert.fams[f];
             char path[4096];
-            snprintf(path, sizeof path, "%s/%s/%s.json", o->vectors, certs[mu].fams[f].name,
-                     certs[mu].fams[f].name);
-            total += k;
-            if (k)
-                printf(" %12zu", k);
-            else if (mutant_equivalent((oc_adam_mutant)mu, path))
+            if (strcmp(fr->algorithm, a->name) != 0)
+                continue;
+            snprintf(path, sizeof path, "%s/%s/%s.json", o->vectors, fr->name, fr->name);
+            total += fr->counts[OC_FAIL];
+            if (fr->counts[OC_FAIL])
+                printf(" %12zu", fr->counts[OC_FAIL]);
+            else if (mutant_equivalent(a, mu, path))
                 printf(" %12s", "n/a");
             else {
                 printf(" %12s", "SURVIVED");
@@ -274,10 +289,26 @@ static int cmd_mutants(const options *o)
         survived |= total == 0;
         printf("  %s\n", survived ? "SURVIVED" : "killed");
         survivors += survived;
-        oc_certificate_free(&certs[mu]);
+        oc_certificate_free(&cert);
     }
-    printf("\n%d of %d mutants killed\n", OC_ADAM_MUTANT_COUNT - 1 - survivors,
-           OC_ADAM_MUTANT_COUNT - 1);
+    return survivors;
+}
+
+/* optcert mutants: every catalogued mistake must be rejected (ARCHITECTURE §2) in every family
+ * where it changes any result. */
+static int cmd_mutants(const options *o)
+{
+    int survivors = 0, total = 0;
+    printf("kill matrix: cases failed under the fp32 class (n/a: the mistake changes no result "
+           "of that profile)\n");
+    for (int a = 0; a < OC_NALGOS; a++) {
+        int s = kill_matrix(oc_algos[a], o);
+        if (s < 0)
+            return 2;
+        survivors += s;
+        total += oc_algos[a]->nmutants - 1;
+    }
+    printf("\n%d of %d mutants killed\n", total - survivors, total);
     return survivors ? 1 : 0;
 }
 

@@ -1,28 +1,61 @@
 /* The reference (and each of its mutants) exposed through the plugin ABI: the harness
  * judges the reference through the same path as any other implementation. */
-#include "judge.h"
+#include "algos.h"
+
+#define MAX_MUTANTS 16
+
+typedef struct ref_ctx {
+    const oc_algo *algo; /* the algorithm whose mutant is selected; NULL: all correct */
+    int mutant;
+} ref_ctx;
+
+static int mutant_for(const ref_ctx *c, const oc_algo *a) { return c->algo == a ? c->mutant : 0; }
 
 static oc_status ref_adam(void *ctx, const oc_adam_hparams *hp, int64_t step, size_t n,
                           float *p, float *m, float *v, float *vmax, const float *g)
 {
-    return oc_ref_adam_step(hp, step, n, p, m, v, vmax, g, *(const oc_adam_mutant *)ctx);
+    return oc_ref_adam_step(hp, step, n, p, m, v, vmax, g,
+                            (oc_adam_mutant)mutant_for(ctx, &oc_algo_adam));
+}
+
+static oc_status ref_sgd(void *ctx, const oc_sgd_hparams *hp, int64_t step, size_t n, float *p,
+                         float *buf, const float *g)
+{
+    return oc_ref_sgd_step(hp, step, n, p, buf, g, (oc_sgd_mutant)mutant_for(ctx, &oc_algo_sgd));
+}
+
+static oc_status ref_lion(void *ctx, const oc_lion_hparams *hp, int64_t step, size_t n, float *p,
+                          float *m, const float *g)
+{
+    return oc_ref_lion_step(hp, step, n, p, m, g, (oc_lion_mutant)mutant_for(ctx, &oc_algo_lion));
 }
 
 #define ALL_CAPS                                                                              \
     (OC_CAP_ADAM_TORCH | OC_CAP_ADAM_OPTAX | OC_CAP_ADAM_PAPER | OC_CAP_ADAM_KERAS |          \
-     OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE)
+     OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE | OC_CAP_SGD_TORCH | OC_CAP_SGD_EMA |         \
+     OC_CAP_SGD_NESTEROV | OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH)
 
-static const oc_adam_mutant mutant_ids[OC_ADAM_MUTANT_COUNT] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
-_Static_assert(OC_ADAM_MUTANT_COUNT == 12, "extend mutant_ids");
-
-const oc_impl *oc_ref_impl(oc_adam_mutant mu)
+const oc_impl *oc_ref(void)
 {
-    static oc_impl tables[OC_ADAM_MUTANT_COUNT];
-    if ((unsigned)mu >= OC_ADAM_MUTANT_COUNT)
+    static const ref_ctx correct = {NULL, 0};
+    static const oc_impl table = {OC_IMPL_ABI_VERSION, "optcert-ref", "1", ALL_CAPS,
+                                  (void *)&correct, ref_adam, ref_sgd, ref_lion};
+    return &table;
+}
+
+const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
+{
+    static ref_ctx ctx[OC_NALGOS][MAX_MUTANTS];
+    static oc_impl tables[OC_NALGOS][MAX_MUTANTS];
+    int k = 0;
+    while (k < OC_NALGOS && oc_algos[k] != a)
+        k++;
+    if (k == OC_NALGOS || mu <= 0 || mu >= a->nmutants || mu >= MAX_MUTANTS)
         return NULL;
-    tables[mu] = (oc_impl){OC_IMPL_ABI_VERSION,
-                           mu == OC_ADAM_CORRECT ? "optcert-ref" : oc_adam_mutant_name(mu),
-                           "1", ALL_CAPS, (void *)&mutant_ids[mu], ref_adam};
-    return &tables[mu];
+    ctx[k][mu] = (ref_ctx){a, mu};
+    tables[k][mu] = (oc_impl){OC_IMPL_ABI_VERSION, a->mutant_name(mu), "1", ALL_CAPS,
+                              &ctx[k][mu], a == &oc_algo_adam ? ref_adam : NULL,
+                              a == &oc_algo_sgd ? ref_sgd : NULL,
+                              a == &oc_algo_lion ? ref_lion : NULL};
+    return &tables[k][mu];
 }

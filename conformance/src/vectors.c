@@ -8,57 +8,6 @@
 #include "safetensors.h"
 #include "vectors.h"
 
-const char *const oc_adam_state_names[OC_MAX_STATE] = {"p", "m", "v", "vmax"};
-
-/* VEC-FMT-1: a hex float string (or nan/inf), exactly representable in binary32, to its exact
- * value. Decimal strings are refused: they are not exact. */
-static oc_status get_hex(const char *path, json_t *obj, const char *key, double *out,
-                         oc_diag *d)
-{
-    const char *s = json_string_value(json_object_get(obj, key));
-    const char *u = s && (*s == '-' || *s == '+') ? s + 1 : s;
-    int hex = u && ((u[0] == '0' && (u[1] == 'x' || u[1] == 'X')) || strcmp(u, "nan") == 0 ||
-                    strcmp(u, "inf") == 0);
-    char *end = NULL;
-    if (hex)
-        *out = strtod(s, &end);
-    if (!hex || end == s || *end != '\0' ||
-        !(isnan(*out) || isinf(*out) || (fabs(*out) <= FLT_MAX && (double)(float)*out == *out)))
-        return oc_fail(d, OC_ERR_FORMAT,
-                       "%s: hparams.%s must be a hex-float string exact in binary32", path, key);
-    return OC_OK;
-}
-
-static oc_status get_bool(const char *path, json_t *obj, const char *key, int *out, oc_diag *d)
-{
-    json_t *v = json_object_get(obj, key);
-    if (!json_is_boolean(v))
-        return oc_fail(d, OC_ERR_FORMAT, "%s: hparams.%s must be a boolean", path, key);
-    *out = json_is_true(v);
-    return OC_OK;
-}
-
-static oc_status parse_adam_hparams(const char *path, const char *profile, json_t *h,
-                                    oc_adam_hparams *hp, oc_diag *d)
-{
-    oc_status st;
-    memset(hp, 0, sizeof *hp);
-    if (!json_is_object(h))
-        return oc_fail(d, OC_ERR_FORMAT, "%s: testGroup without hparams object", path);
-    if (oc_adam_profile_parse(profile, &hp->profile) != OC_OK)
-        return oc_fail(d, OC_ERR_FORMAT, "%s: unknown Adam profile '%s'", path, profile);
-    if ((st = get_hex(path, h, "lr", &hp->lr, d)) || (st = get_hex(path, h, "beta1", &hp->beta1, d)) ||
-        (st = get_hex(path, h, "beta2", &hp->beta2, d)) || (st = get_hex(path, h, "eps", &hp->eps, d)) ||
-        (st = get_hex(path, h, "weightDecay", &hp->weight_decay, d)) ||
-        (st = get_hex(path, h, "epsRoot", &hp->eps_root, d)) ||
-        (st = get_hex(path, h, "scheduleMultiplier", &hp->schedule_multiplier, d)) ||
-        (st = get_bool(path, h, "decoupled", &hp->decoupled, d)) ||
-        (st = get_bool(path, h, "amsgrad", &hp->amsgrad, d)) ||
-        (st = get_bool(path, h, "maximize", &hp->maximize, d)))
-        return st;
-    return OC_OK;
-}
-
 static oc_status get_size(const char *path, int tcid, json_t *t, const char *key, int64_t lo,
                           int64_t hi, int64_t *out, oc_diag *d)
 {
@@ -82,11 +31,12 @@ static oc_status tensor_ref(const oc_st_file *st, const char *path, int tcid, js
 }
 
 static oc_status parse_case(const char *path, const oc_st_file *st, json_t *t,
-                            const oc_adam_hparams *hp, oc_case *c, oc_diag *d)
+                            const oc_algo *algo, const oc_hparams *hp, oc_case *c, oc_diag *d)
 {
     oc_status s;
-    int64_t v;
+    int64_t v = 0;
     memset(c, 0, sizeof *c);
+    c->algo = algo;
     c->hp = *hp;
     if ((s = get_size(path, 0, t, "tcId", 1, INT32_MAX, &v, d)))
         return s;
@@ -114,12 +64,12 @@ static oc_status parse_case(const char *path, const oc_st_file *st, json_t *t,
     c->steps = (size_t)v;
     if ((s = get_size(path, c->tcid, t, "firstStep", INT64_MIN / 2, INT64_MAX / 2, &c->first_step, d)))
         return s;
-    c->nstate = hp->amsgrad ? 4 : 3; /* VEC-FMT-4: inputs [n], g [steps, n] */
+    c->nstate = algo->nstate(hp); /* VEC-FMT-4: inputs [n], g [steps, n] */
     json_t *in = json_object_get(t, "inputs"), *ex = json_object_get(t, "expected");
     if (!json_is_object(in))
         return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing inputs", path, c->tcid);
     for (int k = 0; k < c->nstate; k++)
-        if ((s = tensor_ref(st, path, c->tcid, in, oc_adam_state_names[k], OC_F32, 1, c->n,
+        if ((s = tensor_ref(st, path, c->tcid, in, algo->state_names[k], OC_F32, 1, c->n,
                             (void **)&c->in[k], d)))
             return s;
     if ((s = tensor_ref(st, path, c->tcid, in, "g", OC_F32, c->steps, c->n, (void **)&c->g, d)))
@@ -130,10 +80,10 @@ static oc_status parse_case(const char *path, const oc_st_file *st, json_t *t,
         return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: valid case without expected", path,
                        c->tcid);
     for (int k = 0; k < c->nstate; k++) { /* VEC-FMT-5: f32, f64, tolFp32, each [steps, n] */
-        json_t *e = json_object_get(ex, oc_adam_state_names[k]);
+        json_t *e = json_object_get(ex, algo->state_names[k]);
         if (!json_is_object(e))
             return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing expected '%s'", path, c->tcid,
-                           oc_adam_state_names[k]);
+                           algo->state_names[k]);
         if ((s = tensor_ref(st, path, c->tcid, e, "f32", OC_F32, c->steps, c->n,
                             (void **)&c->exp[k].f32, d)) ||
             (s = tensor_ref(st, path, c->tcid, e, "f64", OC_F64, c->steps, c->n,
@@ -188,7 +138,7 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
                !json_is_array(groups)) {
         s = oc_fail(d, OC_ERR_FORMAT,
                     "%s: missing one of family, algorithm, profile, tensors, testGroups", json_path);
-    } else if (strcmp(fam->algorithm, "adam") != 0) {
+    } else if (!oc_algo_find(fam->algorithm)) {
         s = oc_fail(d, OC_ERR_FORMAT, "%s: unknown algorithm '%s'", json_path, fam->algorithm);
     } else if (!*tensors || strcmp(tensors, ".") == 0 || strchr(tensors, '/') ||
                strstr(tensors, "..")) {
@@ -213,17 +163,23 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
     json_array_foreach(groups, gi, g) total += json_array_size(json_object_get(g, "tests"));
     fam->cases = calloc(total ? total : 1, sizeof *fam->cases);
     json_array_foreach(groups, gi, g) {
-        oc_adam_hparams hp;
-        json_t *tests = json_object_get(g, "tests"), *t;
+        const oc_algo *algo = oc_algo_find(fam->algorithm);
+        oc_hparams hp;
+        json_t *tests = json_object_get(g, "tests"), *t, *h = json_object_get(g, "hparams");
         size_t ti;
         if (!json_is_array(tests)) {
             s = oc_fail(d, OC_ERR_FORMAT, "%s: testGroup %zu without tests", json_path, gi);
             break;
         }
-        if ((s = parse_adam_hparams(json_path, fam->profile, json_object_get(g, "hparams"), &hp, d)))
+        memset(&hp, 0, sizeof hp);
+        if (!json_is_object(h)) {
+            s = oc_fail(d, OC_ERR_FORMAT, "%s: testGroup %zu without hparams object", json_path, gi);
+            break;
+        }
+        if ((s = algo->parse(json_path, fam->profile, h, &hp, d)))
             break;
         json_array_foreach(tests, ti, t) {
-            s = parse_case(json_path, &st, t, &hp, &fam->cases[fam->ncases], d);
+            s = parse_case(json_path, &st, t, algo, &hp, &fam->cases[fam->ncases], d);
             fam->ncases++;
             for (size_t j = 0; s == OC_OK && j + 1 < fam->ncases; j++)
                 if (fam->cases[j].tcid == fam->cases[fam->ncases - 1].tcid)

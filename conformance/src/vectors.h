@@ -4,10 +4,8 @@
 
 #include <jansson.h>
 #include <stdint.h>
-#include "optcert/adam.h"
+#include "algos.h"
 #include "diag.h"
-
-#define OC_MAX_STATE 4
 
 typedef enum oc_result { OC_RESULT_VALID, OC_RESULT_INVALID, OC_RESULT_ACCEPTABLE } oc_result;
 
@@ -22,10 +20,11 @@ typedef struct oc_case {
     const char *comment;
     oc_result result;
     json_t *flags, *rules;  /* borrowed from the document */
-    oc_adam_hparams hp;
+    const oc_algo *algo;
+    oc_hparams hp;
     int64_t first_step;
     size_t steps, n;
-    int nstate;              /* state tensors used: p, m, v [, vmax] */
+    int nstate;              /* state tensors used, named by algo->state_names */
     float *in[OC_MAX_STATE]; /* [n] */
     float *g;                /* [steps * n] */
     oc_expect exp[OC_MAX_STATE];
@@ -38,8 +37,6 @@ typedef struct oc_family {
     oc_case *cases;
     size_t ncases;
 } oc_family;
-
-extern const char *const oc_adam_state_names[OC_MAX_STATE]; /* "p", "m", "v", "vmax" */
 
 /* Loads <json_path> and the safetensors file it names (same directory). */
 oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d);

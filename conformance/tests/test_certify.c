@@ -22,17 +22,18 @@ static size_t total(const oc_certificate *c, oc_verdict v)
     return n;
 }
 
-/* ADAM-TOL-1: the reference is within 1 ulp everywhere and rejects every invalid case. */
+/* ADAM-TOL-1, SGD-TOL-1, LION-TOL-1: the reference is within 1 ulp everywhere and rejects
+ * every invalid case. */
 static void test_reference_is_exact(void)
 {
     oc_certificate cert;
     oc_diag d;
-    CU_ASSERT_EQUAL_FATAL(oc_certify(oc_ref_impl(OC_ADAM_CORRECT), vector_dir(), NULL, OC_CLASS_EXACT,
+    CU_ASSERT_EQUAL_FATAL(oc_certify(oc_ref(), vector_dir(), NULL, OC_CLASS_EXACT,
                                      &cert, &d), OC_OK);
     CU_ASSERT(cert.conforms);
-    CU_ASSERT_EQUAL(cert.nfams, 4);
+    CU_ASSERT_EQUAL(cert.nfams, 7);
     for (size_t i = 0; i < cert.nfams; i++) {
-        CU_ASSERT(cert.fams[i].counts[OC_PASS] > 40);
+        CU_ASSERT(cert.fams[i].counts[OC_PASS] > 30);
         CU_ASSERT_EQUAL(cert.fams[i].counts[OC_FAIL], 0);
         CU_ASSERT(cert.fams[i].worst_ulps <= 1.0);
     }
@@ -49,8 +50,8 @@ static const oc_impl *plugin(void)
     return entry();
 }
 
-/* ADAM-TOL-2: a straight fp32 implementation with its own operation order is accepted by the
- * fp32 class and rejected by the exact class (the classes differ). */
+/* ADAM-TOL-2, SGD-TOL-2, LION-TOL-2: a straight fp32 implementation with its own operation
+ * order is accepted by the fp32 class and rejected by the exact class (the classes differ). */
 static void test_outside_plugin_is_fp32_not_exact(void)
 {
     const oc_impl *impl = plugin();
@@ -58,37 +59,41 @@ static void test_outside_plugin_is_fp32_not_exact(void)
     oc_diag d;
     CU_ASSERT_EQUAL_FATAL(oc_certify(impl, vector_dir(), NULL, OC_CLASS_FP32, &cert, &d), OC_OK);
     CU_ASSERT(cert.conforms);
-    CU_ASSERT(total(&cert, OC_PASS) > 40);
     for (size_t i = 0; i < cert.nfams; i++)
-        if (strcmp(cert.fams[i].profile, "torch") == 0)
+        if (strstr(cert.fams[i].name, "-torch")) { /* the profiles it claims */
+            CU_ASSERT(cert.fams[i].counts[OC_PASS] > 30);
             CU_ASSERT(cert.fams[i].worst_ratio <= 1.0 && cert.fams[i].worst_ratio > 0.01);
+        }
     oc_certificate_free(&cert);
     CU_ASSERT_EQUAL_FATAL(oc_certify(impl, vector_dir(), NULL, OC_CLASS_EXACT, &cert, &d), OC_OK);
     CU_ASSERT(!cert.conforms);
     oc_certificate_free(&cert);
 }
 
-/* Every catalogued mistake fails the fp32 class somewhere, and the harness names it. */
+/* Every catalogued mistake of every algorithm fails the fp32 class somewhere, and the harness
+ * names it. */
 static void test_every_mutant_killed_and_diagnosed(void)
 {
-    for (int mu = 1; mu < OC_ADAM_MUTANT_COUNT; mu++) {
-        oc_certificate cert;
-        oc_diag d;
-        CU_ASSERT_EQUAL_FATAL(oc_certify(oc_ref_impl((oc_adam_mutant)mu), vector_dir(), NULL,
-                                         OC_CLASS_FP32, &cert, &d), OC_OK);
-        CU_ASSERT(!cert.conforms);
-        int named = 0;
-        for (size_t i = 0; i < cert.nfams; i++)
-            for (size_t k = 0; k < cert.fams[i].ncases; k++) {
-                const char *dg = cert.fams[i].cases[k].diagnosis;
-                named |= dg && strcmp(dg, oc_adam_mutant_name((oc_adam_mutant)mu)) == 0;
-            }
-        if (!named)
-            fprintf(stderr, "mutant %s never diagnosed as itself\n",
-                    oc_adam_mutant_name((oc_adam_mutant)mu));
-        CU_ASSERT(named);
-        oc_certificate_free(&cert);
-    }
+    for (int a = 0; a < OC_NALGOS; a++)
+        for (int mu = 1; mu < oc_algos[a]->nmutants; mu++) {
+            const char *name = oc_algos[a]->mutant_name(mu);
+            oc_certificate cert;
+            oc_diag d;
+            CU_ASSERT_EQUAL_FATAL(oc_certify(oc_ref_mutant(oc_algos[a], mu), vector_dir(), NULL,
+                                             OC_CLASS_FP32, &cert, &d), OC_OK);
+            CU_ASSERT(!cert.conforms);
+            int named = 0;
+            for (size_t i = 0; i < cert.nfams; i++)
+                for (size_t k = 0; k < cert.fams[i].ncases; k++) {
+                    const char *dg = cert.fams[i].cases[k].diagnosis;
+                    named |= dg && strcmp(dg, name) == 0;
+                }
+            if (!named)
+                fprintf(stderr, "%s mutant %s never diagnosed as itself\n", oc_algos[a]->name,
+                        name);
+            CU_ASSERT(named);
+            oc_certificate_free(&cert);
+        }
 }
 
 /* Wrappers around the reference that get input validation wrong. */
@@ -117,7 +122,8 @@ static void certify_wrapper(oc_status (*fn)(void *, const oc_adam_hparams *, int
                                            float *, float *, float *, float *, const float *),
                             const char *expected_detail)
 {
-    oc_impl impl = {OC_IMPL_ABI_VERSION, "wrapper", "0", ~0ull, NULL, fn};
+    oc_impl impl = {.abi_version = OC_IMPL_ABI_VERSION, .name = "wrapper", .version = "0",
+                   .capabilities = ~0ull, .adam_step = fn};
     oc_certificate cert;
     oc_diag d;
     CU_ASSERT_EQUAL_FATAL(oc_certify(&impl, vector_dir(), NULL, OC_CLASS_EXACT, &cert, &d), OC_OK);
@@ -127,7 +133,7 @@ static void certify_wrapper(oc_status (*fn)(void *, const oc_adam_hparams *, int
         for (size_t k = 0; k < cert.fams[i].ncases; k++)
             invalid_failed += cert.fams[i].cases[k].verdict == OC_FAIL &&
                               strstr(cert.fams[i].cases[k].detail, expected_detail) != NULL;
-    CU_ASSERT(invalid_failed >= 4 * 13);
+    CU_ASSERT(invalid_failed >= 4 * 13); /* the Adam families' invalid cases */
     oc_certificate_free(&cert);
 }
 
@@ -161,7 +167,7 @@ static void write_results(const oc_impl *impl, const char *path)
             snprintf(key, sizeof key, "status/%s/%d", fam.name, c->tcid);
             st_writer_metadata(w, key, st == OC_OK ? "ok" : "rejected");
             for (int s = 0; s < c->nstate && st == OC_OK; s++) {
-                snprintf(key, sizeof key, "%s/%d/%s", fam.name, c->tcid, oc_adam_state_names[s]);
+                snprintf(key, sizeof key, "%s/%d/%s", fam.name, c->tcid, c->algo->state_names[s]);
                 st_writer_add(w, key, "F32", c->steps, c->n, 1, o.out[s]);
             }
             oc_outputs_free(&o);
@@ -183,7 +189,7 @@ static void test_results_path(void)
     close(fd);
     oc_certificate cert;
     oc_diag d;
-    write_results(oc_ref_impl(OC_ADAM_CORRECT), path);
+    write_results(oc_ref(), path);
     CU_ASSERT_EQUAL_FATAL(oc_judge_results(path, vector_dir(), NULL, OC_CLASS_EXACT, &cert, &d), OC_OK);
     CU_ASSERT(cert.conforms);
     CU_ASSERT_EQUAL(total(&cert, OC_FAIL), 0);
@@ -191,7 +197,7 @@ static void test_results_path(void)
     CU_ASSERT_STRING_EQUAL(cert.version, "test");
     oc_certificate_free(&cert);
 
-    write_results(oc_ref_impl(OC_ADAM_MUT_EPS_INSIDE_SQRT), path);
+    write_results(oc_ref_mutant(&oc_algo_adam, OC_ADAM_MUT_EPS_INSIDE_SQRT), path);
     CU_ASSERT_EQUAL_FATAL(oc_judge_results(path, vector_dir(), NULL, OC_CLASS_FP32, &cert, &d), OC_OK);
     CU_ASSERT(!cert.conforms);
     int named = 0;
@@ -220,7 +226,7 @@ static void test_reports(void)
 {
     oc_certificate cert;
     oc_diag d;
-    CU_ASSERT_EQUAL_FATAL(oc_certify(oc_ref_impl(OC_ADAM_MUT_BETAS_SWAPPED), vector_dir(),
+    CU_ASSERT_EQUAL_FATAL(oc_certify(oc_ref_mutant(&oc_algo_adam, OC_ADAM_MUT_BETAS_SWAPPED), vector_dir(),
                                      NULL, OC_CLASS_FP32, &cert, &d), OC_OK);
     char jpath[] = "/tmp/optcert-json-XXXXXX", xpath[] = "/tmp/optcert-junit-XXXXXX";
     close(mkstemp(jpath));

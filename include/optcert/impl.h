@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include "optcert/status.h"
 #include "optcert/adam.h"
+#include "optcert/lion.h"
+#include "optcert/sgd.h"
 
 #define OC_IMPL_ABI_VERSION 1u
 
@@ -19,6 +21,11 @@
 #define OC_CAP_ADAM_KERAS    (1ull << 3)
 #define OC_CAP_ADAM_AMSGRAD  (1ull << 4)
 #define OC_CAP_ADAM_MAXIMIZE (1ull << 5)
+#define OC_CAP_SGD_TORCH     (1ull << 8)
+#define OC_CAP_SGD_EMA       (1ull << 9)
+#define OC_CAP_SGD_NESTEROV  (1ull << 10)
+#define OC_CAP_SGD_MAXIMIZE  (1ull << 11)
+#define OC_CAP_LION_TORCH    (1ull << 16)
 
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
@@ -30,6 +37,12 @@ typedef struct oc_impl {
      * place, nothing written on error. NULL if no Adam capability is claimed. */
     oc_status (*adam_step)(void *ctx, const oc_adam_hparams *hp, int64_t step, size_t n,
                            float *p, float *m, float *v, float *vmax, const float *g);
+    /* As oc_ref_sgd_step without the mutant; NULL if no SGD capability is claimed. */
+    oc_status (*sgd_step)(void *ctx, const oc_sgd_hparams *hp, int64_t step, size_t n, float *p,
+                          float *buf, const float *g);
+    /* As oc_ref_lion_step without the mutant; NULL if no Lion capability is claimed. */
+    oc_status (*lion_step)(void *ctx, const oc_lion_hparams *hp, int64_t step, size_t n,
+                           float *p, float *m, const float *g);
 } oc_impl;
 
 /* A plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */

@@ -69,15 +69,6 @@ void adam_exact_begin_step(adam_exact_ctx *cx, const oc_adam_hparams *hp, int64_
     cx->r2 = bc_rel_error(hp->beta2, mpfr_get_d(x[BT2], MPFR_RNDN), cx->bc2, (double)t);
 }
 
-/* Store x to binary32 (and remember the exact value as binary64). */
-static float store(mpfr_t x, adam_golden *out, int k)
-{
-    out->f64[k] = mpfr_get_d(x, MPFR_RNDN);
-    out->f32[k] = mpfr_get_flt(x, MPFR_RNDN);
-    mpfr_set_flt(x, out->f32[k], MPFR_RNDN);
-    return out->f32[k];
-}
-
 /* Error of sqrt(X~) against sqrt(X) when |X~ - X| <= e, plus one rounding (§4.2, item D). */
 static double sqrt_error(double x, double e)
 {
@@ -86,44 +77,38 @@ static double sqrt_error(double x, double e)
     return ds + U * (s + ds);
 }
 
-static double round_up_bound(double e)
-{
-    return nextafter(e * (1 + 0x1p-40), INFINITY);
-}
-
-void adam_exact_element(adam_exact_ctx *cx, const oc_adam_hparams *hp, float grad,
-                        adam_elem *st, adam_bound *bd, adam_golden *out)
+void adam_exact_element(adam_exact_ctx *cx, const oc_adam_hparams *hp, float grad, float *s,
+                        double *E, gen_golden *out)
 {
     mpfr_t *x = cx->x;
     const double b1 = hp->beta1, b2 = hp->beta2;
-    const double P0 = fabs((double)st->s[ADAM_P]), M0 = fabs((double)st->s[ADAM_M]);
-    const double V0 = st->s[ADAM_V];
-    double *E = bd->e;
+    const double P0 = fabs((double)s[ADAM_P]), M0 = fabs((double)s[ADAM_M]);
+    const double V0 = s[ADAM_V];
 
     /* ---- exact step ---- */
     mpfr_set_flt(x[G], hp->maximize ? -grad : grad, MPFR_RNDN);   /* ADAM-MAX-1 */
-    mpfr_set_flt(x[P], st->s[ADAM_P], MPFR_RNDN);
+    mpfr_set_flt(x[P], s[ADAM_P], MPFR_RNDN);
     mpfr_fma(x[G], x[L2], x[P], x[G], MPFR_RNDN);                  /* ADAM-WD-1 */
     double Ge = fabs(mpfr_get_d(x[G], MPFR_RNDN));
 
-    mpfr_set_flt(x[M], st->s[ADAM_M], MPFR_RNDN);                  /* ADAM-M-1 */
+    mpfr_set_flt(x[M], s[ADAM_M], MPFR_RNDN);                  /* ADAM-M-1 */
     mpfr_sub(x[T1], x[G], x[M], MPFR_RNDN);
     mpfr_ui_sub(x[T2], 1, x[B1], MPFR_RNDN);
     mpfr_fma(x[M], x[T1], x[T2], x[M], MPFR_RNDN);
-    st->s[ADAM_M] = store(x[M], out, ADAM_M);
+    s[ADAM_M] = gen_store(x[M], out, ADAM_M);
 
-    mpfr_set_flt(x[V], st->s[ADAM_V], MPFR_RNDN);                  /* ADAM-V-1 */
+    mpfr_set_flt(x[V], s[ADAM_V], MPFR_RNDN);                  /* ADAM-V-1 */
     mpfr_sqr(x[T1], x[G], MPFR_RNDN);
     mpfr_sub(x[T1], x[T1], x[V], MPFR_RNDN);
     mpfr_ui_sub(x[T2], 1, x[B2], MPFR_RNDN);
     mpfr_fma(x[V], x[T1], x[T2], x[V], MPFR_RNDN);
-    st->s[ADAM_V] = store(x[V], out, ADAM_V);
+    s[ADAM_V] = gen_store(x[V], out, ADAM_V);
 
     mpfr_ptr vv = x[V];
     if (hp->amsgrad) {                                              /* ADAM-AMS-1 */
-        mpfr_set_flt(x[VM], st->s[ADAM_VMAX], MPFR_RNDN);
+        mpfr_set_flt(x[VM], s[ADAM_VMAX], MPFR_RNDN);
         mpfr_max(x[VM], x[VM], x[V], MPFR_RNDN);
-        st->s[ADAM_VMAX] = store(x[VM], out, ADAM_VMAX);
+        s[ADAM_VMAX] = gen_store(x[VM], out, ADAM_VMAX);
         vv = x[VM];
     } else {
         out->f32[ADAM_VMAX] = 0.0f;
@@ -148,7 +133,7 @@ void adam_exact_element(adam_exact_ctx *cx, const oc_adam_hparams *hp, float gra
     mpfr_sub(x[P], x[P], x[T1], MPFR_RNDN);
     mpfr_mul(x[T1], x[STEPM], x[D], MPFR_RNDN);
     mpfr_sub(x[P], x[P], x[T1], MPFR_RNDN);
-    st->s[ADAM_P] = store(x[P], out, ADAM_P);
+    s[ADAM_P] = gen_store(x[P], out, ADAM_P);
 
     /* ---- fp32-class bound (spec/adam.md §4.2), first order in u with explicit slack ---- */
     const double l2 = hp->decoupled ? 0.0 : hp->weight_decay;
@@ -207,10 +192,10 @@ void adam_exact_element(adam_exact_ctx *cx, const oc_adam_hparams *hp, float gra
     double Ep = A * E[ADAM_P] + stepm * Ed +
                 8 * U * ((P0 + E[ADAM_P]) * (A + decay) + stepm * (dabs + Ed)) + underflow;
 
-    E[ADAM_P] = round_up_bound(Ep);
-    E[ADAM_M] = round_up_bound(Em);
-    E[ADAM_V] = round_up_bound(Ev);
-    E[ADAM_VMAX] = hp->amsgrad ? round_up_bound(Evmax) : 0;
+    E[ADAM_P] = gen_bound_up(Ep);
+    E[ADAM_M] = gen_bound_up(Em);
+    E[ADAM_V] = gen_bound_up(Ev);
+    E[ADAM_VMAX] = hp->amsgrad ? gen_bound_up(Evmax) : 0;
     for (int k = 0; k < ADAM_NOUT; k++)
         out->tol[k] = E[k];
 }

@@ -1,5 +1,7 @@
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "family.h"
@@ -90,4 +92,122 @@ int family_save(family *f, const char *dir)
         return -1;
     snprintf(path, sizeof path, "%s/%s/%s.safetensors", dir, f->name, f->name);
     return st_writer_save(f->tensors, path);
+}
+
+float gen_store(mpfr_t x, gen_golden *out, int k)
+{
+    out->f64[k] = mpfr_get_d(x, MPFR_RNDN);
+    out->f32[k] = mpfr_get_flt(x, MPFR_RNDN);
+    mpfr_set_flt(x, out->f32[k], MPFR_RNDN);
+    return out->f32[k];
+}
+
+double gen_bound_up(double e)
+{
+    return nextafter(e * (1 + 0x1p-40), INFINITY);
+}
+
+void gen_case_alloc(gen_case *c, size_t n, size_t steps)
+{
+    c->n = n;
+    c->steps = steps;
+    for (int k = 0; k < GEN_MAX_STATE; k++)
+        c->in[k] = calloc(n ? n : 1, sizeof(float));
+    c->g = calloc(n * steps + 1, sizeof(float));
+}
+
+static json_t *strings(const char *const *s, size_t max)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < max && s[i]; i++)
+        json_array_append_new(a, json_string(s[i]));
+    return a;
+}
+
+static void add_tensor(family *f, int id, const char *name, const char *dtype, size_t rows,
+                       size_t cols, int two_dim, const void *data, json_t *obj, const char *field)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%d/%s", id, name);
+    st_writer_add(f->tensors, key, dtype, rows, cols, two_dim, data);
+    json_object_set_new(obj, field, json_string(key));
+}
+
+/* The golden trajectory of a valid case: f32, f64 and tol of every state tensor, [steps*n]. */
+static void compute(const gen_stepper *s, const gen_case *c, float **f32, double **f64,
+                    double **tol)
+{
+    float state[GEN_MAX_STATE];
+    double *bound = calloc(c->n * GEN_MAX_STATE, sizeof(double));
+    float *st = malloc(c->n * GEN_MAX_STATE * sizeof(float));
+    for (size_t i = 0; i < c->n; i++)
+        for (int k = 0; k < GEN_MAX_STATE; k++)
+            st[i * GEN_MAX_STATE + k] = c->in[k][i];
+    for (size_t step = 0; step < c->steps; step++) {
+        s->begin_step(s->ctx, c->first_step + (int64_t)step);
+        for (size_t i = 0; i < c->n; i++) {
+            gen_golden o;
+            size_t j = step * c->n + i;
+            for (int k = 0; k < GEN_MAX_STATE; k++)
+                state[k] = st[i * GEN_MAX_STATE + k];
+            s->element(s->ctx, c->g[j], state, bound + i * GEN_MAX_STATE, &o);
+            for (int k = 0; k < GEN_MAX_STATE; k++) {
+                st[i * GEN_MAX_STATE + k] = state[k];
+                f32[k][j] = o.f32[k];
+                f64[k][j] = o.f64[k];
+                tol[k][j] = o.tol[k];
+            }
+        }
+    }
+    free(bound);
+    free(st);
+}
+
+void family_emit(family *f, const gen_stepper *s, json_t *hparams, gen_case *c)
+{
+    json_t *test = json_pack("{s:s,s:o,s:o,s:s,s:I,s:I,s:I}", "comment", c->comment, "flags",
+                             strings(c->flags, 6), "specRules", strings(c->rules, 8), "result",
+                             c->result, "n", (json_int_t)c->n, "firstStep",
+                             (json_int_t)c->first_step, "steps", (json_int_t)c->steps);
+    family_group(f, s->group_type, hparams);
+    int id = f->next_tcid;
+    json_t *inputs = json_object();
+    for (int k = 0; k < s->nstate; k++)
+        add_tensor(f, id, s->state_names[k], "F32", 1, c->n, 0, c->in[k], inputs,
+                   s->state_names[k]);
+    add_tensor(f, id, "g", "F32", c->steps, c->n, 1, c->g, inputs, "g");
+    json_object_set_new(test, "inputs", inputs);
+    if (strcmp(c->result, "valid") == 0) {
+        size_t total = c->steps * c->n + 1;
+        float *f32[GEN_MAX_STATE];
+        double *f64[GEN_MAX_STATE], *tol[GEN_MAX_STATE];
+        for (int k = 0; k < GEN_MAX_STATE; k++) {
+            f32[k] = malloc(total * sizeof(float));
+            f64[k] = malloc(total * sizeof(double));
+            tol[k] = malloc(total * sizeof(double));
+        }
+        compute(s, c, f32, f64, tol);
+        json_t *expected = json_object();
+        for (int k = 0; k < s->nstate; k++) {
+            char name[32];
+            json_t *e = json_object();
+            snprintf(name, sizeof name, "%s.out", s->state_names[k]);
+            add_tensor(f, id, name, "F32", c->steps, c->n, 1, f32[k], e, "f32");
+            snprintf(name, sizeof name, "%s.out.f64", s->state_names[k]);
+            add_tensor(f, id, name, "F64", c->steps, c->n, 1, f64[k], e, "f64");
+            snprintf(name, sizeof name, "%s.tol", s->state_names[k]);
+            add_tensor(f, id, name, "F64", c->steps, c->n, 1, tol[k], e, "tolFp32");
+            json_object_set_new(expected, s->state_names[k], e);
+        }
+        json_object_set_new(test, "expected", expected);
+        for (int k = 0; k < GEN_MAX_STATE; k++) {
+            free(f32[k]);
+            free(f64[k]);
+            free(tol[k]);
+        }
+    }
+    family_test(f, test);
+    for (int k = 0; k < GEN_MAX_STATE; k++)
+        free(c->in[k]);
+    free(c->g);
 }

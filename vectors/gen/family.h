@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <mpfr.h>
+#include <stdint.h>
 #include "st_writer.h"
 
 typedef struct gen_options {
@@ -38,5 +39,52 @@ int family_save(family *f, const char *dir);
 
 /* Hex-float JSON string of an exactly representable value (VEC-FMT-1). */
 json_t *hexfloat(double x);
+
+#define GEN_MAX_STATE 4
+
+/* One element's golden outputs after a step (VEC-FMT-5). */
+typedef struct gen_golden {
+    float f32[GEN_MAX_STATE];
+    double f64[GEN_MAX_STATE];
+    double tol[GEN_MAX_STATE];
+} gen_golden;
+
+/* How an algorithm advances one element exactly (and its fp32-class bound). */
+typedef struct gen_stepper {
+    const char *group_type;            /* testGroups[].type */
+    const char *const *state_names;    /* parameter first */
+    int nstate;                        /* state tensors a case uses */
+    void *ctx;
+    void (*begin_step)(void *ctx, int64_t t);
+    /* state: stored golden values (updated); bound: accumulated bound (updated). */
+    void (*element)(void *ctx, float grad, float *state, double *bound, gen_golden *out);
+} gen_stepper;
+
+/* One test case before it is computed (VEC-FMT-3, VEC-FMT-4). */
+typedef struct gen_case {
+    const char *comment;
+    const char *flags[6];
+    const char *rules[8];
+    const char *result; /* "valid", "invalid", "acceptable" */
+    int64_t first_step;
+    size_t steps, n;
+    float *in[GEN_MAX_STATE]; /* [n] each */
+    float *g;                 /* [steps * n] */
+} gen_case;
+
+/* Rounds x to its binary32 storage value (ties to even), records that value and x's binary64
+ * rounding as output k, and leaves the stored value in x for the next step. */
+float gen_store(mpfr_t x, gen_golden *out, int k);
+
+/* A computed error bound made safe against its own binary64 rounding: times 1 + 2^-40, then
+ * rounded up to the next binary64. */
+double gen_bound_up(double e);
+
+/* Allocates zeroed inputs for n elements and `steps` gradients. */
+void gen_case_alloc(gen_case *c, size_t n, size_t steps);
+
+/* Computes a valid case with s, writes its tensors and JSON under the group of `hparams`
+ * (owned), and frees the case's buffers. */
+void family_emit(family *f, const gen_stepper *s, json_t *hparams, gen_case *c);
 
 #endif

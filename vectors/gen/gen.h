@@ -7,6 +7,12 @@
 /* Writes vectors/adam-<profile>/ for every Adam profile into outdir; 0 on success. */
 int gen_adam(const gen_options *opt, const char *outdir);
 
+/* Writes vectors/sgd-<profile>/ (spec/sgd.md); 0 on success. */
+int gen_sgd(const gen_options *opt, const char *outdir);
+
+/* Writes vectors/lion-torch/ (spec/lion.md); 0 on success. */
+int gen_lion(const gen_options *opt, const char *outdir);
+
 /* Writes every family at the given options; 0 on success. */
 int gen_all(const gen_options *opt, const char *outdir);
 

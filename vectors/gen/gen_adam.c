@@ -10,62 +10,10 @@
 #include "adam_exact.h"
 #include "family.h"
 #include "gen.h"
+#include "rng.h"
 
-static const char *const out_names[ADAM_NOUT] = {"p", "m", "v", "vmax"};
-
-typedef struct adam_case {
-    const char *comment;
-    const char *flags[6];
-    const char *rules[8];
-    const char *result; /* "valid", "invalid", "acceptable" */
-    oc_adam_hparams hp;
-    int64_t first_step;
-    size_t steps, n;
-    float *in[ADAM_NOUT];
-    float *g; /* steps x n */
-} adam_case;
-
-/* ---- deterministic random numbers (splitmix64) ---- */
-static uint64_t rng_state;
-static uint64_t rng_next(void)
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static double rng_unit(void) { return (double)(rng_next() >> 11) * 0x1p-53; }
-static int rng_int(int n) { return (int)(rng_next() % (uint64_t)n); }
-/* A binary32 value with random sign and mantissa, magnitude in [2^lo, 2^hi). */
-static float rng_mag(int lo, int hi, int signed_)
-{
-    float x = (float)ldexp(1.0 + rng_unit(), lo + rng_int(hi - lo));
-    return signed_ && (rng_next() & 1) ? -x : x;
-}
-
-static void case_alloc(adam_case *c, size_t n, size_t steps)
-{
-    c->n = n;
-    c->steps = steps;
-    for (int k = 0; k < ADAM_NOUT; k++)
-        c->in[k] = calloc(n, sizeof(float));
-    c->g = calloc(n * steps, sizeof(float));
-}
-
-static void case_free(adam_case *c)
-{
-    for (int k = 0; k < ADAM_NOUT; k++)
-        free(c->in[k]);
-    free(c->g);
-}
-
-static json_t *strings(const char *const *s, size_t max)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < max && s[i]; i++)
-        json_array_append_new(a, json_string(s[i]));
-    return a;
-}
+static const char *const state_names[ADAM_NOUT] = {"p", "m", "v", "vmax"};
+static gen_rng rng;
 
 static json_t *hparams_json(const oc_adam_hparams *hp)
 {
@@ -77,80 +25,30 @@ static json_t *hparams_json(const oc_adam_hparams *hp)
                      hp->decoupled, "amsgrad", hp->amsgrad, "maximize", hp->maximize);
 }
 
-static void add_tensor(family *f, int id, const char *name, const char *dtype, size_t rows,
-                       size_t cols, int two_dim, const void *data, json_t *obj, const char *field)
+typedef struct adam_stepper_ctx {
+    adam_exact_ctx *cx;
+    const oc_adam_hparams *hp;
+} adam_stepper_ctx;
+
+static void adam_begin(void *ctx, int64_t t)
 {
-    char key[64];
-    snprintf(key, sizeof key, "%d/%s", id, name);
-    st_writer_add(f->tensors, key, dtype, rows, cols, two_dim, data);
-    json_object_set_new(obj, field, json_string(key));
+    adam_stepper_ctx *a = ctx;
+    adam_exact_begin_step(a->cx, a->hp, t);
 }
 
-/* Runs the exact steps and writes the case (VEC-FMT-3..5). */
-static void emit(family *f, adam_exact_ctx *cx, adam_case *c)
+static void adam_element(void *ctx, float grad, float *state, double *bound, gen_golden *out)
 {
-    int outs = c->hp.amsgrad ? ADAM_NOUT : ADAM_VMAX;
-    json_t *test = json_pack("{s:s,s:o,s:o,s:s,s:I,s:I,s:I}", "comment", c->comment, "flags",
-                             strings(c->flags, 6), "specRules", strings(c->rules, 8), "result",
-                             c->result, "n", (json_int_t)c->n, "firstStep",
-                             (json_int_t)c->first_step, "steps", (json_int_t)c->steps);
-    family_group(f, "AdamStep", hparams_json(&c->hp));
-    int id = f->next_tcid;
-    json_t *inputs = json_object();
-    for (int k = 0; k < outs; k++)
-        add_tensor(f, id, out_names[k], "F32", 1, c->n, 0, c->in[k], inputs, out_names[k]);
-    add_tensor(f, id, "g", "F32", c->steps, c->n, 1, c->g, inputs, "g");
-    json_object_set_new(test, "inputs", inputs);
+    adam_stepper_ctx *a = ctx;
+    adam_exact_element(a->cx, a->hp, grad, state, bound, out);
+}
 
-    if (strcmp(c->result, "valid") == 0) {
-        size_t total = c->steps * c->n;
-        float *f32[ADAM_NOUT];
-        double *f64[ADAM_NOUT], *tol[ADAM_NOUT];
-        for (int k = 0; k < ADAM_NOUT; k++) {
-            f32[k] = malloc(total * sizeof(float));
-            f64[k] = malloc(total * sizeof(double));
-            tol[k] = malloc(total * sizeof(double));
-        }
-        adam_elem *st = malloc(c->n * sizeof *st);
-        adam_bound *bd = calloc(c->n, sizeof *bd);
-        for (size_t i = 0; i < c->n; i++)
-            for (int k = 0; k < ADAM_NOUT; k++)
-                st[i].s[k] = c->in[k][i];
-        for (size_t s = 0; s < c->steps; s++) {
-            adam_exact_begin_step(cx, &c->hp, c->first_step + (int64_t)s);
-            for (size_t i = 0; i < c->n; i++) {
-                adam_golden o;
-                adam_exact_element(cx, &c->hp, c->g[s * c->n + i], &st[i], &bd[i], &o);
-                for (int k = 0; k < ADAM_NOUT; k++) {
-                    f32[k][s * c->n + i] = o.f32[k];
-                    f64[k][s * c->n + i] = o.f64[k];
-                    tol[k][s * c->n + i] = o.tol[k];
-                }
-            }
-        }
-        json_t *expected = json_object();
-        for (int k = 0; k < outs; k++) {
-            char name[32];
-            json_t *e = json_object();
-            snprintf(name, sizeof name, "%s.out", out_names[k]);
-            add_tensor(f, id, name, "F32", c->steps, c->n, 1, f32[k], e, "f32");
-            snprintf(name, sizeof name, "%s.out.f64", out_names[k]);
-            add_tensor(f, id, name, "F64", c->steps, c->n, 1, f64[k], e, "f64");
-            snprintf(name, sizeof name, "%s.tol", out_names[k]);
-            add_tensor(f, id, name, "F64", c->steps, c->n, 1, tol[k], e, "tolFp32");
-            json_object_set_new(expected, out_names[k], e);
-        }
-        json_object_set_new(test, "expected", expected);
-        for (int k = 0; k < ADAM_NOUT; k++) {
-            free(f32[k]);
-            free(f64[k]);
-            free(tol[k]);
-        }
-        free(st);
-        free(bd);
-    }
-    family_test(f, test);
-    case_free(c);
+/* Computes and writes case c under hyper-parameters hp (spec/vectors.md VEC-FMT-3..5). */
+static void emit(family *f, adam_exact_ctx *cx, const oc_adam_hparams *hp, gen_case *c)
+{
+    adam_stepper_ctx ctx = {cx, hp};
+    gen_stepper s = {"AdamStep", state_names, hp->amsgrad ? ADAM_NOUT : ADAM_VMAX, &ctx,
+                     adam_begin, adam_element};
+    family_emit(f, &s, hparams_json(hp), c);
 }
 
 /* ---- hyper-parameter choices (all exactly representable in binary32) ---- */
@@ -161,7 +59,7 @@ static const float epss[] = {1e-8f, 1e-6f, 1e-12f, 1e-7f, 1e-3f};
 static const float wds[] = {0.0f, 1e-2f, 1e-1f, 0.5f};
 static const float etas[] = {1.0f, 0.5f, 0.1f};
 static const float eps_roots[] = {0.0f, 1e-16f, 1e-8f};
-#define PICK(a) ((double)a[rng_int((int)(sizeof a / sizeof a[0]))])
+#define PICK(a) ((double)a[rng_int(&rng, (int)(sizeof a / sizeof a[0]))])
 
 static oc_adam_hparams defaults(oc_adam_profile pr)
 {
@@ -179,11 +77,11 @@ static oc_adam_hparams random_hparams(oc_adam_profile pr)
     hp.beta2 = PICK(beta2s);
     hp.eps = PICK(epss);
     hp.weight_decay = PICK(wds);
-    hp.decoupled = pr == OC_ADAM_KERAS || pr == OC_ADAM_OPTAX || (rng_next() & 1);
+    hp.decoupled = pr == OC_ADAM_KERAS || pr == OC_ADAM_OPTAX || (rng_next(&rng) & 1);
     if (pr == OC_ADAM_TORCH || pr == OC_ADAM_KERAS)
-        hp.amsgrad = rng_int(3) == 0;
+        hp.amsgrad = rng_int(&rng, 3) == 0;
     if (pr == OC_ADAM_TORCH)
-        hp.maximize = rng_int(4) == 0;
+        hp.maximize = rng_int(&rng, 4) == 0;
     if (pr == OC_ADAM_PAPER)
         hp.schedule_multiplier = PICK(etas);
     if (pr == OC_ADAM_OPTAX)
@@ -191,26 +89,26 @@ static oc_adam_hparams random_hparams(oc_adam_profile pr)
     return hp;
 }
 
-static void random_state(adam_case *c)
+static void random_state(gen_case *c)
 {
     for (size_t i = 0; i < c->n; i++) {
-        c->in[ADAM_P][i] = rng_mag(-8, 4, 1);
-        c->in[ADAM_M][i] = rng_mag(-14, 0, 1);
-        c->in[ADAM_V][i] = rng_mag(-30, 0, 0);
-        c->in[ADAM_VMAX][i] = rng_mag(-30, 1, 0);
+        c->in[ADAM_P][i] = rng_mag(&rng, -8, 4, 1);
+        c->in[ADAM_M][i] = rng_mag(&rng, -14, 0, 1);
+        c->in[ADAM_V][i] = rng_mag(&rng, -30, 0, 0);
+        c->in[ADAM_VMAX][i] = rng_mag(&rng, -30, 1, 0);
     }
 }
 
 static float random_grad(void)
 {
-    int r = rng_int(100);
+    int r = rng_int(&rng, 100);
     if (r < 4)
         return 0.0f;
     if (r < 6)
-        return rng_mag(-140, -127, 1); /* subnormal */
+        return rng_mag(&rng, -140, -127, 1); /* subnormal */
     if (r < 8)
-        return rng_mag(-100, -90, 1);
-    return rng_mag(-20, 3, 1);
+        return rng_mag(&rng, -100, -90, 1);
+    return rng_mag(&rng, -20, 3, 1);
 }
 
 static const char *const profile_rules[OC_ADAM_PROFILE_COUNT] = {
@@ -221,77 +119,78 @@ static const int64_t random_steps[] = {1, 2, 3, 5, 10, 100, 1000, 1000000};
 static void random_cases(family *f, adam_exact_ctx *cx, oc_adam_profile pr, int count)
 {
     for (int t = 0; t < count; t++) {
-        adam_case c = {.comment = "random state, gradient and hyper-parameters; one step",
+        oc_adam_hparams hp = random_hparams(pr);
+        gen_case c = {.comment = "random state, gradient and hyper-parameters; one step",
                        .flags = {"Random"},
                        .rules = {"ADAM-M-1", "ADAM-V-1", "ADAM-BC-1", "ADAM-EPS-1", "ADAM-DIR-1",
                                  "ADAM-UPD-1", "ADAM-STORE-1", profile_rules[pr]},
-                       .result = "valid", .hp = random_hparams(pr)};
-        c.first_step = random_steps[rng_int(8)];
-        case_alloc(&c, 64, 1);
+                       .result = "valid"};
+        c.first_step = random_steps[rng_int(&rng, 8)];
+        gen_case_alloc(&c, 64, 1);
         random_state(&c);
         for (size_t i = 0; i < c.n; i++)
             c.g[i] = random_grad();
-        emit(f, cx, &c);
+        emit(f, cx, &hp, &c);
     }
 }
 
 static void trajectory(family *f, adam_exact_ctx *cx, oc_adam_hparams hp, int64_t first,
                        size_t steps, size_t n, const char *comment)
 {
-    adam_case c = {.comment = comment, .flags = {"Trajectory"},
+    gen_case c = {.comment = comment, .flags = {"Trajectory"},
                    .rules = {"ADAM-BC-1", "ADAM-STORE-1", "ADAM-UPD-1", "ADAM-TOL-1", "ADAM-TOL-2",
                              profile_rules[hp.profile]},
-                   .result = "valid", .hp = hp, .first_step = first};
-    case_alloc(&c, n, steps);
+                   .result = "valid", .first_step = first};
+    gen_case_alloc(&c, n, steps);
     if (first > 1)
         random_state(&c);
     else
         for (size_t i = 0; i < n; i++)
-            c.in[ADAM_P][i] = rng_mag(-4, 2, 1);
+            c.in[ADAM_P][i] = rng_mag(&rng, -4, 2, 1);
     /* gradients: a per-element drift plus noise, so m does not average to zero */
     for (size_t i = 0; i < n; i++) {
-        float drift = rng_mag(-8, -2, 1);
+        float drift = rng_mag(&rng, -8, -2, 1);
         for (size_t s = 0; s < steps; s++)
-            c.g[s * n + i] = drift + rng_mag(-10, -1, 1);
+            c.g[s * n + i] = drift + rng_mag(&rng, -10, -1, 1);
     }
-    emit(f, cx, &c);
+    emit(f, cx, &hp, &c);
 }
 
 /* A discriminating case: state and gradient built by `fill`, hyper-parameters given. */
-typedef void (*fill_fn)(adam_case *c);
+typedef void (*fill_fn)(gen_case *c);
 
 static void discriminating(family *f, adam_exact_ctx *cx, oc_adam_hparams hp, int64_t first,
                            size_t steps, const char *flag, const char *rule,
                            const char *comment, fill_fn fill)
 {
-    adam_case c = {.comment = comment, .flags = {flag},
+    gen_case c = {.comment = comment, .flags = {flag},
                    .rules = {rule, "ADAM-TOL-1", "ADAM-TOL-2", profile_rules[hp.profile]},
-                   .result = "valid", .hp = hp, .first_step = first};
-    case_alloc(&c, 16, steps);
+                   .result = "valid", .first_step = first};
+    gen_case_alloc(&c, 16, steps);
     fill(&c);
-    emit(f, cx, &c);
+    emit(f, cx, &hp, &c);
 }
 
 static float g_scale; /* magnitude used by the fill functions below */
-static void fill_zero_state_grad(adam_case *c)
+static void fill_zero_state_grad(gen_case *c)
 {
     for (size_t i = 0; i < c->n; i++) {
-        c->in[ADAM_P][i] = rng_mag(-2, 1, 1);
+        c->in[ADAM_P][i] = rng_mag(&rng, -2, 1, 1);
         for (size_t s = 0; s < c->steps; s++)
-            c->g[s * c->n + i] = (float)(g_scale * (0.5 + rng_unit()) * ((i & 1) ? -1 : 1));
+            c->g[s * c->n + i] = (float)(g_scale * (0.5 + rng_unit(&rng)) * ((i & 1) ? -1 : 1));
     }
 }
-static void fill_random_state_grad(adam_case *c)
+static void fill_random_state_grad(gen_case *c)
 {
     random_state(c);
     for (size_t i = 0; i < c->n * c->steps; i++)
-        c->g[i] = (float)(g_scale * (0.5 + rng_unit()) * ((i & 1) ? -1 : 1));
+        c->g[i] = (float)(g_scale * (0.5 + rng_unit(&rng)) * ((i & 1) ? -1 : 1));
 }
-static void fill_zero_grad(adam_case *c)
+static void fill_zero_grad(gen_case *c)
 {
     random_state(c);
 }
-static void fill_signed_zeros(adam_case *c)
+static void fill_signed_zeros(gen_case *c)
 {
     for (size_t i = 0; i < c->n; i++) {
         c->in[ADAM_P][i] = (i & 1) ? -0.0f : 0.0f;
@@ -301,23 +200,23 @@ static void fill_signed_zeros(adam_case *c)
         c->g[i] = (i & 4) ? -0.0f : 0.0f;
     }
 }
-static void fill_subnormal(adam_case *c)
+static void fill_subnormal(gen_case *c)
 {
     for (size_t i = 0; i < c->n; i++) {
-        c->in[ADAM_P][i] = rng_mag(-140, -127, 1);
-        c->in[ADAM_M][i] = rng_mag(-140, -127, 1);
-        c->in[ADAM_V][i] = rng_mag(-149, -127, 0);
-        c->in[ADAM_VMAX][i] = rng_mag(-149, -127, 0);
-        c->g[i] = rng_mag(-149, -127, 1);
+        c->in[ADAM_P][i] = rng_mag(&rng, -140, -127, 1);
+        c->in[ADAM_M][i] = rng_mag(&rng, -140, -127, 1);
+        c->in[ADAM_V][i] = rng_mag(&rng, -149, -127, 0);
+        c->in[ADAM_VMAX][i] = rng_mag(&rng, -149, -127, 0);
+        c->g[i] = rng_mag(&rng, -149, -127, 1);
     }
 }
-static void fill_amsgrad_history(adam_case *c)
+static void fill_amsgrad_history(gen_case *c)
 {
     random_state(c);
     for (size_t i = 0; i < c->n; i++) {
-        c->in[ADAM_V][i] = rng_mag(-20, -16, 0);
-        c->in[ADAM_VMAX][i] = rng_mag(-12, -8, 0); /* an earlier, larger second moment */
-        c->g[i] = rng_mag(-10, -6, 1);
+        c->in[ADAM_V][i] = rng_mag(&rng, -20, -16, 0);
+        c->in[ADAM_VMAX][i] = rng_mag(&rng, -12, -8, 0); /* an earlier, larger second moment */
+        c->g[i] = rng_mag(&rng, -10, -6, 1);
     }
 }
 
@@ -436,18 +335,19 @@ static void invalid_cases(family *f, adam_exact_ctx *cx, oc_adam_profile pr)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int invalid = strcmp(cases[i].result, "invalid") == 0;
-        adam_case c = {.comment = cases[i].what,
+        oc_adam_hparams hp = defaults(pr);
+        gen_case c = {.comment = cases[i].what,
                        .flags = {invalid ? "InvalidHyperParameter" : "LenientValidation"},
                        .rules = {"ADAM-HP-1", "ADAM-HP-2", "ADAM-ERR-1"},
-                       .result = cases[i].result, .hp = defaults(pr),
+                       .result = cases[i].result,
                        .first_step = cases[i].step};
         if (cases[i].field != NO_FIELD)
-            *(double *)((char *)&c.hp + cases[i].field) = cases[i].value;
-        case_alloc(&c, 4, 1);
+            *(double *)((char *)&hp + cases[i].field) = cases[i].value;
+        gen_case_alloc(&c, 4, 1);
         random_state(&c);
         for (size_t k = 0; k < c.n; k++)
-            c.g[k] = rng_mag(-10, 0, 1);
-        emit(f, cx, &c);
+            c.g[k] = rng_mag(&rng, -10, 0, 1);
+        emit(f, cx, &hp, &c);
     }
 }
 
@@ -504,7 +404,7 @@ int gen_adam(const gen_options *opt, const char *outdir)
         char name[64];
         const char *pname = oc_adam_profile_name((oc_adam_profile)pr);
         snprintf(name, sizeof name, "adam-%s", pname);
-        rng_state = opt->seed * 1000003ull + (uint64_t)pr;
+        rng.state = opt->seed * 1000003ull + (uint64_t)pr;
         family f;
         if (family_init(&f, name, "adam", pname, rules, opt) != 0) {
             rc = -1;

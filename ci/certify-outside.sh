@@ -1,0 +1,37 @@
+#!/bin/sh
+# Certifies real outside implementations through the results path: PyTorch's own
+# torch.optim.Adam/AdamW and torch.optim.SGD (single-tensor and foreach) and lion-pytorch's Lion,
+# each against its `torch`-profile family. The adapter runs the library over the vectors,
+# `optcert judge` prints the certificate. Exit 0 when every failure is a known divergence listed
+# (and explained) in conformance/adapters/known-divergences.txt, and every listed one still fails.
+#   ci/certify-outside.sh [BUILD_DIR]
+set -eu
+cd "$(dirname "$0")/.."
+build=${1:-build}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+rc=0
+for run in adam-torch: adam-torch:--foreach sgd-torch: sgd-torch:--foreach lion-torch:; do
+    family=${run%%:*}
+    flag=${run#*:}
+    res="$out/$family$flag"
+    /usr/bin/python3 conformance/adapters/torch_optim.py $flag \
+        --vectors "vectors/$family/$family.json" --out "$res.safetensors"
+    "$build"/optcert judge --results "$res.safetensors" --family "$family" --verbose \
+        --report table --report "json:$res.json" || true
+    /usr/bin/python3 - "$res.json" "$family" conformance/adapters/known-divergences.txt <<'PY' || rc=1
+import json, sys
+report, family, known_path = sys.argv[1:]
+doc = json.load(open(report))
+failed = {c["tcId"] for f in doc["families"] for c in f["cases"] if c["verdict"] == "FAIL"}
+known = {int(line.split()[1]) for line in open(known_path)
+         if line.strip() and not line.startswith("#") and line.split()[0] == family}
+if failed - known:
+    sys.exit(f"{family}: unexplained failures, tcIds {sorted(failed - known)}")
+if known - failed:
+    sys.exit(f"{family}: listed divergences no longer fail, tcIds {sorted(known - failed)}")
+passed = sum(f["pass"] for f in doc["families"])
+print(f"{family}: {passed} cases pass; failures are exactly the {len(known)} known divergences")
+PY
+done
+exit $rc

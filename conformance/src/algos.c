@@ -1,0 +1,187 @@
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "algos.h"
+
+/* VEC-FMT-1: a hex-float string (or nan/inf) exactly representable in binary32. */
+static oc_status get_hex(const char *path, json_t *obj, const char *key, double *out, oc_diag *d)
+{
+    const char *s = json_string_value(json_object_get(obj, key));
+    const char *t = s ? s + (*s == '-' || *s == '+') : NULL;
+    int hexlike = t && (strncmp(t, "0x", 2) == 0 || strncmp(t, "0X", 2) == 0 ||
+                        strcmp(t, "nan") == 0 || strcmp(t, "inf") == 0);
+    char *end = NULL;
+    if (hexlike)
+        *out = strtod(s, &end);
+    if (!hexlike || end == s || *end != '\0' ||
+        !(isnan(*out) || isinf(*out) || (fabs(*out) <= FLT_MAX && (double)(float)*out == *out)))
+        return oc_fail(d, OC_ERR_FORMAT,
+                       "%s: hparams.%s must be a hex-float string exact in binary32", path, key);
+    return OC_OK;
+}
+
+static oc_status get_bool(const char *path, json_t *obj, const char *key, int *out, oc_diag *d)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_boolean(v))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: hparams.%s must be a boolean", path, key);
+    *out = json_is_true(v);
+    return OC_OK;
+}
+
+static oc_status bad_profile(const char *path, const char *algo, const char *profile, oc_diag *d)
+{
+    return oc_fail(d, OC_ERR_FORMAT, "%s: unknown %s profile '%s'", path, algo, profile);
+}
+
+/* ---- Adam ---- */
+static const char *adam_mutant(int mu) { return oc_adam_mutant_name((oc_adam_mutant)mu); }
+static int adam_nstate(const oc_hparams *hp) { return hp->adam.amsgrad ? 4 : 3; }
+
+static oc_status adam_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
+                            oc_diag *d)
+{
+    oc_adam_hparams *hp = &u->adam;
+    oc_status st;
+    if (oc_adam_profile_parse(profile, &hp->profile) != OC_OK)
+        return bad_profile(path, "Adam", profile, d);
+    if ((st = get_hex(path, h, "lr", &hp->lr, d)) || (st = get_hex(path, h, "beta1", &hp->beta1, d)) ||
+        (st = get_hex(path, h, "beta2", &hp->beta2, d)) || (st = get_hex(path, h, "eps", &hp->eps, d)) ||
+        (st = get_hex(path, h, "weightDecay", &hp->weight_decay, d)) ||
+        (st = get_hex(path, h, "epsRoot", &hp->eps_root, d)) ||
+        (st = get_hex(path, h, "scheduleMultiplier", &hp->schedule_multiplier, d)) ||
+        (st = get_bool(path, h, "decoupled", &hp->decoupled, d)) ||
+        (st = get_bool(path, h, "amsgrad", &hp->amsgrad, d)) ||
+        (st = get_bool(path, h, "maximize", &hp->maximize, d)))
+        return st;
+    return OC_OK;
+}
+
+static int adam_supports(const oc_impl *impl, const oc_hparams *u)
+{
+    static const uint64_t prof_cap[OC_ADAM_PROFILE_COUNT] = {
+        OC_CAP_ADAM_TORCH, OC_CAP_ADAM_OPTAX, OC_CAP_ADAM_PAPER, OC_CAP_ADAM_KERAS};
+    const oc_adam_hparams *hp = &u->adam;
+    if (!impl->adam_step || (unsigned)hp->profile >= OC_ADAM_PROFILE_COUNT)
+        return 0;
+    uint64_t need = prof_cap[hp->profile] | (hp->amsgrad ? OC_CAP_ADAM_AMSGRAD : 0) |
+                    (hp->maximize ? OC_CAP_ADAM_MAXIMIZE : 0);
+    return (impl->capabilities & need) == need;
+}
+
+static oc_status adam_step(const oc_impl *impl, const oc_hparams *hp, int64_t t, size_t n,
+                           float *const *s, const float *g)
+{
+    return impl->adam_step(impl->ctx, &hp->adam, t, n, s[0], s[1], s[2],
+                           hp->adam.amsgrad ? s[3] : NULL, g);
+}
+
+static oc_status adam_ref(const oc_hparams *hp, int64_t t, size_t n, float *const *s,
+                          const float *g, int mu)
+{
+    return oc_ref_adam_step(&hp->adam, t, n, s[0], s[1], s[2], hp->adam.amsgrad ? s[3] : NULL,
+                            g, (oc_adam_mutant)mu);
+}
+
+const oc_algo oc_algo_adam = {"adam", "AdamStep", {"p", "m", "v", "vmax"}, OC_ADAM_MUTANT_COUNT,
+                              adam_mutant, adam_nstate, adam_parse, adam_supports, adam_step,
+                              adam_ref};
+
+/* ---- SGD ---- */
+static const char *sgd_mutant(int mu) { return oc_sgd_mutant_name((oc_sgd_mutant)mu); }
+static int sgd_nstate(const oc_hparams *hp) { return hp->sgd.momentum != 0.0 ? 2 : 1; }
+
+static oc_status sgd_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
+                           oc_diag *d)
+{
+    oc_sgd_hparams *hp = &u->sgd;
+    oc_status st;
+    if (oc_sgd_profile_parse(profile, &hp->profile) != OC_OK)
+        return bad_profile(path, "SGD", profile, d);
+    if ((st = get_hex(path, h, "lr", &hp->lr, d)) ||
+        (st = get_hex(path, h, "momentum", &hp->momentum, d)) ||
+        (st = get_hex(path, h, "dampening", &hp->dampening, d)) ||
+        (st = get_hex(path, h, "weightDecay", &hp->weight_decay, d)) ||
+        (st = get_bool(path, h, "nesterov", &hp->nesterov, d)) ||
+        (st = get_bool(path, h, "maximize", &hp->maximize, d)))
+        return st;
+    return OC_OK;
+}
+
+static int sgd_supports(const oc_impl *impl, const oc_hparams *u)
+{
+    const oc_sgd_hparams *hp = &u->sgd;
+    if (!impl->sgd_step || (unsigned)hp->profile >= OC_SGD_PROFILE_COUNT)
+        return 0;
+    uint64_t need = (hp->profile == OC_SGD_TORCH ? OC_CAP_SGD_TORCH : OC_CAP_SGD_EMA) |
+                    (hp->nesterov ? OC_CAP_SGD_NESTEROV : 0) |
+                    (hp->maximize ? OC_CAP_SGD_MAXIMIZE : 0);
+    return (impl->capabilities & need) == need;
+}
+
+static oc_status sgd_step(const oc_impl *impl, const oc_hparams *hp, int64_t t, size_t n,
+                          float *const *s, const float *g)
+{
+    return impl->sgd_step(impl->ctx, &hp->sgd, t, n, s[0], hp->sgd.momentum != 0.0 ? s[1] : NULL,
+                          g);
+}
+
+static oc_status sgd_ref(const oc_hparams *hp, int64_t t, size_t n, float *const *s,
+                         const float *g, int mu)
+{
+    return oc_ref_sgd_step(&hp->sgd, t, n, s[0], hp->sgd.momentum != 0.0 ? s[1] : NULL, g,
+                           (oc_sgd_mutant)mu);
+}
+
+const oc_algo oc_algo_sgd = {"sgd", "SgdStep", {"p", "buf"}, OC_SGD_MUTANT_COUNT, sgd_mutant,
+                             sgd_nstate, sgd_parse, sgd_supports, sgd_step, sgd_ref};
+
+/* ---- Lion ---- */
+static const char *lion_mutant(int mu) { return oc_lion_mutant_name((oc_lion_mutant)mu); }
+static int lion_nstate(const oc_hparams *hp) { return (void)hp, 2; }
+
+static oc_status lion_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
+                            oc_diag *d)
+{
+    oc_lion_hparams *hp = &u->lion;
+    oc_status st;
+    if (oc_lion_profile_parse(profile, &hp->profile) != OC_OK)
+        return bad_profile(path, "Lion", profile, d);
+    if ((st = get_hex(path, h, "lr", &hp->lr, d)) || (st = get_hex(path, h, "beta1", &hp->beta1, d)) ||
+        (st = get_hex(path, h, "beta2", &hp->beta2, d)) ||
+        (st = get_hex(path, h, "weightDecay", &hp->weight_decay, d)))
+        return st;
+    return OC_OK;
+}
+
+static int lion_supports(const oc_impl *impl, const oc_hparams *u)
+{
+    return impl->lion_step && u->lion.profile == OC_LION_TORCH &&
+           (impl->capabilities & OC_CAP_LION_TORCH);
+}
+
+static oc_status lion_step(const oc_impl *impl, const oc_hparams *hp, int64_t t, size_t n,
+                           float *const *s, const float *g)
+{
+    return impl->lion_step(impl->ctx, &hp->lion, t, n, s[0], s[1], g);
+}
+
+static oc_status lion_ref(const oc_hparams *hp, int64_t t, size_t n, float *const *s,
+                          const float *g, int mu)
+{
+    return oc_ref_lion_step(&hp->lion, t, n, s[0], s[1], g, (oc_lion_mutant)mu);
+}
+
+const oc_algo oc_algo_lion = {"lion", "LionStep", {"p", "m"}, OC_LION_MUTANT_COUNT, lion_mutant,
+                              lion_nstate, lion_parse, lion_supports, lion_step, lion_ref};
+
+const oc_algo *const oc_algos[OC_NALGOS] = {&oc_algo_adam, &oc_algo_sgd, &oc_algo_lion};
+
+const oc_algo *oc_algo_find(const char *name)
+{
+    for (int i = 0; i < OC_NALGOS; i++)
+        if (strcmp(oc_algos[i]->name, name) == 0)
+            return oc_algos[i];
+    return NULL;
+}

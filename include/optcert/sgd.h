@@ -1,0 +1,49 @@
+/* SGD with momentum, Nesterov, dampening, weight decay, under two profiles (spec/sgd.md). */
+#ifndef OPTCERT_SGD_H
+#define OPTCERT_SGD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "optcert/status.h"
+
+typedef enum oc_sgd_profile {
+    OC_SGD_TORCH = 0, /* torch.optim.SGD: buf = mu*buf + (1-dampening)*g, first step buf = g  SGD-PROF-TORCH */
+    OC_SGD_EMA,       /* EMA/lerp form of the Muon implementations: buf = lerp(buf, g, 1-mu)   SGD-PROF-EMA */
+    OC_SGD_PROFILE_COUNT
+} oc_sgd_profile;
+
+typedef struct oc_sgd_hparams {
+    oc_sgd_profile profile;
+    double lr;           /* >= 0                                                  SGD-HP-1 */
+    double momentum;     /* mu in [0, 1)                                          SGD-HP-1 */
+    double dampening;    /* in [0, 1]; torch only (0 elsewhere)                   SGD-HP-1 */
+    double weight_decay; /* >= 0: L2 into g (torch), decoupled p *= 1-lr*wd (ema) SGD-WD-1/2 */
+    int nesterov;        /* torch: requires momentum > 0 and dampening == 0       SGD-NEST-1 */
+    int maximize;        /* torch only                                            SGD-MAX-1 */
+} oc_sgd_hparams;
+
+typedef enum oc_sgd_mutant {
+    OC_SGD_CORRECT = 0,
+    OC_SGD_MUT_NESTEROV_USES_BUFFER,
+    OC_SGD_MUT_DAMPENING_ON_FIRST_STEP,
+    OC_SGD_MUT_LERP_WEIGHTS_SWAPPED,
+    OC_SGD_MUT_MAXIMIZE_AFTER_DECAY,
+    OC_SGD_MUT_DECAY_SKIPPED_WITHOUT_MOMENTUM,
+    OC_SGD_MUTANT_COUNT
+} oc_sgd_mutant;
+
+const char *oc_sgd_mutant_name(oc_sgd_mutant mu);
+const char *oc_sgd_mutant_description(oc_sgd_mutant mu);
+const char *oc_sgd_profile_name(oc_sgd_profile pr);
+oc_status oc_sgd_profile_parse(const char *name, oc_sgd_profile *out);
+
+/* Checks hyper-parameters and step against SGD-HP-1/2 and the profile's options. */
+oc_status oc_sgd_check(const oc_sgd_hparams *hp, int64_t step);
+
+/* One step (step >= 1) on n elements: p and the momentum buffer buf (fp32) updated in place.
+ * buf is read only when momentum > 0 (may be NULL otherwise); in the torch profile the input
+ * buffer of step 1 is ignored (torch creates it from g, SGD-BUF-1). On error nothing is written. */
+oc_status oc_ref_sgd_step(const oc_sgd_hparams *hp, int64_t step, size_t n, float *p, float *buf,
+                          const float *g, oc_sgd_mutant mutant);
+
+#endif

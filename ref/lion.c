@@ -1,0 +1,248 @@
+/* Lion reference (spec/lion.md). Scalar C11, no allocation, no I/O, no globals.
+ *
+ * Exact-class reference: each element is computed in binary64 from its fp32 inputs and
+ * rounded to fp32 only at the storage points of LION-STORE-1 (m and p), as in ref/adam.c.
+ * The sign of c (LION-DIR-1, LION-SIGN-1) is decided on the exact value of c, not on a
+ * rounded one: it is the only use of c, and it is discontinuous at 0 (see lion_sign).
+ */
+#include <math.h>
+#include <string.h>
+#include "optcert/lion.h"
+#include "optcert/buffers.h"
+
+/*@ predicate lion_hparams_ok(oc_lion_hparams *hp, int64_t step) =
+        1 <= step &&
+        hp->profile == OC_LION_TORCH &&
+        0.0 <= hp->lr <= 0x1.fffffffffffffp+1023 &&
+        0.0 <= hp->beta1 < 1.0 && 0.0 <= hp->beta2 < 1.0 &&
+        0.0 <= hp->weight_decay <= 0x1.fffffffffffffp+1023;
+*/
+
+static const char *const mutant_names[OC_LION_MUTANT_COUNT] = {
+    "correct",
+    "momentum-before-sign",
+    "betas-swapped",
+    "decay-not-scaled-by-lr",
+    "coupled-decay",
+    "sign-zero-is-one",
+};
+
+static const char *const mutant_descriptions[OC_LION_MUTANT_COUNT] = {
+    "the reference itself",
+    "momentum updated first: c = b1*m' + (1-b1)*g uses the new momentum instead of the old",
+    "beta1 and beta2 swapped",
+    "decoupled decay p *= 1 - wd, not multiplied by the learning rate",
+    "L2 decay g += wd*p before sign and momentum, not decoupled (bitsandbytes #1992)",
+    "sign(0) = +1, as where(c >= 0, 1, -1) gives, instead of sign(0) = 0",
+};
+
+static const char *const profile_names[OC_LION_PROFILE_COUNT] = {
+    "torch",
+};
+
+const char *oc_lion_mutant_name(oc_lion_mutant mu)
+{
+    return (unsigned)mu < OC_LION_MUTANT_COUNT ? mutant_names[mu] : NULL;
+}
+
+const char *oc_lion_mutant_description(oc_lion_mutant mu)
+{
+    return (unsigned)mu < OC_LION_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
+}
+
+const char *oc_lion_profile_name(oc_lion_profile pr)
+{
+    return (unsigned)pr < OC_LION_PROFILE_COUNT ? profile_names[pr] : NULL;
+}
+
+oc_status oc_lion_profile_parse(const char *name, oc_lion_profile *out)
+{
+    for (int i = 0; i < OC_LION_PROFILE_COUNT; i++)
+        if (strcmp(name, profile_names[i]) == 0) {
+            *out = (oc_lion_profile)i;
+            return OC_OK;
+        }
+    return OC_ERR_BAD_PROFILE;
+}
+
+static int finite_nonneg(double x) { return x >= 0.0 && x <= 0x1.fffffffffffffp+1023; }
+static int beta_in_range(double b) { return b >= 0.0 && b < 1.0; }
+
+/* LION-HP-1: ranges and step (Lion has no bias correction; the step is validated so that
+ * every family rejects the same counters). Comparisons are written so that NaN fails. */
+/*@ requires \valid_read(hp);
+    assigns \nothing;
+    ensures \result == OC_OK ==> lion_hparams_ok(hp, step);
+    ensures !lion_hparams_ok(hp, step) ==> \result != OC_OK;
+*/
+oc_status oc_lion_check(const oc_lion_hparams *hp, int64_t step)
+{
+    if (step < 1)
+        return OC_ERR_BAD_STEP;
+    if (!finite_nonneg(hp->lr) || !beta_in_range(hp->beta1) || !beta_in_range(hp->beta2) ||
+        !finite_nonneg(hp->weight_decay))
+        return OC_ERR_BAD_HPARAM;
+    if (hp->profile != OC_LION_TORCH)
+        return OC_ERR_BAD_PROFILE;
+    return OC_OK;
+}
+
+/* Knuth's TwoSum: s + e == a + b exactly (binary64, round to nearest; the build uses
+ * -ffp-contract=off, so no operation is fused). */
+/*@ requires \valid(s) && \valid(e) && \separated(s, e);
+    assigns *s, *e;
+*/
+static void two_sum(double a, double b, double *s, double *e)
+{
+    double x = a + b, bv = x - a, av = x - bv;
+    *s = x;
+    *e = (a - av) + (b - bv);
+}
+
+/* p + e == a * b exactly when a*b does not underflow (fma rounds once). */
+/*@ requires \valid(p) && \valid(e) && \separated(p, e);
+    assigns *p, *e;
+*/
+static void two_prod(double a, double b, double *p, double *e)
+{
+    double x = a * b;
+    *p = x;
+    *e = fma(a, b, -x);
+}
+
+/* Sign (-1, 0, +1) of the exact sum of x[0..5]. Grow-Expansion (Shewchuk 1997, Theorem 10)
+ * adds each term into a nonoverlapping expansion e[0..k] of increasing magnitude by TwoSum;
+ * the sign of such an expansion is the sign of its largest nonzero component. */
+/*@ requires \valid_read(x + (0 .. 5));
+    assigns \nothing;
+    ensures -1 <= \result <= 1;
+*/
+static int sign_of_exact_sum(const double x[6])
+{
+    double e[6] = {0};
+    /*@ loop invariant 0 <= k <= 6;
+        loop assigns k, e[0 .. 5];
+        loop variant 6 - k;
+    */
+    for (int k = 0; k < 6; k++) {
+        double q = x[k];
+        /*@ loop invariant 0 <= j <= k;
+            loop assigns j, q, e[0 .. 5];
+            loop variant k - j;
+        */
+        for (int j = 0; j < k; j++)
+            two_sum(q, e[j], &q, &e[j]);
+        e[k] = q;
+    }
+    /*@ loop invariant -1 <= j <= 5;
+        loop assigns j;
+        loop variant j + 1;
+    */
+    for (int j = 5; j >= 0; j--)
+        if (e[j] != 0.0)
+            return e[j] > 0.0 ? 1 : -1;
+    return 0;
+}
+
+/* LION-SIGN-1 of c = b1*m + (1-b1)*g (LION-DIR-1), with sign(0) = 0 (torch.sign, jnp.sign)
+ * or, for the mutant, where(c >= 0, 1, -1). A rounded c can have the wrong sign when the two
+ * terms nearly cancel, so the sign is taken of the exact c: 1 - b1 = w + ew (TwoSum), and
+ * b1*m, w*g, ew*g split into exact pairs (TwoProduct) give six doubles that add up to c.
+ * For fp32 m and g the products cannot underflow when b1 >= 2^-700; below that (b1 != 0),
+ * |b1*m| < 2^-572 while a nonzero (1-b1)*g exceeds 2^-150, so g decides unless it is 0.
+ * Non-finite c (an infinite or NaN input) keeps IEEE semantics: sign(+-inf) = +-1,
+ * sign(NaN) = NaN as torch.sign gives. */
+/*@ assigns \nothing; */
+static double lion_sign(double b1, double m, double g, int zero_is_one)
+{
+    double c = b1 * m + (1.0 - b1) * g;
+    int s;
+    if (isnan(c))
+        return zero_is_one ? -1.0 : c;
+    if (isinf(c)) {
+        s = c > 0.0 ? 1 : -1;
+    } else if (b1 != 0.0 && b1 < 0x1p-700) {
+        s = g > 0.0 ? 1 : g < 0.0 ? -1 : m > 0.0 ? 1 : m < 0.0 ? -1 : 0;
+    } else {
+        double x[6], w;
+        two_prod(b1, m, &x[0], &x[1]);
+        two_sum(1.0, -b1, &w, &x[5]);
+        two_prod(x[5], g, &x[4], &x[5]);
+        two_prod(w, g, &x[2], &x[3]);
+        s = sign_of_exact_sum(x);
+    }
+    if (zero_is_one)
+        return s >= 0 ? 1.0 : -1.0;
+    return (double)s;
+}
+
+/* One element. Storage points (LION-STORE-1) are the two (float) conversions. */
+/*@ requires \valid(p) && \valid(m) && \separated(p, m);
+    requires \valid_read(hp);
+    assigns *p, *m;
+*/
+static void lion_element(const oc_lion_hparams *hp, oc_lion_mutant mu, float *p, float *m,
+                         float grad)
+{
+    double p0 = *p, m0 = *m, g = grad;
+    int swapped = mu == OC_LION_MUT_BETAS_SWAPPED;
+    double b1 = swapped ? hp->beta2 : hp->beta1;
+    double b2 = swapped ? hp->beta1 : hp->beta2;
+    double decay = hp->lr * hp->weight_decay;                       /* LION-WD-1 */
+    if (mu == OC_LION_MUT_DECAY_NOT_SCALED_BY_LR)
+        decay = hp->weight_decay;
+    if (mu == OC_LION_MUT_COUPLED_DECAY) {
+        g += hp->weight_decay * p0;
+        decay = 0.0;
+    }
+    float m1 = (float)(b2 * m0 + (1.0 - b2) * g);                   /* LION-M-1, LION-STORE-1 */
+    double cm = mu == OC_LION_MUT_MOMENTUM_BEFORE_SIGN ? (double)m1 : m0;
+    double s = lion_sign(b1, cm, g, mu == OC_LION_MUT_SIGN_ZERO_IS_ONE); /* LION-DIR-1, -SIGN-1 */
+    *p = (float)(p0 - decay * p0 - hp->lr * s);                     /* LION-UPD-1 */
+    *m = m1;
+}
+
+/* LION-ERR-1: validate everything, then update; on error nothing is written. */
+/*@ requires \valid_read(hp);
+    requires n <= 0x10000000;
+    requires lion_hparams_ok(hp, step) ==>
+             \valid(p + (0 .. n-1)) && \valid(m + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
+    requires \separated(p + (0 .. n-1), m + (0 .. n-1), g + (0 .. n-1));
+    assigns p[0 .. n-1], m[0 .. n-1];
+    behavior invalid:
+      assumes !lion_hparams_ok(hp, step);
+      assigns \nothing;
+      ensures \result != OC_OK;
+    behavior maybe_valid:
+      assumes lion_hparams_ok(hp, step);
+    complete behaviors;
+    disjoint behaviors;
+*/
+oc_status oc_ref_lion_step(const oc_lion_hparams *hp, int64_t step, size_t n, float *p, float *m,
+                           const float *g, oc_lion_mutant mutant)
+{
+    if (hp == NULL)
+        return OC_ERR_NULL_POINTER;
+    if ((unsigned)mutant >= OC_LION_MUTANT_COUNT)
+        return OC_ERR_BAD_PROFILE;
+    oc_status st = oc_lion_check(hp, step);
+    if (st != OC_OK)
+        return st;
+    const void *bufs[3] = {p, m, g};
+    for (int b = 0; b < 3; b++) {
+        st = oc_buffer_check(bufs[b], n, sizeof(float));
+        if (st != OC_OK)
+            return st;
+        for (int o = 0; o < b; o++)
+            if ((st = oc_buffer_disjoint(bufs[o], n * sizeof(float), bufs[b],
+                                         n * sizeof(float))) != OC_OK)
+                return st;
+    }
+    /*@ loop invariant 0 <= i <= n;
+        loop assigns i, p[0 .. n-1], m[0 .. n-1];
+        loop variant n - i;
+    */
+    for (size_t i = 0; i < n; i++)
+        lion_element(hp, mutant, &p[i], &m[i], g[i]);
+    return OC_OK;
+}
