@@ -1,7 +1,8 @@
 #!/bin/sh
 # Certifies real outside implementations through the results path: PyTorch's own
-# torch.optim.Adam/AdamW and torch.optim.SGD (single-tensor and foreach) and lion-pytorch's Lion,
-# each against its `torch`-profile family. The adapter runs the library over the vectors,
+# torch.optim.Adam/AdamW and torch.optim.SGD (single-tensor and foreach), lion-pytorch's Lion,
+# each against its `torch`-profile family, and megatron-core's OptimizerParamScheduler against
+# schedule-megatron. The adapter runs the library over the vectors,
 # `optcert judge` prints the certificate. Exit 0 when every failure is a known divergence listed
 # (and explained) in conformance/adapters/known-divergences.txt, and every listed one still fails.
 #   ci/certify-outside.sh [BUILD_DIR]
@@ -11,11 +12,14 @@ build=${1:-build}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 rc=0
-for run in adam-torch: adam-torch:--foreach sgd-torch: sgd-torch:--foreach lion-torch:; do
+for run in adam-torch: adam-torch:--foreach sgd-torch: sgd-torch:--foreach lion-torch: \
+    schedule-megatron:; do
     family=${run%%:*}
     flag=${run#*:}
     res="$out/$family$flag"
-    /usr/bin/python3 conformance/adapters/torch_optim.py $flag \
+    adapter=torch_optim.py
+    [ "$family" = schedule-megatron ] && adapter=megatron_schedule.py
+    /usr/bin/python3 "conformance/adapters/$adapter" $flag \
         --vectors "vectors/$family/$family.json" --out "$res.safetensors"
     "$build"/optcert judge --results "$res.safetensors" --family "$family" --verbose \
         --report table --report "json:$res.json" || true

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Python side of the conformance suite (conformance/adapters/*.py): Debian's python3 with
 # python3-torch, python3-numpy and python3-jsonschema from apt; safetensors and lion-pytorch
-# (pinned) from PyPI. Idempotent: installs only what is missing. Run as root.
+# and megatron-core (pinned) from PyPI. Idempotent: installs only what is missing. Run as root.
 set -eu
 
 PY=/usr/bin/python3
@@ -17,10 +17,14 @@ fi
 
 "$PY" -c 'import safetensors' >/dev/null 2>&1 ||
     "$PY" -m pip install --break-system-packages safetensors==0.8.0
-# --no-deps: lion-pytorch only needs torch, which Debian's python3-torch provides
+# --no-deps: lion-pytorch only needs torch, which Debian's python3-torch provides; of
+# megatron-core only the scheduler file is used (conformance/adapters/megatron_schedule.py)
 "$PY" -c 'import lion_pytorch' >/dev/null 2>&1 ||
     "$PY" -m pip install --break-system-packages --no-deps lion-pytorch==0.2.5
+"$PY" -c 'from importlib import metadata; metadata.version("megatron-core")' >/dev/null 2>&1 ||
+    "$PY" -m pip install --break-system-packages --no-deps megatron-core==0.16.1
 
 "$PY" -c 'import torch, numpy, safetensors; from importlib import metadata as m
 print("python ok: torch", torch.__version__, "numpy", numpy.__version__, "safetensors",
-      safetensors.__version__, "lion-pytorch", m.version("lion-pytorch"))'
+      safetensors.__version__, "lion-pytorch", m.version("lion-pytorch"), "megatron-core",
+      m.version("megatron-core"))'

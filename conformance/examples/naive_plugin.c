@@ -1,7 +1,7 @@
 /* An example third-party plugin, written the way an outsider would: plain fp32 loops with
  * their own operation order (Adam's bias corrections with powf in fp32, step size folded, FMA
  * contraction allowed). It claims Adam (torch profile, with amsgrad and maximize), SGD (torch
- * profile, with Nesterov and maximize) and Lion.
+ * profile, with Nesterov and maximize), Lion, and Megatron's schedule in binary64.
  * Build: cc -O2 -ffp-contract=fast -shared -fPIC naive_plugin.c -Iinclude -lm -o libnaive_plugin.so
  * Certify: optcert certify --impl ./libnaive_plugin.so */
 #include <math.h>
@@ -97,16 +97,70 @@ static oc_status naive_lion_step(void *ctx, const oc_lion_hparams *hp, int64_t s
     return OC_OK;
 }
 
+/* Megatron's schedule written out in binary64, in Megatron's own forms. */
+static oc_status naive_schedule_eval(void *ctx, const oc_schedule *s, int64_t n, double *lr,
+                                     double *wd)
+{
+    (void)ctx;
+    if (!(s->min_lr >= 0 && s->max_lr >= s->min_lr && s->init_lr >= 0 &&
+          s->init_lr <= s->max_lr && isfinite(s->max_lr)) ||
+        s->decay_steps <= 0 || s->warmup_steps < 0 || s->warmup_steps >= s->decay_steps ||
+        (s->decay_style == OC_LR_WSD &&
+         (s->wsd_decay_steps <= 0 || s->wsd_decay_steps > s->decay_steps)) ||
+        !(s->start_wd >= 0 && s->end_wd >= s->start_wd && isfinite(s->end_wd)) ||
+        (s->wd_style == OC_WD_CONSTANT && s->start_wd != s->end_wd) || s->wd_incr_steps <= 0 ||
+        !(s->wd_mult >= 0))
+        return OC_ERR_BAD_HPARAM;
+    if (n < 0)
+        return OC_ERR_BAD_STEP;
+    const double pi = 3.141592653589793;
+    int64_t W = s->warmup_steps, D = s->decay_steps;
+    double coeff = 1.0, l;
+    if (W > 0 && n <= W)
+        l = s->init_lr + (s->max_lr - s->init_lr) * (double)n / (double)W;
+    else if (s->decay_style == OC_LR_CONSTANT)
+        l = s->max_lr;
+    else if (n > D)
+        l = s->min_lr;
+    else if (s->decay_style == OC_LR_INVERSE_SQRT)
+        l = fmax(s->min_lr, s->max_lr * sqrt((double)(W > 1 ? W : 1)) / sqrt((double)(n > 1 ? n : 1)));
+    else {
+        double r = (double)(n - W) / (double)(D - W);
+        if (s->decay_style == OC_LR_LINEAR)
+            coeff = 1.0 - r;
+        else if (s->decay_style == OC_LR_COSINE)
+            coeff = 0.5 * (cos(pi * r) + 1.0);
+        else if (n > D - s->wsd_decay_steps) {
+            double w = (double)(n - (D - s->wsd_decay_steps)) / (double)s->wsd_decay_steps;
+            coeff = s->wsd_style == OC_WSD_LINEAR        ? 1.0 - w
+                    : s->wsd_style == OC_WSD_COSINE      ? 0.5 * (cos(pi * w) + 1.0)
+                    : s->wsd_style == OC_WSD_EXPONENTIAL ? 2.0 * pow(0.5, w) - 1.0
+                                                         : 1.0 - sqrt(w);
+        }
+        l = s->min_lr + coeff * (s->max_lr - s->min_lr);
+    }
+    double w = s->end_wd;
+    if (n <= s->wd_incr_steps && s->wd_style != OC_WD_CONSTANT) {
+        double r = (double)n / (double)s->wd_incr_steps;
+        double c = s->wd_style == OC_WD_LINEAR ? r : 0.5 * (cos(pi * (1 - r)) + 1.0);
+        w = s->start_wd + c * (s->end_wd - s->start_wd);
+    }
+    *lr = l;
+    *wd = w * s->wd_mult;
+    return OC_OK;
+}
+
 static const oc_impl naive_plugin = {
     .abi_version = OC_IMPL_ABI_VERSION,
     .name = "naive-plugin (example)",
     .version = "1.0",
     .capabilities = OC_CAP_ADAM_TORCH | OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE |
                     OC_CAP_SGD_TORCH | OC_CAP_SGD_NESTEROV | OC_CAP_SGD_MAXIMIZE |
-                    OC_CAP_LION_TORCH,
+                    OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON,
     .adam_step = naive_adam_step,
     .sgd_step = naive_sgd_step,
     .lion_step = naive_lion_step,
+    .schedule_eval = naive_schedule_eval,
 };
 
 const oc_impl *optcert_impl_v1(void) { return &naive_plugin; }

@@ -3,9 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "algos.h"
+#include "judge.h"
+#include "vectors.h"
 
 /* VEC-FMT-1: a hex-float string (or nan/inf) exactly representable in binary32. */
-static oc_status get_hex(const char *path, json_t *obj, const char *key, double *out, oc_diag *d)
+oc_status oc_get_hex(const char *path, json_t *obj, const char *key, double *out, oc_diag *d)
 {
     const char *s = json_string_value(json_object_get(obj, key));
     const char *t = s ? s + (*s == '-' || *s == '+') : NULL;
@@ -21,7 +23,7 @@ static oc_status get_hex(const char *path, json_t *obj, const char *key, double 
     return OC_OK;
 }
 
-static oc_status get_bool(const char *path, json_t *obj, const char *key, int *out, oc_diag *d)
+oc_status oc_get_bool(const char *path, json_t *obj, const char *key, int *out, oc_diag *d)
 {
     json_t *v = json_object_get(obj, key);
     if (!json_is_boolean(v))
@@ -46,14 +48,14 @@ static oc_status adam_parse(const char *path, const char *profile, json_t *h, oc
     oc_status st;
     if (oc_adam_profile_parse(profile, &hp->profile) != OC_OK)
         return bad_profile(path, "Adam", profile, d);
-    if ((st = get_hex(path, h, "lr", &hp->lr, d)) || (st = get_hex(path, h, "beta1", &hp->beta1, d)) ||
-        (st = get_hex(path, h, "beta2", &hp->beta2, d)) || (st = get_hex(path, h, "eps", &hp->eps, d)) ||
-        (st = get_hex(path, h, "weightDecay", &hp->weight_decay, d)) ||
-        (st = get_hex(path, h, "epsRoot", &hp->eps_root, d)) ||
-        (st = get_hex(path, h, "scheduleMultiplier", &hp->schedule_multiplier, d)) ||
-        (st = get_bool(path, h, "decoupled", &hp->decoupled, d)) ||
-        (st = get_bool(path, h, "amsgrad", &hp->amsgrad, d)) ||
-        (st = get_bool(path, h, "maximize", &hp->maximize, d)))
+    if ((st = oc_get_hex(path, h, "lr", &hp->lr, d)) || (st = oc_get_hex(path, h, "beta1", &hp->beta1, d)) ||
+        (st = oc_get_hex(path, h, "beta2", &hp->beta2, d)) || (st = oc_get_hex(path, h, "eps", &hp->eps, d)) ||
+        (st = oc_get_hex(path, h, "weightDecay", &hp->weight_decay, d)) ||
+        (st = oc_get_hex(path, h, "epsRoot", &hp->eps_root, d)) ||
+        (st = oc_get_hex(path, h, "scheduleMultiplier", &hp->schedule_multiplier, d)) ||
+        (st = oc_get_bool(path, h, "decoupled", &hp->decoupled, d)) ||
+        (st = oc_get_bool(path, h, "amsgrad", &hp->amsgrad, d)) ||
+        (st = oc_get_bool(path, h, "maximize", &hp->maximize, d)))
         return st;
     return OC_OK;
 }
@@ -77,16 +79,9 @@ static oc_status adam_step(const oc_impl *impl, const oc_hparams *hp, int64_t t,
                            hp->adam.amsgrad ? s[3] : NULL, g);
 }
 
-static oc_status adam_ref(const oc_hparams *hp, int64_t t, size_t n, float *const *s,
-                          const float *g, int mu)
-{
-    return oc_ref_adam_step(&hp->adam, t, n, s[0], s[1], s[2], hp->adam.amsgrad ? s[3] : NULL,
-                            g, (oc_adam_mutant)mu);
-}
-
-const oc_algo oc_algo_adam = {"adam", "AdamStep", {"p", "m", "v", "vmax"}, OC_ADAM_MUTANT_COUNT,
-                              adam_mutant, adam_nstate, adam_parse, adam_supports, adam_step,
-                              adam_ref};
+const oc_algo oc_algo_adam = {"adam", "AdamStep", {"p", "m", "v", "vmax"}, 24,
+                              OC_ADAM_MUTANT_COUNT, adam_mutant, adam_nstate, adam_parse,
+                              adam_supports, oc_load_tensor_case, oc_run_elementwise, adam_step};
 
 /* ---- SGD ---- */
 static const char *sgd_mutant(int mu) { return oc_sgd_mutant_name((oc_sgd_mutant)mu); }
@@ -99,12 +94,12 @@ static oc_status sgd_parse(const char *path, const char *profile, json_t *h, oc_
     oc_status st;
     if (oc_sgd_profile_parse(profile, &hp->profile) != OC_OK)
         return bad_profile(path, "SGD", profile, d);
-    if ((st = get_hex(path, h, "lr", &hp->lr, d)) ||
-        (st = get_hex(path, h, "momentum", &hp->momentum, d)) ||
-        (st = get_hex(path, h, "dampening", &hp->dampening, d)) ||
-        (st = get_hex(path, h, "weightDecay", &hp->weight_decay, d)) ||
-        (st = get_bool(path, h, "nesterov", &hp->nesterov, d)) ||
-        (st = get_bool(path, h, "maximize", &hp->maximize, d)))
+    if ((st = oc_get_hex(path, h, "lr", &hp->lr, d)) ||
+        (st = oc_get_hex(path, h, "momentum", &hp->momentum, d)) ||
+        (st = oc_get_hex(path, h, "dampening", &hp->dampening, d)) ||
+        (st = oc_get_hex(path, h, "weightDecay", &hp->weight_decay, d)) ||
+        (st = oc_get_bool(path, h, "nesterov", &hp->nesterov, d)) ||
+        (st = oc_get_bool(path, h, "maximize", &hp->maximize, d)))
         return st;
     return OC_OK;
 }
@@ -127,15 +122,9 @@ static oc_status sgd_step(const oc_impl *impl, const oc_hparams *hp, int64_t t, 
                           g);
 }
 
-static oc_status sgd_ref(const oc_hparams *hp, int64_t t, size_t n, float *const *s,
-                         const float *g, int mu)
-{
-    return oc_ref_sgd_step(&hp->sgd, t, n, s[0], hp->sgd.momentum != 0.0 ? s[1] : NULL, g,
-                           (oc_sgd_mutant)mu);
-}
-
-const oc_algo oc_algo_sgd = {"sgd", "SgdStep", {"p", "buf"}, OC_SGD_MUTANT_COUNT, sgd_mutant,
-                             sgd_nstate, sgd_parse, sgd_supports, sgd_step, sgd_ref};
+const oc_algo oc_algo_sgd = {"sgd", "SgdStep", {"p", "buf"}, 24, OC_SGD_MUTANT_COUNT,
+                             sgd_mutant, sgd_nstate, sgd_parse, sgd_supports,
+                             oc_load_tensor_case, oc_run_elementwise, sgd_step};
 
 /* ---- Lion ---- */
 static const char *lion_mutant(int mu) { return oc_lion_mutant_name((oc_lion_mutant)mu); }
@@ -148,9 +137,9 @@ static oc_status lion_parse(const char *path, const char *profile, json_t *h, oc
     oc_status st;
     if (oc_lion_profile_parse(profile, &hp->profile) != OC_OK)
         return bad_profile(path, "Lion", profile, d);
-    if ((st = get_hex(path, h, "lr", &hp->lr, d)) || (st = get_hex(path, h, "beta1", &hp->beta1, d)) ||
-        (st = get_hex(path, h, "beta2", &hp->beta2, d)) ||
-        (st = get_hex(path, h, "weightDecay", &hp->weight_decay, d)))
+    if ((st = oc_get_hex(path, h, "lr", &hp->lr, d)) || (st = oc_get_hex(path, h, "beta1", &hp->beta1, d)) ||
+        (st = oc_get_hex(path, h, "beta2", &hp->beta2, d)) ||
+        (st = oc_get_hex(path, h, "weightDecay", &hp->weight_decay, d)))
         return st;
     return OC_OK;
 }
@@ -167,16 +156,12 @@ static oc_status lion_step(const oc_impl *impl, const oc_hparams *hp, int64_t t,
     return impl->lion_step(impl->ctx, &hp->lion, t, n, s[0], s[1], g);
 }
 
-static oc_status lion_ref(const oc_hparams *hp, int64_t t, size_t n, float *const *s,
-                          const float *g, int mu)
-{
-    return oc_ref_lion_step(&hp->lion, t, n, s[0], s[1], g, (oc_lion_mutant)mu);
-}
+const oc_algo oc_algo_lion = {"lion", "LionStep", {"p", "m"}, 24, OC_LION_MUTANT_COUNT,
+                              lion_mutant, lion_nstate, lion_parse, lion_supports,
+                              oc_load_tensor_case, oc_run_elementwise, lion_step};
 
-const oc_algo oc_algo_lion = {"lion", "LionStep", {"p", "m"}, OC_LION_MUTANT_COUNT, lion_mutant,
-                              lion_nstate, lion_parse, lion_supports, lion_step, lion_ref};
-
-const oc_algo *const oc_algos[OC_NALGOS] = {&oc_algo_adam, &oc_algo_sgd, &oc_algo_lion};
+const oc_algo *const oc_algos[OC_NALGOS] = {&oc_algo_adam, &oc_algo_sgd, &oc_algo_lion,
+                                            &oc_algo_schedule};
 
 const oc_algo *oc_algo_find(const char *name)
 {

@@ -10,33 +10,49 @@
 
 #define OC_MAX_STATE 4
 
+struct oc_case;
+struct oc_outputs;
+struct oc_st_file;
+
 typedef union oc_hparams {
     oc_adam_hparams adam;
     oc_sgd_hparams sgd;
     oc_lion_hparams lion;
+    oc_schedule sched;
 } oc_hparams;
 
 typedef struct oc_algo {
     const char *name;                      /* "algorithm" in the vector files */
     const char *group_type;                /* testGroups[].type */
-    const char *state_names[OC_MAX_STATE]; /* state tensors, parameter first */
+    const char *state_names[OC_MAX_STATE]; /* outputs (state tensors, parameter first) */
+    int precision;                         /* significand bits of the stored outputs: 24, 53 */
     int nmutants;                          /* including 0 = correct */
     const char *(*mutant_name)(int mu);
     int (*nstate)(const oc_hparams *hp);   /* state tensors a case with these hparams uses */
     oc_status (*parse)(const char *path, const char *profile, json_t *h, oc_hparams *hp,
                        oc_diag *d);
     int (*supports)(const oc_impl *impl, const oc_hparams *hp);
-    /* One step through impl's table; state[k] follows state_names. */
+    /* Reads a test's inputs and expected outputs (the common fields are already read; st is
+     * the family's tensor file, NULL for families with inline values). */
+    oc_status (*load_case)(const char *path, const struct oc_st_file *st, json_t *test,
+                           struct oc_case *c, oc_diag *d);
+    /* Runs a whole case through impl: outputs [steps * n] per output name; *st is the status of
+     * the first failing call, *dirty whether that call changed any state. */
+    void (*run)(const oc_impl *impl, const struct oc_case *c, struct oc_outputs *o,
+                oc_status *st, int *dirty);
+    /* Elementwise algorithms: one step through impl's table; state[k] follows state_names. */
     oc_status (*step)(const oc_impl *impl, const oc_hparams *hp, int64_t t, size_t n,
                       float *const *state, const float *g);
-    /* The reference's own entry point, with a mutant. */
-    oc_status (*ref_step)(const oc_hparams *hp, int64_t t, size_t n, float *const *state,
-                          const float *g, int mutant);
 } oc_algo;
 
-extern const oc_algo oc_algo_adam, oc_algo_sgd, oc_algo_lion;
+extern const oc_algo oc_algo_adam, oc_algo_sgd, oc_algo_lion, oc_algo_schedule;
 extern const oc_algo *const oc_algos[];
-#define OC_NALGOS 3
+#define OC_NALGOS 4
+
+/* VEC-FMT-1 readers shared by the descriptors: a hex-float string exact in binary32 (or
+ * nan/inf), and a boolean. */
+oc_status oc_get_hex(const char *path, json_t *obj, const char *key, double *out, oc_diag *d);
+oc_status oc_get_bool(const char *path, json_t *obj, const char *key, int *out, oc_diag *d);
 
 /* The descriptor named `name`, or NULL. */
 const oc_algo *oc_algo_find(const char *name);

@@ -142,7 +142,10 @@ static void judge_one(void *ctx, const oc_family *fam, const oc_case *c, oc_case
     oc_diag d;
     for (int k = 0; k < c->nstate; k++) {
         snprintf(key, sizeof key, "%s/%d/%s", fam->name, c->tcid, c->algo->state_names[k]);
-        if (oc_st_tensor(rc->st, key, OC_F32, c->steps, c->n, (void **)&o.out[k], &d) != OC_OK) {
+        oc_status s = c->algo->precision == 53
+                          ? oc_st_tensor(rc->st, key, OC_F64, c->steps, c->n, (void **)&o.out[k], &d)
+                          : oc_st_tensor_widened(rc->st, key, c->steps, c->n, &o.out[k], &d);
+        if (s != OC_OK) {
             r->verdict = OC_FAIL;
             snprintf(r->detail, sizeof r->detail, "%.200s", d.msg);
             oc_outputs_free(&o);

@@ -4,15 +4,18 @@
 #include <string.h>
 #include "judge.h"
 
-double oc_ulp32(double x)
+double oc_ulp(double x, int precision)
 {
-    x = fabs(x);
-    if (x < 0x1p-126)
-        return 0x1p-149;
+    int emin = precision == 24 ? -126 : -1022; /* binary32 or binary64 */
     int e;
+    x = fabs(x);
+    if (x < ldexp(1.0, emin))
+        return ldexp(1.0, emin - precision + 1);
     frexp(x, &e); /* x = f * 2^e, f in [0.5, 1) */
-    return ldexp(1.0, e - 24);
+    return ldexp(1.0, e - precision);
 }
+
+double oc_ulp32(double x) { return oc_ulp(x, 24); }
 
 static float *alloc_floats(size_t n)
 {
@@ -36,18 +39,22 @@ int oc_impl_supports(const oc_impl *impl, const oc_case *c)
 void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                  int *dirty)
 {
-    float *s[OC_MAX_STATE] = {0}, *snap[OC_MAX_STATE] = {0};
     memset(o, 0, sizeof *o);
-    *st = OC_OK;
     *dirty = 0;
-    if (!oc_impl_supports(impl, c)) {
-        *st = OC_ERR_UNSUPPORTED;
-        return;
-    }
+    *st = OC_ERR_UNSUPPORTED;
+    if (oc_impl_supports(impl, c))
+        c->algo->run(impl, c, o, st, dirty);
+}
+
+void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+                        int *dirty)
+{
+    float *s[OC_MAX_STATE] = {0}, *snap[OC_MAX_STATE] = {0};
+    *st = OC_OK;
     for (int k = 0; k < c->nstate; k++) {
         s[k] = alloc_floats(c->n);
         snap[k] = alloc_floats(c->n);
-        o->out[k] = malloc((c->steps * c->n + 1) * sizeof(float));
+        o->out[k] = malloc((c->steps * c->n + 1) * sizeof(double));
         memcpy(s[k], c->in[k], c->n * sizeof(float));
     }
     for (size_t step = 0; step < c->steps; step++) {
@@ -61,7 +68,8 @@ void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status
             break;
         }
         for (int k = 0; k < c->nstate; k++)
-            memcpy(o->out[k] + step * c->n, s[k], c->n * sizeof(float));
+            for (size_t i = 0; i < c->n; i++)
+                o->out[k][step * c->n + i] = s[k][i];
     }
     for (int k = 0; k < c->nstate; k++) {
         free(s[k]);
@@ -78,7 +86,7 @@ void oc_judge_outputs(const oc_case *c, const oc_outputs *o, oc_class cls, oc_ca
         for (int k = 0; k < c->nstate; k++)
             for (size_t i = 0; i < c->n; i++) {
                 size_t j = step * c->n + i;
-                double got = o->out[k][j], e = c->exp[k].f32[j], x = c->exp[k].f64[j];
+                double got = o->out[k][j], e = c->exp[k].stored[j], x = c->exp[k].f64[j];
                 double tol = c->exp[k].tol[j], ulps, ratio;
                 int ok;
                 if (!isfinite(e)) { /* ADAM-STORE-2: overflow and NaN are judged exactly */
@@ -88,7 +96,7 @@ void oc_judge_outputs(const oc_case *c, const oc_outputs *o, oc_class cls, oc_ca
                     ok = 0;
                     ulps = ratio = INFINITY;
                 } else {
-                    ulps = fabs(got - x) / oc_ulp32(x);
+                    ulps = fabs(got - x) / oc_ulp(x, c->algo->precision);
                     ratio = tol > 0 ? fabs(got - e) / tol : (got == e ? 0 : INFINITY);
                     ok = cls == OC_CLASS_EXACT ? ulps <= 1.0 : fabs(got - e) <= tol; /* ADAM-TOL-1/2 */
                 }
@@ -96,11 +104,12 @@ void oc_judge_outputs(const oc_case *c, const oc_outputs *o, oc_class cls, oc_ca
                 r->max_ratio = fmax(r->max_ratio, ratio);
                 if (!ok && r->verdict == OC_PASS) {
                     r->verdict = OC_FAIL;
+                    int digits = c->algo->precision == 53 ? 17 : 9;
                     snprintf(r->detail, sizeof r->detail,
-                             "step %lld, %s[%zu]: got %.9g, expected %.9g (exact %.17g): "
+                             "step %lld, %s[%zu]: got %.*g, expected %.*g (exact %.17g): "
                              "%.3g ulp, bound %.3g",
                              (long long)(c->first_step + (int64_t)step), c->algo->state_names[k], i,
-                             got, e, x, ulps, tol);
+                             digits, got, digits, e, x, ulps, tol);
                 }
             }
 }
@@ -111,14 +120,20 @@ const char *oc_diagnose(const oc_case *c, const oc_outputs *o)
         oc_outputs mo;
         oc_status st;
         int dirty, match = 1;
+        oc_case_result mr;
         oc_run_case(oc_ref_mutant(c->algo, mu), c, &mo, &st, &dirty);
+        if (st == OC_OK) { /* a mutant that passes this case cannot explain a failure */
+            oc_judge_outputs(c, &mo, OC_CLASS_FP32, &mr);
+            match = mr.verdict == OC_FAIL;
+        }
         for (int k = 0; k < c->nstate && match && st == OC_OK; k++)
             for (size_t j = 0; j < c->steps * c->n && match; j++) {
                 double got = o->out[k][j], want = mo.out[k][j];
                 if (!isfinite(want) || !isfinite(got))
                     match = (isnan(got) && isnan(want)) || got == want;
                 else
-                    match = fabs(got - want) <= c->exp[k].tol[j] + 2 * oc_ulp32(want);
+                    match = fabs(got - want) <=
+                            c->exp[k].tol[j] + 2 * oc_ulp(want, c->algo->precision);
             }
         oc_outputs_free(&mo);
         if (st == OC_OK && match)

@@ -18,24 +18,30 @@ typedef enum oc_verdict {
 typedef struct oc_case_result {
     int tcid;
     oc_verdict verdict;
-    double max_ulps;    /* max |got - exact| in ulps of binary32 at the exact value */
+    double max_ulps;    /* max |got - exact| in ulps of the storage format at the exact value */
     double max_ratio;   /* max |got - f32| / tolFp32 (0 when both are 0) */
     char detail[256];   /* first failing entry, or why skipped */
     const char *diagnosis; /* mutant name that reproduces the failure, or NULL */
 } oc_case_result;
 
-/* Outputs of one case: per state tensor a [steps * n] array. */
+/* Outputs of one case: per output name a [steps * n] array (binary32 values widened). */
 typedef struct oc_outputs {
-    float *out[OC_MAX_STATE];
+    double *out[OC_MAX_STATE];
 } oc_outputs;
 
 /* The spacing of binary32 numbers at |x| (2^-149 in the subnormal range). */
 double oc_ulp32(double x);
+/* The spacing at |x| of a binary format with `precision` significand bits (24 or 53). */
+double oc_ulp(double x, int precision);
 
-/* Runs impl over case c (fresh aligned buffers); on return *st is the status of the first
- * failing call (or OC_OK) and *dirty tells whether a failing call modified the state. */
+/* Runs impl over case c; on return *st is the status of the first failing call (or OC_OK,
+ * or OC_ERR_UNSUPPORTED if impl does not claim the case) and *dirty tells whether a failing
+ * call modified the state. */
 void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                  int *dirty);
+/* The elementwise algorithms' run: fresh aligned fp32 buffers, one step call per step. */
+void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+                        int *dirty);
 void oc_outputs_free(oc_outputs *o);
 
 /* Whether impl claims what case c needs (algorithm, profile, options). */

@@ -30,16 +30,23 @@ static oc_status ref_lion(void *ctx, const oc_lion_hparams *hp, int64_t step, si
     return oc_ref_lion_step(hp, step, n, p, m, g, (oc_lion_mutant)mutant_for(ctx, &oc_algo_lion));
 }
 
+static oc_status ref_schedule(void *ctx, const oc_schedule *s, int64_t samples, double *lr,
+                              double *wd)
+{
+    return oc_ref_schedule_eval(s, samples, lr, wd,
+                                (oc_schedule_mutant)mutant_for(ctx, &oc_algo_schedule));
+}
+
 #define ALL_CAPS                                                                              \
     (OC_CAP_ADAM_TORCH | OC_CAP_ADAM_OPTAX | OC_CAP_ADAM_PAPER | OC_CAP_ADAM_KERAS |          \
      OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE | OC_CAP_SGD_TORCH | OC_CAP_SGD_EMA |         \
-     OC_CAP_SGD_NESTEROV | OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH)
+     OC_CAP_SGD_NESTEROV | OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON)
 
 const oc_impl *oc_ref(void)
 {
     static const ref_ctx correct = {NULL, 0};
     static const oc_impl table = {OC_IMPL_ABI_VERSION, "optcert-ref", "1", ALL_CAPS,
-                                  (void *)&correct, ref_adam, ref_sgd, ref_lion};
+                                  (void *)&correct, ref_adam, ref_sgd, ref_lion, ref_schedule};
     return &table;
 }
 
@@ -56,6 +63,7 @@ const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
     tables[k][mu] = (oc_impl){OC_IMPL_ABI_VERSION, a->mutant_name(mu), "1", ALL_CAPS,
                               &ctx[k][mu], a == &oc_algo_adam ? ref_adam : NULL,
                               a == &oc_algo_sgd ? ref_sgd : NULL,
-                              a == &oc_algo_lion ? ref_lion : NULL};
+                              a == &oc_algo_lion ? ref_lion : NULL,
+                              a == &oc_algo_schedule ? ref_schedule : NULL};
     return &tables[k][mu];
 }

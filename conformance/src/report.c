@@ -6,8 +6,9 @@
 
 void oc_report_table(const oc_certificate *cert, FILE *out, int verbose)
 {
-    fprintf(out, "optcert certificate\n  implementation: %s %s (%s)\n  class: %s\n\n",
-            cert->impl, cert->version, cert->source, oc_class_name(cert->cls));
+    fprintf(out, "optcert certificate\n  implementation: %s %s (%s)\n  class: %s%s\n\n",
+            cert->impl, cert->version, cert->source, oc_class_name(cert->cls),
+            cert->cls == OC_CLASS_FP32 ? " (fp64 for the binary64 schedule families)" : "");
     fprintf(out, "%-14s %-8s %6s %6s %6s %8s %8s %11s %11s\n", "family", "profile", "pass",
             "FAIL", "skip", "accepted", "rejected", "worst ulp", "worst/bound");
     for (size_t i = 0; i < cert->nfams; i++) {

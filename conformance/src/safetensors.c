@@ -152,6 +152,21 @@ oc_status oc_st_tensor(const oc_st_file *f, const char *key, oc_dtype dt, size_t
     return OC_OK;
 }
 
+oc_status oc_st_tensor_widened(const oc_st_file *f, const char *key, size_t rows, size_t cols,
+                               double **out, oc_diag *d)
+{
+    float *x;
+    oc_status s = oc_st_tensor(f, key, OC_F32, rows, cols, (void **)&x, d);
+    *out = NULL;
+    if (s != OC_OK)
+        return s;
+    *out = malloc((rows * cols + 1) * sizeof(double));
+    for (size_t i = 0; *out && i < rows * cols; i++)
+        (*out)[i] = x[i];
+    free(x);
+    return *out ? OC_OK : oc_fail(d, OC_ERR_INTERNAL, "out of memory reading '%s'", key);
+}
+
 const char *oc_st_metadata(const oc_st_file *f, const char *key)
 {
     return json_string_value(json_object_get(json_object_get(f->header, "__metadata__"), key));

@@ -28,6 +28,10 @@ void oc_st_close(oc_st_file *f);
 oc_status oc_st_tensor(const oc_st_file *f, const char *key, oc_dtype dt, size_t rows,
                        size_t cols, void **out, oc_diag *d);
 
+/* Reads an F32 tensor like oc_st_tensor and widens it to binary64 (caller frees). */
+oc_status oc_st_tensor_widened(const oc_st_file *f, const char *key, size_t rows, size_t cols,
+                               double **out, oc_diag *d);
+
 /* __metadata__ value for key, or NULL. */
 const char *oc_st_metadata(const oc_st_file *f, const char *key);
 

@@ -8,8 +8,8 @@
 #include "safetensors.h"
 #include "vectors.h"
 
-static oc_status get_size(const char *path, int tcid, json_t *t, const char *key, int64_t lo,
-                          int64_t hi, int64_t *out, oc_diag *d)
+oc_status oc_get_int(const char *path, int tcid, json_t *t, const char *key, int64_t lo,
+                     int64_t hi, int64_t *out, oc_diag *d)
 {
     json_t *v = json_object_get(t, key);
     if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
@@ -30,6 +30,66 @@ static oc_status tensor_ref(const oc_st_file *st, const char *path, int tcid, js
     return oc_st_tensor(st, ref, dt, rows, cols, out, d);
 }
 
+/* Reads F32 tensor `key` of obj widened to binary64. */
+static oc_status widened_ref(const oc_st_file *st, const char *path, int tcid, json_t *obj,
+                             const char *key, size_t rows, size_t cols, double **out, oc_diag *d)
+{
+    const char *ref = json_string_value(json_object_get(obj, key));
+    if (!ref)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing tensor reference '%s'", path,
+                       tcid, key);
+    return oc_st_tensor_widened(st, ref, rows, cols, out, d);
+}
+
+oc_status oc_load_tensor_case(const char *path, const oc_st_file *st, json_t *t, oc_case *c,
+                              oc_diag *d)
+{
+    oc_status s;
+    int64_t v = 0;
+    if (!st)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: %s families need a tensors file", path,
+                       c->algo->name);
+    if ((s = oc_get_int(path, c->tcid, t, "n", 0, 1 << 26, &v, d)))
+        return s;
+    c->n = (size_t)v;
+    if ((s = oc_get_int(path, c->tcid, t, "steps", 1, 1 << 20, &v, d)))
+        return s;
+    c->steps = (size_t)v;
+    if ((s = oc_get_int(path, c->tcid, t, "firstStep", INT64_MIN / 2, INT64_MAX / 2, &c->first_step, d)))
+        return s;
+    json_t *in = json_object_get(t, "inputs"), *ex = json_object_get(t, "expected");
+    if (!json_is_object(in))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing inputs", path, c->tcid);
+    for (int k = 0; k < c->nstate; k++) /* VEC-FMT-4: inputs [n], g [steps, n] */
+        if ((s = tensor_ref(st, path, c->tcid, in, c->algo->state_names[k], OC_F32, 1, c->n,
+                            (void **)&c->in[k], d)))
+            return s;
+    if ((s = tensor_ref(st, path, c->tcid, in, "g", OC_F32, c->steps, c->n, (void **)&c->g, d)))
+        return s;
+    if (c->result != OC_RESULT_VALID)
+        return OC_OK;
+    if (!json_is_object(ex))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: valid case without expected", path,
+                       c->tcid);
+    for (int k = 0; k < c->nstate; k++) { /* VEC-FMT-5: f32, f64, tolFp32, each [steps, n] */
+        json_t *e = json_object_get(ex, c->algo->state_names[k]);
+        if (!json_is_object(e))
+            return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing expected '%s'", path, c->tcid,
+                           c->algo->state_names[k]);
+        if ((s = widened_ref(st, path, c->tcid, e, "f32", c->steps, c->n, &c->exp[k].stored, d)) ||
+            (s = tensor_ref(st, path, c->tcid, e, "f64", OC_F64, c->steps, c->n,
+                            (void **)&c->exp[k].f64, d)) ||
+            (s = tensor_ref(st, path, c->tcid, e, "tolFp32", OC_F64, c->steps, c->n,
+                            (void **)&c->exp[k].tol, d)))
+            return s;
+        for (size_t i = 0; i < c->steps * c->n; i++)
+            if (!(c->exp[k].tol[i] >= 0))
+                return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: negative or NaN tolerance",
+                               path, c->tcid);
+    }
+    return OC_OK;
+}
+
 static oc_status parse_case(const char *path, const oc_st_file *st, json_t *t,
                             const oc_algo *algo, const oc_hparams *hp, oc_case *c, oc_diag *d)
 {
@@ -38,7 +98,7 @@ static oc_status parse_case(const char *path, const oc_st_file *st, json_t *t,
     memset(c, 0, sizeof *c);
     c->algo = algo;
     c->hp = *hp;
-    if ((s = get_size(path, 0, t, "tcId", 1, INT32_MAX, &v, d)))
+    if ((s = oc_get_int(path, 0, t, "tcId", 1, INT32_MAX, &v, d)))
         return s;
     c->tcid = (int)v;
     c->comment = json_string_value(json_object_get(t, "comment"));
@@ -56,58 +116,20 @@ static oc_status parse_case(const char *path, const oc_st_file *st, json_t *t,
         c->result = OC_RESULT_ACCEPTABLE;
     else
         return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: unknown result '%s'", path, c->tcid, res);
-    if ((s = get_size(path, c->tcid, t, "n", 0, 1 << 26, &v, d)))
-        return s;
-    c->n = (size_t)v;
-    if ((s = get_size(path, c->tcid, t, "steps", 1, 1 << 20, &v, d)))
-        return s;
-    c->steps = (size_t)v;
-    if ((s = get_size(path, c->tcid, t, "firstStep", INT64_MIN / 2, INT64_MAX / 2, &c->first_step, d)))
-        return s;
-    c->nstate = algo->nstate(hp); /* VEC-FMT-4: inputs [n], g [steps, n] */
-    json_t *in = json_object_get(t, "inputs"), *ex = json_object_get(t, "expected");
-    if (!json_is_object(in))
-        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing inputs", path, c->tcid);
-    for (int k = 0; k < c->nstate; k++)
-        if ((s = tensor_ref(st, path, c->tcid, in, algo->state_names[k], OC_F32, 1, c->n,
-                            (void **)&c->in[k], d)))
-            return s;
-    if ((s = tensor_ref(st, path, c->tcid, in, "g", OC_F32, c->steps, c->n, (void **)&c->g, d)))
-        return s;
-    if (c->result != OC_RESULT_VALID)
-        return OC_OK;
-    if (!json_is_object(ex))
-        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: valid case without expected", path,
-                       c->tcid);
-    for (int k = 0; k < c->nstate; k++) { /* VEC-FMT-5: f32, f64, tolFp32, each [steps, n] */
-        json_t *e = json_object_get(ex, algo->state_names[k]);
-        if (!json_is_object(e))
-            return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing expected '%s'", path, c->tcid,
-                           algo->state_names[k]);
-        if ((s = tensor_ref(st, path, c->tcid, e, "f32", OC_F32, c->steps, c->n,
-                            (void **)&c->exp[k].f32, d)) ||
-            (s = tensor_ref(st, path, c->tcid, e, "f64", OC_F64, c->steps, c->n,
-                            (void **)&c->exp[k].f64, d)) ||
-            (s = tensor_ref(st, path, c->tcid, e, "tolFp32", OC_F64, c->steps, c->n,
-                            (void **)&c->exp[k].tol, d)))
-            return s;
-        for (size_t i = 0; i < c->steps * c->n; i++)
-            if (!(c->exp[k].tol[i] >= 0))
-                return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: negative or NaN tolerance",
-                               path, c->tcid);
-    }
-    return OC_OK;
+    c->nstate = algo->nstate(hp);
+    return algo->load_case(path, st, t, c, d);
 }
 
 static void case_free(oc_case *c)
 {
     for (int k = 0; k < OC_MAX_STATE; k++) {
         free(c->in[k]);
-        free(c->exp[k].f32);
+        free(c->exp[k].stored);
         free(c->exp[k].f64);
         free(c->exp[k].tol);
     }
     free(c->g);
+    free(c->positions);
 }
 
 oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
@@ -134,14 +156,15 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
     fam->profile = json_string_value(json_object_get(fam->doc, "profile"));
     if (!schema || strcmp(schema, "optcert-vectors/1") != 0) {
         s = oc_fail(d, OC_ERR_FORMAT, "%s: schema must be \"optcert-vectors/1\"", json_path);
-    } else if (!fam->name || !fam->algorithm || !fam->profile || !tensors ||
-               !json_is_array(groups)) {
+    } else if (!fam->name || !fam->algorithm || !fam->profile || !json_is_array(groups) ||
+               (json_object_get(fam->doc, "tensors") && !tensors)) {
         s = oc_fail(d, OC_ERR_FORMAT,
-                    "%s: missing one of family, algorithm, profile, tensors, testGroups", json_path);
+                    "%s: missing one of family, algorithm, profile, testGroups, or a bad tensors",
+                    json_path);
     } else if (!oc_algo_find(fam->algorithm)) {
         s = oc_fail(d, OC_ERR_FORMAT, "%s: unknown algorithm '%s'", json_path, fam->algorithm);
-    } else if (!*tensors || strcmp(tensors, ".") == 0 || strchr(tensors, '/') ||
-               strstr(tensors, "..")) {
+    } else if (tensors && (!*tensors || strcmp(tensors, ".") == 0 || strchr(tensors, '/') ||
+                           strstr(tensors, ".."))) {
         s = oc_fail(d, OC_ERR_FORMAT, "%s: tensors must be a file name in the same directory",
                     json_path);
     }
@@ -149,14 +172,17 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
         oc_family_free(fam);
         return s;
     }
-    char st_path[4096];
-    const char *slash = strrchr(json_path, '/');
-    int dirlen = slash ? (int)(slash - json_path + 1) : 0;
-    snprintf(st_path, sizeof st_path, "%.*s%s", dirlen, json_path, tensors);
-    oc_st_file st;
-    if ((s = oc_st_open(st_path, &st, d)) != OC_OK) {
-        oc_family_free(fam);
-        return s;
+    oc_st_file st = {0}, *stp = NULL; /* families with inline values have no tensors file */
+    if (tensors) {
+        char st_path[4096];
+        const char *slash = strrchr(json_path, '/');
+        int dirlen = slash ? (int)(slash - json_path + 1) : 0;
+        snprintf(st_path, sizeof st_path, "%.*s%s", dirlen, json_path, tensors);
+        if ((s = oc_st_open(st_path, &st, d)) != OC_OK) {
+            oc_family_free(fam);
+            return s;
+        }
+        stp = &st;
     }
     size_t total = 0, gi;
     json_t *g;
@@ -179,7 +205,7 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
         if ((s = algo->parse(json_path, fam->profile, h, &hp, d)))
             break;
         json_array_foreach(tests, ti, t) {
-            s = parse_case(json_path, &st, t, algo, &hp, &fam->cases[fam->ncases], d);
+            s = parse_case(json_path, stp, t, algo, &hp, &fam->cases[fam->ncases], d);
             fam->ncases++;
             for (size_t j = 0; s == OC_OK && j + 1 < fam->ncases; j++)
                 if (fam->cases[j].tcid == fam->cases[fam->ncases - 1].tcid)
@@ -191,7 +217,8 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
         if (s)
             break;
     }
-    oc_st_close(&st);
+    if (stp)
+        oc_st_close(stp);
     if (s != OC_OK)
         oc_family_free(fam);
     return s;

@@ -6,13 +6,14 @@
 #include <stdint.h>
 #include "algos.h"
 #include "diag.h"
+#include "safetensors.h"
 
 typedef enum oc_result { OC_RESULT_VALID, OC_RESULT_INVALID, OC_RESULT_ACCEPTABLE } oc_result;
 
 typedef struct oc_expect {
-    float *f32;  /* [steps * n] correctly rounded storage values */
-    double *f64; /* [steps * n] exact values rounded to binary64 */
-    double *tol; /* [steps * n] fp32-class absolute bound */
+    double *stored; /* [steps * n] correctly rounded storage values (binary32 ones widened) */
+    double *f64;    /* [steps * n] exact values rounded to binary64 */
+    double *tol;    /* [steps * n] absolute bound of the implementation class fp32 (or fp64) */
 } oc_expect;
 
 typedef struct oc_case {
@@ -24,9 +25,10 @@ typedef struct oc_case {
     oc_hparams hp;
     int64_t first_step;
     size_t steps, n;
-    int nstate;              /* state tensors used, named by algo->state_names */
-    float *in[OC_MAX_STATE]; /* [n] */
-    float *g;                /* [steps * n] */
+    int nstate;              /* outputs used, named by algo->state_names */
+    float *in[OC_MAX_STATE]; /* elementwise: input state [n] */
+    float *g;                /* elementwise: gradients [steps * n] */
+    int64_t *positions;      /* schedules: evaluation points [n] */
     oc_expect exp[OC_MAX_STATE];
 } oc_case;
 
@@ -38,7 +40,16 @@ typedef struct oc_family {
     size_t ncases;
 } oc_family;
 
-/* Loads <json_path> and the safetensors file it names (same directory). */
+/* Elementwise algorithms' load_case: n, steps, firstStep, input tensors, expected tensors
+ * (VEC-FMT-4, VEC-FMT-5). */
+oc_status oc_load_tensor_case(const char *path, const oc_st_file *st, json_t *test, oc_case *c,
+                              oc_diag *d);
+
+/* Reads an integer field of a test in [lo, hi]. */
+oc_status oc_get_int(const char *path, int tcid, json_t *obj, const char *key, int64_t lo,
+                     int64_t hi, int64_t *out, oc_diag *d);
+
+/* Loads <json_path> and the safetensors file it names (same directory), if any. */
 oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d);
 void oc_family_free(oc_family *fam);
 

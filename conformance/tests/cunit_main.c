@@ -1,6 +1,27 @@
 /* Shared main() of the CUnit suites: each suite file defines register_suites(). */
 #include <CUnit/Basic.h>
+#include <stdlib.h>
 #include "cunit_main.h"
+
+float *test_narrow(const double *x, size_t n)
+{
+    float *f = malloc((n + 1) * sizeof(float));
+    for (size_t i = 0; i < n; i++)
+        f[i] = (float)x[i];
+    return f;
+}
+
+void test_add_results(st_writer *w, const char *key, int precision, size_t rows, size_t cols,
+                      const double *x)
+{
+    if (precision == 53) {
+        st_writer_add(w, key, "F64", rows, cols, 1, x);
+        return;
+    }
+    float *f = test_narrow(x, rows * cols);
+    st_writer_add(w, key, "F32", rows, cols, 1, f);
+    free(f);
+}
 
 int main(void)
 {

@@ -8,6 +8,7 @@
 #include "optcert/status.h"
 #include "optcert/adam.h"
 #include "optcert/lion.h"
+#include "optcert/schedule.h"
 #include "optcert/sgd.h"
 
 #define OC_IMPL_ABI_VERSION 1u
@@ -26,6 +27,7 @@
 #define OC_CAP_SGD_NESTEROV  (1ull << 10)
 #define OC_CAP_SGD_MAXIMIZE  (1ull << 11)
 #define OC_CAP_LION_TORCH    (1ull << 16)
+#define OC_CAP_SCHEDULE_MEGATRON (1ull << 24)
 
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
@@ -43,6 +45,9 @@ typedef struct oc_impl {
     /* As oc_ref_lion_step without the mutant; NULL if no Lion capability is claimed. */
     oc_status (*lion_step)(void *ctx, const oc_lion_hparams *hp, int64_t step, size_t n,
                            float *p, float *m, const float *g);
+    /* As oc_ref_schedule_eval without the mutant; NULL if no schedule capability is claimed. */
+    oc_status (*schedule_eval)(void *ctx, const oc_schedule *s, int64_t samples, double *lr,
+                               double *wd);
 } oc_impl;
 
 /* A plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */

@@ -38,6 +38,13 @@ int family_init(family *f, const char *name, const char *algorithm, const char *
     return f->doc && f->tensors ? 0 : -1;
 }
 
+void family_inline(family *f)
+{
+    json_object_del(f->doc, "tensors");
+    st_writer_free(f->tensors);
+    f->tensors = NULL;
+}
+
 void family_free(family *f)
 {
     json_decref(f->doc);
@@ -91,7 +98,7 @@ int family_save(family *f, const char *dir)
     if (!fp || fputc('\n', fp) == EOF || fclose(fp) != 0)
         return -1;
     snprintf(path, sizeof path, "%s/%s/%s.safetensors", dir, f->name, f->name);
-    return st_writer_save(f->tensors, path);
+    return f->tensors ? st_writer_save(f->tensors, path) : 0;
 }
 
 float gen_store(mpfr_t x, gen_golden *out, int k)

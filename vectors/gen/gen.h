@@ -13,6 +13,9 @@ int gen_sgd(const gen_options *opt, const char *outdir);
 /* Writes vectors/lion-torch/ (spec/lion.md); 0 on success. */
 int gen_lion(const gen_options *opt, const char *outdir);
 
+/* Writes vectors/schedule-megatron/ (spec/schedule.md); 0 on success. */
+int gen_schedule(const gen_options *opt, const char *outdir);
+
 /* Writes every family at the given options; 0 on success. */
 int gen_all(const gen_options *opt, const char *outdir);
 

@@ -2,5 +2,8 @@
 
 int gen_all(const gen_options *opt, const char *outdir)
 {
-    return gen_adam(opt, outdir) || gen_sgd(opt, outdir) || gen_lion(opt, outdir) ? -1 : 0;
+    return gen_adam(opt, outdir) || gen_sgd(opt, outdir) || gen_lion(opt, outdir) ||
+                   gen_schedule(opt, outdir)
+               ? -1
+               : 0;
 }
