@@ -9,12 +9,12 @@
 #include "optcert/adam.h"
 #include "optcert/buffers.h"
 
-/*@ predicate finite_ge0(real x) = 0.0 <= x <= 0x1.fffffffffffffp+1023;
-    predicate beta_ok(real b) = 0.0 <= b < 1.0;
+/*@ predicate finite_ge0(double x) = \is_finite(x) && 0.0 <= x;
+    predicate beta_ok(double b) = \is_finite(b) && 0.0 <= b < 1.0;
     predicate hparams_ok(oc_adam_hparams *hp, int64_t step) =
         1 <= step &&
         finite_ge0(hp->lr) && beta_ok(hp->beta1) && beta_ok(hp->beta2) &&
-        0.0 < hp->eps <= 0x1.fffffffffffffp+1023 &&
+        \is_finite(hp->eps) && 0.0 < hp->eps &&
         finite_ge0(hp->weight_decay) && finite_ge0(hp->eps_root) &&
         finite_ge0(hp->schedule_multiplier);
 */
@@ -53,23 +53,45 @@ static const char *const profile_names[OC_ADAM_PROFILE_COUNT] = {
     "torch", "optax", "paper", "keras",
 };
 
+/*@ assigns \result \from mu, mutant_names[0 .. OC_ADAM_MUTANT_COUNT - 1]; */
 const char *oc_adam_mutant_name(oc_adam_mutant mu)
 {
     return (unsigned)mu < OC_ADAM_MUTANT_COUNT ? mutant_names[mu] : NULL;
 }
 
+/*@ assigns \result \from mu, mutant_descriptions[0 .. OC_ADAM_MUTANT_COUNT - 1]; */
 const char *oc_adam_mutant_description(oc_adam_mutant mu)
 {
     return (unsigned)mu < OC_ADAM_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
 }
 
+/*@ assigns \result \from pr, profile_names[0 .. OC_ADAM_PROFILE_COUNT - 1]; */
 const char *oc_adam_profile_name(oc_adam_profile pr)
 {
     return (unsigned)pr < OC_ADAM_PROFILE_COUNT ? profile_names[pr] : NULL;
 }
 
+/*@ requires valid_read_string(name);
+    requires \valid(out);
+    assigns *out;
+    ensures \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
+    ensures \result == OC_OK ==> 0 <= *out < OC_ADAM_PROFILE_COUNT;
+*/
 oc_status oc_adam_profile_parse(const char *name, oc_adam_profile *out)
 {
+    /* The names are valid strings: each is a literal of 5 characters (-wp-literals). */
+    //@ assert name_0_len: \valid_read(profile_names[0] + (0 .. 5)) && profile_names[0][5] == '\0';
+    //@ assert name_0_str: valid_read_string(profile_names[0]);
+    //@ assert name_1_len: \valid_read(profile_names[1] + (0 .. 5)) && profile_names[1][5] == '\0';
+    //@ assert name_1_str: valid_read_string(profile_names[1]);
+    //@ assert name_2_len: \valid_read(profile_names[2] + (0 .. 5)) && profile_names[2][5] == '\0';
+    //@ assert name_2_str: valid_read_string(profile_names[2]);
+    //@ assert name_3_len: \valid_read(profile_names[3] + (0 .. 5)) && profile_names[3][5] == '\0';
+    //@ assert name_3_str: valid_read_string(profile_names[3]);
+    /*@ loop invariant 0 <= i <= OC_ADAM_PROFILE_COUNT;
+        loop assigns i;
+        loop variant OC_ADAM_PROFILE_COUNT - i;
+    */
     for (int i = 0; i < OC_ADAM_PROFILE_COUNT; i++)
         if (strcmp(name, profile_names[i]) == 0) {
             *out = (oc_adam_profile)i;
@@ -78,7 +100,13 @@ oc_status oc_adam_profile_parse(const char *name, oc_adam_profile *out)
     return OC_ERR_BAD_PROFILE;
 }
 
+/*@ assigns \nothing;
+    ensures \result != 0 <==> finite_ge0(x);
+*/
 static int finite_nonneg(double x) { return x >= 0.0 && x <= 0x1.fffffffffffffp+1023; }
+/*@ assigns \nothing;
+    ensures \result != 0 <==> beta_ok(b);
+*/
 static int beta_in_range(double b) { return b >= 0.0 && b < 1.0; }
 
 /* ADAM-HP-1, ADAM-HP-2, ADAM-PROF-*: ranges, step, and the options each profile defines.
@@ -134,7 +162,7 @@ typedef struct adam_coeffs {
 
 /*@ requires \valid_read(hp) && hparams_ok(hp, step);
     requires \valid(c);
-    assigns *c;
+    assigns *c, errno;
 */
 static void adam_coefficients(const oc_adam_hparams *hp, int64_t step, oc_adam_mutant mu,
                               adam_coeffs *c)
@@ -164,17 +192,24 @@ static void adam_coefficients(const oc_adam_hparams *hp, int64_t step, oc_adam_m
     c->eps_hat = (hp->profile == OC_ADAM_KERAS) != (mu == OC_ADAM_MUT_EPS_HAT);
 }
 
-/* One element. Storage points (ADAM-STORE-1) are the four (float) conversions. */
+/* One element. Storage points (ADAM-STORE-1) are the four (float) conversions; a value
+ * beyond the binary32 range stores as +-inf (ADAM-STORE-2). */
 /*@ requires \valid(p) && \valid(m) && \valid(v);
     requires amsgrad != 0 ==> \valid(vmax);
     requires \separated(p, m, v);
     requires amsgrad != 0 ==> \separated(vmax, p, m, v);
     requires \valid_read(hp) && \valid_read(c);
-    assigns *p, *m, *v, *vmax;
+    assigns *p, *m, *v, vmax[0 .. (amsgrad != 0 ? 0 : -1)], errno;
 */
 static void adam_element(const oc_adam_hparams *hp, const adam_coeffs *c, oc_adam_mutant mu,
                          int amsgrad, float *p, float *m, float *v, float *vmax, float grad)
 {
+    /* For WP: the fields read after the floating-point code are readable (stated here,
+     * where the context is small, they close the later memory goals by themselves). */
+    //@ assert hp_fields: \valid_read(&hp->eps) && \valid_read(&hp->eps_root);
+    /*@ assert c_fields: \valid_read(&c->bc1) && \valid_read(&c->bc2) &&
+            \valid_read(&c->step_mult) && \valid_read(&c->decay) && \valid_read(&c->eps_hat);
+    */
     double p0 = *p;
     double g = hp->maximize ? -(double)grad : (double)grad;        /* ADAM-MAX-1 */
     g += c->l2 * p0;                                                /* ADAM-WD-1 */
@@ -219,7 +254,8 @@ static void adam_element(const oc_adam_hparams *hp, const adam_coeffs *c, oc_ada
     requires hp->amsgrad != 0 ==>
              \separated(vmax + (0 .. n-1), p + (0 .. n-1), m + (0 .. n-1), v + (0 .. n-1),
                         g + (0 .. n-1));
-    assigns p[0 .. n-1], m[0 .. n-1], v[0 .. n-1], vmax[0 .. n-1];
+    assigns p[0 .. n-1], m[0 .. n-1], v[0 .. n-1], vmax[0 .. (hp->amsgrad != 0 ? n-1 : -1)],
+            errno;
     behavior invalid:
       assumes !hparams_ok(hp, step);
       assigns \nothing;
@@ -242,10 +278,18 @@ oc_status oc_ref_adam_step(const oc_adam_hparams *hp, int64_t step, size_t n,
         return st;
     int amsgrad = hp->amsgrad != 0;
     const void *bufs[5] = {p, m, v, g, vmax};
+    /*@ loop invariant 0 <= b <= 5;
+        loop assigns b, st;
+        loop variant 5 - b;
+    */
     for (int b = 0; b < (amsgrad ? 5 : 4); b++) {
         st = oc_buffer_check(bufs[b], n, sizeof(float));
         if (st != OC_OK)
             return st;
+        /*@ loop invariant 0 <= o <= b;
+            loop assigns o, st;
+            loop variant b - o;
+        */
         for (int o = 0; o < b; o++)
             if ((st = oc_buffer_disjoint(bufs[o], n * sizeof(float), bufs[b],
                                          n * sizeof(float))) != OC_OK)
@@ -254,7 +298,8 @@ oc_status oc_ref_adam_step(const oc_adam_hparams *hp, int64_t step, size_t n,
     adam_coeffs c;
     adam_coefficients(hp, step, mutant, &c);
     /*@ loop invariant 0 <= i <= n;
-        loop assigns i, p[0 .. n-1], m[0 .. n-1], v[0 .. n-1], vmax[0 .. n-1];
+        loop assigns i, errno, p[0 .. n-1], m[0 .. n-1], v[0 .. n-1],
+                     vmax[0 .. (amsgrad != 0 ? n-1 : -1)];
         loop variant n - i;
     */
     for (size_t i = 0; i < n; i++)
