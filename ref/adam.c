@@ -9,6 +9,8 @@
 #include "optcert/adam.h"
 #include "optcert/buffers.h"
 
+/* ACSL for proofs/ (STATUS.md there): ADAM-HP-1 as a predicate. Every field is finite (not
+ * NaN or infinite) and compared as a real number; oc_adam_check accepts nothing else. */
 /*@ predicate finite_ge0(double x) = \is_finite(x) && 0.0 <= x;
     predicate beta_ok(double b) = \is_finite(b) && 0.0 <= b < 1.0;
     predicate hparams_ok(oc_adam_hparams *hp, int64_t step) =
@@ -167,6 +169,15 @@ typedef struct adam_coeffs {
 static void adam_coefficients(const oc_adam_hparams *hp, int64_t step, oc_adam_mutant mu,
                               adam_coeffs *c)
 {
+    /* For WP, as in adam_element: the accesses after the pow calls close by Qed. */
+    /*@ assert access_ok: \valid(&c->beta1) && \valid(&c->beta2) && \valid(&c->bc1) &&
+            \valid(&c->bc2) && \valid(&c->step_mult) && \valid(&c->decay) &&
+            \valid(&c->l2) && \valid(&c->eps_hat) &&
+            \valid_read(&c->beta1) && \valid_read(&c->beta2) &&
+            \valid_read(&hp->profile) && \valid_read(&hp->lr) &&
+            \valid_read(&hp->weight_decay) && \valid_read(&hp->schedule_multiplier) &&
+            \valid_read(&hp->decoupled);
+    */
     double t = (double)step;
     int swapped = mu == OC_ADAM_MUT_BETAS_SWAPPED;
     c->beta1 = swapped ? hp->beta2 : hp->beta1;
@@ -204,11 +215,15 @@ static void adam_coefficients(const oc_adam_hparams *hp, int64_t step, oc_adam_m
 static void adam_element(const oc_adam_hparams *hp, const adam_coeffs *c, oc_adam_mutant mu,
                          int amsgrad, float *p, float *m, float *v, float *vmax, float grad)
 {
-    /* For WP: the fields read after the floating-point code are readable (stated here,
-     * where the context is small, they close the later memory goals by themselves). */
-    //@ assert hp_fields: \valid_read(&hp->eps) && \valid_read(&hp->eps_root);
-    /*@ assert c_fields: \valid_read(&c->bc1) && \valid_read(&c->bc2) &&
-            \valid_read(&c->step_mult) && \valid_read(&c->decay) && \valid_read(&c->eps_hat);
+    /* For WP: everything read below is readable. Proved here, where the context is small;
+     * the memory goals of the later reads, which follow floating-point code that bogs the
+     * provers down, then close by Qed from these facts alone. */
+    /*@ assert reads_ok: \valid_read(p) && \valid_read(m) && \valid_read(v) &&
+            (amsgrad != 0 ==> \valid_read(vmax)) &&
+            \valid_read(&hp->maximize) && \valid_read(&hp->eps) && \valid_read(&hp->eps_root) &&
+            \valid_read(&c->beta1) && \valid_read(&c->beta2) && \valid_read(&c->l2) &&
+            \valid_read(&c->bc1) && \valid_read(&c->bc2) && \valid_read(&c->step_mult) &&
+            \valid_read(&c->decay) && \valid_read(&c->eps_hat);
     */
     double p0 = *p;
     double g = hp->maximize ? -(double)grad : (double)grad;        /* ADAM-MAX-1 */
@@ -254,6 +269,7 @@ static void adam_element(const oc_adam_hparams *hp, const adam_coeffs *c, oc_ada
     requires hp->amsgrad != 0 ==>
              \separated(vmax + (0 .. n-1), p + (0 .. n-1), m + (0 .. n-1), v + (0 .. n-1),
                         g + (0 .. n-1));
+    // vmax is written only with amsgrad; errno: pow and sqrt may set it (C11 7.12.1).
     assigns p[0 .. n-1], m[0 .. n-1], v[0 .. n-1], vmax[0 .. (hp->amsgrad != 0 ? n-1 : -1)],
             errno;
     behavior invalid:
