@@ -10,12 +10,14 @@
 #include "optcert/lion.h"
 #include "optcert/buffers.h"
 
-/*@ predicate lion_hparams_ok(oc_lion_hparams *hp, int64_t step) =
+/*@ predicate finite_ge0(double x) = \is_finite(x) && 0.0 <= x;
+    predicate beta_ok(double b) = \is_finite(b) && 0.0 <= b < 1.0;
+    predicate lion_hparams_ok(oc_lion_hparams *hp, int64_t step) =
         1 <= step &&
         hp->profile == OC_LION_TORCH &&
-        0.0 <= hp->lr <= 0x1.fffffffffffffp+1023 &&
-        0.0 <= hp->beta1 < 1.0 && 0.0 <= hp->beta2 < 1.0 &&
-        0.0 <= hp->weight_decay <= 0x1.fffffffffffffp+1023;
+        finite_ge0(hp->lr) &&
+        beta_ok(hp->beta1) && beta_ok(hp->beta2) &&
+        finite_ge0(hp->weight_decay);
 */
 
 static const char *const mutant_names[OC_LION_MUTANT_COUNT] = {
@@ -40,23 +42,39 @@ static const char *const profile_names[OC_LION_PROFILE_COUNT] = {
     "torch",
 };
 
+/*@ assigns \result \from mu, mutant_names[0 .. OC_LION_MUTANT_COUNT - 1]; */
 const char *oc_lion_mutant_name(oc_lion_mutant mu)
 {
     return (unsigned)mu < OC_LION_MUTANT_COUNT ? mutant_names[mu] : NULL;
 }
 
+/*@ assigns \result \from mu, mutant_descriptions[0 .. OC_LION_MUTANT_COUNT - 1]; */
 const char *oc_lion_mutant_description(oc_lion_mutant mu)
 {
     return (unsigned)mu < OC_LION_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
 }
 
+/*@ assigns \result \from pr, profile_names[0 .. OC_LION_PROFILE_COUNT - 1]; */
 const char *oc_lion_profile_name(oc_lion_profile pr)
 {
     return (unsigned)pr < OC_LION_PROFILE_COUNT ? profile_names[pr] : NULL;
 }
 
+/*@ requires valid_read_string(name);
+    requires \valid(out);
+    assigns *out;
+    ensures \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
+    ensures \result == OC_OK ==> 0 <= *out < OC_LION_PROFILE_COUNT;
+*/
 oc_status oc_lion_profile_parse(const char *name, oc_lion_profile *out)
 {
+    /* The name is a valid string: a literal of 5 characters (-wp-literals). */
+    //@ assert name_0_len: \valid_read(profile_names[0] + (0 .. 5)) && profile_names[0][5] == '\0';
+    //@ assert name_0_str: valid_read_string(profile_names[0]);
+    /*@ loop invariant 0 <= i <= OC_LION_PROFILE_COUNT;
+        loop assigns i;
+        loop variant OC_LION_PROFILE_COUNT - i;
+    */
     for (int i = 0; i < OC_LION_PROFILE_COUNT; i++)
         if (strcmp(name, profile_names[i]) == 0) {
             *out = (oc_lion_profile)i;
@@ -65,7 +83,13 @@ oc_status oc_lion_profile_parse(const char *name, oc_lion_profile *out)
     return OC_ERR_BAD_PROFILE;
 }
 
+/*@ assigns \nothing;
+    ensures \result != 0 <==> finite_ge0(x);
+*/
 static int finite_nonneg(double x) { return x >= 0.0 && x <= 0x1.fffffffffffffp+1023; }
+/*@ assigns \nothing;
+    ensures \result != 0 <==> beta_ok(b);
+*/
 static int beta_in_range(double b) { return b >= 0.0 && b < 1.0; }
 
 /* LION-HP-1: ranges and step (Lion has no bias correction; the step is validated so that
@@ -184,6 +208,10 @@ static double lion_sign(double b1, double m, double g, int zero_is_one)
 static void lion_element(const oc_lion_hparams *hp, oc_lion_mutant mu, float *p, float *m,
                          float grad)
 {
+    /* For WP: everything read below is readable (proved here, where the context is small). */
+    /*@ assert reads_ok: \valid_read(p) && \valid_read(m) && \valid_read(&hp->beta1) &&
+            \valid_read(&hp->beta2) && \valid_read(&hp->lr) && \valid_read(&hp->weight_decay);
+    */
     double p0 = *p, m0 = *m, g = grad;
     int swapped = mu == OC_LION_MUT_BETAS_SWAPPED;
     double b1 = swapped ? hp->beta2 : hp->beta1;
@@ -229,10 +257,18 @@ oc_status oc_ref_lion_step(const oc_lion_hparams *hp, int64_t step, size_t n, fl
     if (st != OC_OK)
         return st;
     const void *bufs[3] = {p, m, g};
+    /*@ loop invariant 0 <= b <= 3;
+        loop assigns b, st;
+        loop variant 3 - b;
+    */
     for (int b = 0; b < 3; b++) {
         st = oc_buffer_check(bufs[b], n, sizeof(float));
         if (st != OC_OK)
             return st;
+        /*@ loop invariant 0 <= o <= b;
+            loop assigns o, st;
+            loop variant b - o;
+        */
         for (int o = 0; o < b; o++)
             if ((st = oc_buffer_disjoint(bufs[o], n * sizeof(float), bufs[b],
                                          n * sizeof(float))) != OC_OK)

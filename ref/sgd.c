@@ -8,12 +8,13 @@
 #include "optcert/sgd.h"
 #include "optcert/buffers.h"
 
-/*@ predicate sgd_hparams_ok(oc_sgd_hparams *hp, int64_t step) =
+/*@ predicate finite_ge0(double x) = \is_finite(x) && 0.0 <= x;
+    predicate sgd_hparams_ok(oc_sgd_hparams *hp, int64_t step) =
         1 <= step &&
-        0.0 <= hp->lr <= 0x1.fffffffffffffp+1023 &&
-        0.0 <= hp->momentum < 1.0 &&
-        0.0 <= hp->dampening <= 1.0 &&
-        0.0 <= hp->weight_decay <= 0x1.fffffffffffffp+1023 &&
+        finite_ge0(hp->lr) &&
+        \is_finite(hp->momentum) && 0.0 <= hp->momentum < 1.0 &&
+        \is_finite(hp->dampening) && 0.0 <= hp->dampening <= 1.0 &&
+        finite_ge0(hp->weight_decay) &&
         (hp->profile == OC_SGD_TORCH || hp->profile == OC_SGD_EMA) &&
         (hp->profile == OC_SGD_TORCH && hp->nesterov != 0 ==>
              hp->momentum > 0.0 && hp->dampening == 0.0) &&
@@ -42,23 +43,41 @@ static const char *const profile_names[OC_SGD_PROFILE_COUNT] = {
     "torch", "ema",
 };
 
+/*@ assigns \result \from mu, mutant_names[0 .. OC_SGD_MUTANT_COUNT - 1]; */
 const char *oc_sgd_mutant_name(oc_sgd_mutant mu)
 {
     return (unsigned)mu < OC_SGD_MUTANT_COUNT ? mutant_names[mu] : NULL;
 }
 
+/*@ assigns \result \from mu, mutant_descriptions[0 .. OC_SGD_MUTANT_COUNT - 1]; */
 const char *oc_sgd_mutant_description(oc_sgd_mutant mu)
 {
     return (unsigned)mu < OC_SGD_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
 }
 
+/*@ assigns \result \from pr, profile_names[0 .. OC_SGD_PROFILE_COUNT - 1]; */
 const char *oc_sgd_profile_name(oc_sgd_profile pr)
 {
     return (unsigned)pr < OC_SGD_PROFILE_COUNT ? profile_names[pr] : NULL;
 }
 
+/*@ requires valid_read_string(name);
+    requires \valid(out);
+    assigns *out;
+    ensures \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
+    ensures \result == OC_OK ==> 0 <= *out < OC_SGD_PROFILE_COUNT;
+*/
 oc_status oc_sgd_profile_parse(const char *name, oc_sgd_profile *out)
 {
+    /* The names are valid strings: literals of 5 and 3 characters (-wp-literals). */
+    //@ assert name_0_len: \valid_read(profile_names[0] + (0 .. 5)) && profile_names[0][5] == '\0';
+    //@ assert name_0_str: valid_read_string(profile_names[0]);
+    //@ assert name_1_len: \valid_read(profile_names[1] + (0 .. 3)) && profile_names[1][3] == '\0';
+    //@ assert name_1_str: valid_read_string(profile_names[1]);
+    /*@ loop invariant 0 <= i <= OC_SGD_PROFILE_COUNT;
+        loop assigns i;
+        loop variant OC_SGD_PROFILE_COUNT - i;
+    */
     for (int i = 0; i < OC_SGD_PROFILE_COUNT; i++)
         if (strcmp(name, profile_names[i]) == 0) {
             *out = (oc_sgd_profile)i;
@@ -67,6 +86,9 @@ oc_status oc_sgd_profile_parse(const char *name, oc_sgd_profile *out)
     return OC_ERR_BAD_PROFILE;
 }
 
+/*@ assigns \nothing;
+    ensures \result != 0 <==> finite_ge0(x);
+*/
 static int finite_nonneg(double x) { return x >= 0.0 && x <= 0x1.fffffffffffffp+1023; }
 
 /* SGD-HP-1, SGD-HP-2, SGD-PROF-*: ranges, step, and the options each profile defines.
@@ -103,11 +125,18 @@ oc_status oc_sgd_check(const oc_sgd_hparams *hp, int64_t step)
 /*@ requires \valid(p);
     requires hp->momentum != 0.0 ==> \valid(buf) && \separated(p, buf);
     requires \valid_read(hp);
-    assigns *p, *buf;
+    assigns *p, buf[0 .. (hp->momentum != 0.0 ? 0 : -1)];
 */
 static void sgd_torch_element(const oc_sgd_hparams *hp, int first, oc_sgd_mutant mu, float *p,
                               float *buf, float grad)
 {
+    /* For WP: everything accessed below is valid (proved here, where the context is small). */
+    /*@ assert reads_ok: \valid(p) && (hp->momentum != 0.0 ==> \valid(buf)) &&
+            \valid_read(p) && (hp->momentum != 0.0 ==> \valid_read(buf)) &&
+            \valid_read(&hp->momentum) && \valid_read(&hp->weight_decay) &&
+            \valid_read(&hp->maximize) && \valid_read(&hp->dampening) &&
+            \valid_read(&hp->nesterov) && \valid_read(&hp->lr);
+    */
     double p0 = *p, g = grad, m = hp->momentum;
     double l2 = hp->weight_decay;
     if (mu == OC_SGD_MUT_DECAY_SKIPPED_WITHOUT_MOMENTUM && m == 0.0)
@@ -140,11 +169,15 @@ static void sgd_torch_element(const oc_sgd_hparams *hp, int first, oc_sgd_mutant
 /*@ requires \valid(p);
     requires hp->momentum != 0.0 ==> \valid(buf) && \separated(p, buf);
     requires \valid_read(hp);
-    assigns *p, *buf;
+    assigns *p, buf[0 .. (hp->momentum != 0.0 ? 0 : -1)];
 */
 static void sgd_ema_element(const oc_sgd_hparams *hp, oc_sgd_mutant mu, float *p, float *buf,
                             float grad)
 {
+    /*@ assert reads_ok: \valid_read(p) && (hp->momentum != 0.0 ==> \valid_read(buf)) &&
+            \valid_read(&hp->momentum) && \valid_read(&hp->weight_decay) &&
+            \valid_read(&hp->nesterov) && \valid_read(&hp->lr);
+    */
     double p0 = *p, g = grad, m = hp->momentum;
     double decay = hp->lr * hp->weight_decay;                       /* SGD-WD-2 */
     double dir = g;
@@ -171,7 +204,8 @@ static void sgd_ema_element(const oc_sgd_hparams *hp, oc_sgd_mutant mu, float *p
     requires \separated(p + (0 .. n-1), g + (0 .. n-1));
     requires hp->momentum != 0.0 ==>
              \separated(buf + (0 .. n-1), p + (0 .. n-1), g + (0 .. n-1));
-    assigns p[0 .. n-1], buf[0 .. n-1];
+    // buf is written only with momentum.
+    assigns p[0 .. n-1], buf[0 .. (hp->momentum != 0.0 ? n-1 : -1)];
     behavior invalid:
       assumes !sgd_hparams_ok(hp, step);
       assigns \nothing;
@@ -193,10 +227,18 @@ oc_status oc_ref_sgd_step(const oc_sgd_hparams *hp, int64_t step, size_t n, floa
         return st;
     int momentum = hp->momentum != 0.0; /* buf is read and written only with momentum */
     const void *bufs[3] = {p, g, buf};
+    /*@ loop invariant 0 <= b <= 3;
+        loop assigns b, st;
+        loop variant 3 - b;
+    */
     for (int b = 0; b < (momentum ? 3 : 2); b++) {
         st = oc_buffer_check(bufs[b], n, sizeof(float));
         if (st != OC_OK)
             return st;
+        /*@ loop invariant 0 <= o <= b;
+            loop assigns o, st;
+            loop variant b - o;
+        */
         for (int o = 0; o < b; o++)
             if ((st = oc_buffer_disjoint(bufs[o], n * sizeof(float), bufs[b],
                                          n * sizeof(float))) != OC_OK)
@@ -205,7 +247,7 @@ oc_status oc_ref_sgd_step(const oc_sgd_hparams *hp, int64_t step, size_t n, floa
     int torch = hp->profile == OC_SGD_TORCH;
     int first = step == 1;
     /*@ loop invariant 0 <= i <= n;
-        loop assigns i, p[0 .. n-1], buf[0 .. n-1];
+        loop assigns i, p[0 .. n-1], buf[0 .. (momentum != 0 ? n-1 : -1)];
         loop variant n - i;
     */
     for (size_t i = 0; i < n; i++) {
