@@ -1,5 +1,5 @@
-/* The schedule family's descriptor (spec/schedule.md): values inline in the JSON (ARCHITECTURE
- * §3), each test a list of positions with the expected lr and weight decay in binary64. */
+/* The schedule family's descriptor (spec/schedule.md): values inline in the JSON (VEC-FMT-9),
+ * each test a list of positions with the expected lr and weight decay in binary64. */
 #include <stdlib.h>
 #include <string.h>
 #include "judge.h"

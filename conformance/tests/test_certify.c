@@ -220,6 +220,11 @@ static void test_ulp32(void)
     CU_ASSERT_EQUAL(oc_ulp32(0.0), 0x1p-149);
     CU_ASSERT_EQUAL(oc_ulp32(0x1p-126), 0x1p-149);
     CU_ASSERT_EQUAL(oc_ulp32(0x1p-130), 0x1p-149);
+    /* binary64 storage (the schedule family, VEC-FMT-9) */
+    CU_ASSERT_EQUAL(oc_ulp(1.0, 53), 0x1p-52);
+    CU_ASSERT_EQUAL(oc_ulp(-3e-4, 53), 0x1p-64);
+    CU_ASSERT_EQUAL(oc_ulp(0x1p-1022, 53), 0x1p-1074);
+    CU_ASSERT_EQUAL(oc_ulp(0x1p-1030, 53), 0x1p-1074);
 }
 
 /* JSON and JUnit reports carry the same counts as the certificate. */

@@ -1173,9 +1173,58 @@ static void test_results_judged_like_plugin_VEC_RES_3(void)
 
 /* ------------------------------------------------------------------------------------------ */
 
+/* VEC-FMT-9: a family with inline values has no tensors file; its points load as positions
+ * with stored/exact/bound values, and a broken point is a format error naming the file. */
+static void test_inline_family_VEC_FMT_9(void)
+{
+    const char *src = VECTOR_DIR "/schedule-megatron/schedule-megatron.json";
+    oc_family fam;
+    oc_diag d = {{0}};
+    CU_ASSERT_EQUAL_FATAL(oc_family_load(src, &fam, &d), OC_OK);
+    CU_ASSERT_PTR_NULL(json_object_get(fam.doc, "tensors"));
+    size_t valid = 0;
+    for (size_t i = 0; i < fam.ncases; i++) {
+        const oc_case *c = &fam.cases[i];
+        CU_ASSERT_EQUAL(c->nstate, 2);
+        CU_ASSERT(c->n > 0 && c->steps == 1 && c->positions != NULL);
+        if (c->result != OC_RESULT_VALID)
+            continue;
+        valid++;
+        for (int k = 0; k < 2; k++)
+            for (size_t j = 0; j < c->n; j++)
+                CU_ASSERT(c->exp[k].tol[j] > 0 && c->exp[k].stored[j] == c->exp[k].f64[j]);
+    }
+    CU_ASSERT(valid > 10);
+    json_t *doc = json_deep_copy(fam.doc);
+    oc_family_free(&fam);
+
+    char dir[] = "/tmp/optcert-inline-XXXXXX", path[256];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/schedule-megatron.json", dir);
+    json_t *pt = json_array_get(json_object_get(json_array_get(json_object_get(
+                     json_array_get(json_object_get(doc, "testGroups"), 0), "tests"), 0), "points"), 0);
+    json_object_set_new(pt, "lrTol", json_string("-0x1p+0"));
+    json_dump_file(doc, path, 0);
+    CU_ASSERT(load_fails(path, OC_ERR_FORMAT, path, "negative or NaN tolerance"));
+    json_object_del(pt, "samples");
+    json_dump_file(doc, path, 0);
+    CU_ASSERT(load_fails(path, OC_ERR_FORMAT, path, "'samples'"));
+    json_decref(doc);
+    /* a tensor family without its tensors file */
+    doc = json_load_file(SRC_JSON, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+    json_object_del(doc, "tensors");
+    snprintf(path, sizeof path, "%s/" FAM ".json", dir);
+    json_dump_file(doc, path, 0);
+    CU_ASSERT(load_fails(path, OC_ERR_FORMAT, path, "need a tensors file"));
+    json_decref(doc);
+    rm_tree(dir);
+}
+
 void register_suites(void)
 {
     ADD_SUITE("vectors_committed",
+              {"inline family (VEC-FMT-9)", test_inline_family_VEC_FMT_9},
               {"VEC-FMT-2/3/4/5 committed family loads",
                test_committed_family_loads_VEC_FMT_2_3_4_5},
               {"VEC-FMT-1 committed hparams are binary32 hex floats",
