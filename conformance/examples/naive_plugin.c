@@ -1,10 +1,15 @@
 /* An example third-party plugin, written the way an outsider would: plain fp32 loops with
  * their own operation order (Adam's bias corrections with powf in fp32, step size folded, FMA
  * contraction allowed). It claims Adam (torch profile, with amsgrad and maximize), SGD (torch
- * profile, with Nesterov and maximize), Lion, and Megatron's schedule in binary64.
+ * profile, with Nesterov and maximize), Lion, and Megatron's schedule in binary64, and runs the
+ * element-wise ones with bf16/fp16 parameters and bf16 state by widening into fp32 scratch
+ * copies, stepping them, and narrowing back (the compiler's _Float16 for fp16, the usual
+ * rounding bit trick for bf16).
  * Build: cc -O2 -ffp-contract=fast -shared -fPIC naive_plugin.c -Iinclude -lm -o libnaive_plugin.so
  * Certify: optcert certify --impl ./libnaive_plugin.so */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include "optcert/impl.h"
 
 static oc_status naive_adam_step(void *ctx, const oc_adam_hparams *hp, int64_t step, size_t n,
@@ -150,17 +155,94 @@ static oc_status naive_schedule_eval(void *ctx, const oc_schedule *s, int64_t n,
     return OC_OK;
 }
 
+static uint16_t to_bf16(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)((u >> 16) | 0x40); /* NaN stays a quiet NaN */
+    return (uint16_t)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+static float from_16(oc_format f, uint16_t h)
+{
+    if (f == OC_FMT_F16) {
+        _Float16 x;
+        memcpy(&x, &h, sizeof x);
+        return (float)x;
+    }
+    uint32_t u = (uint32_t)h << 16;
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+static uint16_t to_16(oc_format f, float x)
+{
+    if (f == OC_FMT_BF16)
+        return to_bf16(x);
+    _Float16 y = (_Float16)x;
+    uint16_t h;
+    memcpy(&h, &y, sizeof h);
+    return h;
+}
+
+static oc_status naive_mixed_step(void *ctx, oc_algorithm alg, const void *hp,
+                                  const oc_storage *s, int64_t step, size_t n, void *param,
+                                  float *master, void *const *state, const float *g)
+{
+    int ns = alg == OC_ALG_ADAM ? 2 + (((const oc_adam_hparams *)hp)->amsgrad != 0)
+             : alg == OC_ALG_SGD ? ((const oc_sgd_hparams *)hp)->momentum != 0
+                                 : 1;
+    if ((s->param != OC_FMT_F32) != (master != NULL) || (n && !param))
+        return OC_ERR_NULL_POINTER;
+    float *w = malloc((size_t)(ns + 1) * (n + 1) * sizeof(float));
+    if (!w)
+        return OC_ERR_INTERNAL;
+    float *ws[4];
+    for (int k = 0; k <= ns; k++)
+        ws[k] = w + (size_t)k * (n + 1);
+    for (size_t i = 0; i < n; i++) {
+        ws[0][i] = master ? master[i] : ((float *)param)[i];
+        for (int k = 0; k < ns; k++)
+            ws[k + 1][i] = s->state == OC_FMT_F32 ? ((float *)state[k])[i]
+                                                  : from_16(s->state, ((uint16_t *)state[k])[i]);
+    }
+    oc_status st = alg == OC_ALG_ADAM ? naive_adam_step(ctx, hp, step, n, ws[0], ws[1], ws[2],
+                                                        ns == 3 ? ws[3] : NULL, g)
+                   : alg == OC_ALG_SGD ? naive_sgd_step(ctx, hp, step, n, ws[0],
+                                                        ns ? ws[1] : NULL, g)
+                                       : naive_lion_step(ctx, hp, step, n, ws[0], ws[1], g);
+    for (size_t i = 0; i < n && st == OC_OK; i++) {
+        if (master)
+            master[i] = ws[0][i];
+        if (s->param == OC_FMT_F32)
+            ((float *)param)[i] = ws[0][i];
+        else
+            ((uint16_t *)param)[i] = to_16(s->param, ws[0][i]);
+        for (int k = 0; k < ns; k++)
+            if (s->state == OC_FMT_F32)
+                ((float *)state[k])[i] = ws[k + 1][i];
+            else
+                ((uint16_t *)state[k])[i] = to_16(s->state, ws[k + 1][i]);
+    }
+    free(w);
+    return st;
+}
+
 static const oc_impl naive_plugin = {
     .abi_version = OC_IMPL_ABI_VERSION,
     .name = "naive-plugin (example)",
     .version = "1.0",
     .capabilities = OC_CAP_ADAM_TORCH | OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE |
                     OC_CAP_SGD_TORCH | OC_CAP_SGD_NESTEROV | OC_CAP_SGD_MAXIMIZE |
-                    OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON,
+                    OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON | OC_CAP_MIXED_BF16 |
+                    OC_CAP_MIXED_F16 | OC_CAP_MIXED_STATE_BF16,
     .adam_step = naive_adam_step,
     .sgd_step = naive_sgd_step,
     .lion_step = naive_lion_step,
     .schedule_eval = naive_schedule_eval,
+    .mixed_step = naive_mixed_step,
 };
 
 const oc_impl *optcert_impl_v1(void) { return &naive_plugin; }

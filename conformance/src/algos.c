@@ -37,8 +37,19 @@ static oc_status bad_profile(const char *path, const char *algo, const char *pro
     return oc_fail(d, OC_ERR_FORMAT, "%s: unknown %s profile '%s'", path, algo, profile);
 }
 
+/* Element-wise algorithms: own mutants first, then the mixed-precision ones (spec/mixed.md). */
+#define MIXED_MUTANTS (OC_MIXED_MUTANT_COUNT - 1)
+static const char *mixed_mutant(int mu, int own)
+{
+    return oc_mixed_mutant_name((oc_mixed_mutant)(mu - own + 1));
+}
+
 /* ---- Adam ---- */
-static const char *adam_mutant(int mu) { return oc_adam_mutant_name((oc_adam_mutant)mu); }
+static const char *adam_mutant(int mu)
+{
+    return mu < OC_ADAM_MUTANT_COUNT ? oc_adam_mutant_name((oc_adam_mutant)mu)
+                                     : mixed_mutant(mu, OC_ADAM_MUTANT_COUNT);
+}
 static int adam_nstate(const oc_hparams *hp) { return hp->adam.amsgrad ? 4 : 3; }
 
 static oc_status adam_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
@@ -80,11 +91,16 @@ static oc_status adam_step(const oc_impl *impl, const oc_hparams *hp, int64_t t,
 }
 
 const oc_algo oc_algo_adam = {"adam", "AdamStep", {"p", "m", "v", "vmax"}, 24,
-                              OC_ADAM_MUTANT_COUNT, adam_mutant, adam_nstate, adam_parse,
-                              adam_supports, oc_load_tensor_case, oc_run_elementwise, adam_step};
+                              OC_ADAM_MUTANT_COUNT + MIXED_MUTANTS, adam_mutant, adam_nstate,
+                              adam_parse, adam_supports, oc_load_tensor_case, oc_run_elementwise,
+                              adam_step, OC_ADAM_MUTANT_COUNT, OC_ALG_ADAM};
 
 /* ---- SGD ---- */
-static const char *sgd_mutant(int mu) { return oc_sgd_mutant_name((oc_sgd_mutant)mu); }
+static const char *sgd_mutant(int mu)
+{
+    return mu < OC_SGD_MUTANT_COUNT ? oc_sgd_mutant_name((oc_sgd_mutant)mu)
+                                    : mixed_mutant(mu, OC_SGD_MUTANT_COUNT);
+}
 static int sgd_nstate(const oc_hparams *hp) { return hp->sgd.momentum != 0.0 ? 2 : 1; }
 
 static oc_status sgd_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
@@ -122,12 +138,17 @@ static oc_status sgd_step(const oc_impl *impl, const oc_hparams *hp, int64_t t, 
                           g);
 }
 
-const oc_algo oc_algo_sgd = {"sgd", "SgdStep", {"p", "buf"}, 24, OC_SGD_MUTANT_COUNT,
-                             sgd_mutant, sgd_nstate, sgd_parse, sgd_supports,
-                             oc_load_tensor_case, oc_run_elementwise, sgd_step};
+const oc_algo oc_algo_sgd = {"sgd", "SgdStep", {"p", "buf"}, 24,
+                             OC_SGD_MUTANT_COUNT + MIXED_MUTANTS, sgd_mutant, sgd_nstate,
+                             sgd_parse, sgd_supports, oc_load_tensor_case, oc_run_elementwise,
+                             sgd_step, OC_SGD_MUTANT_COUNT, OC_ALG_SGD};
 
 /* ---- Lion ---- */
-static const char *lion_mutant(int mu) { return oc_lion_mutant_name((oc_lion_mutant)mu); }
+static const char *lion_mutant(int mu)
+{
+    return mu < OC_LION_MUTANT_COUNT ? oc_lion_mutant_name((oc_lion_mutant)mu)
+                                     : mixed_mutant(mu, OC_LION_MUTANT_COUNT);
+}
 static int lion_nstate(const oc_hparams *hp) { return (void)hp, 2; }
 
 static oc_status lion_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
@@ -156,9 +177,10 @@ static oc_status lion_step(const oc_impl *impl, const oc_hparams *hp, int64_t t,
     return impl->lion_step(impl->ctx, &hp->lion, t, n, s[0], s[1], g);
 }
 
-const oc_algo oc_algo_lion = {"lion", "LionStep", {"p", "m"}, 24, OC_LION_MUTANT_COUNT,
-                              lion_mutant, lion_nstate, lion_parse, lion_supports,
-                              oc_load_tensor_case, oc_run_elementwise, lion_step};
+const oc_algo oc_algo_lion = {"lion", "LionStep", {"p", "m"}, 24,
+                              OC_LION_MUTANT_COUNT + MIXED_MUTANTS, lion_mutant, lion_nstate,
+                              lion_parse, lion_supports, oc_load_tensor_case, oc_run_elementwise,
+                              lion_step, OC_LION_MUTANT_COUNT, OC_ALG_LION};
 
 const oc_algo *const oc_algos[OC_NALGOS] = {&oc_algo_adam, &oc_algo_sgd, &oc_algo_lion,
                                             &oc_algo_schedule};

@@ -8,7 +8,7 @@
 #include "optcert/impl.h"
 #include "diag.h"
 
-#define OC_MAX_STATE 4
+#define OC_MAX_STATE 5 /* outputs of a case: p, master (mixed precision), up to 3 states */
 
 struct oc_case;
 struct oc_outputs;
@@ -43,6 +43,11 @@ typedef struct oc_algo {
     /* Elementwise algorithms: one step through impl's table; state[k] follows state_names. */
     oc_status (*step)(const oc_impl *impl, const oc_hparams *hp, int64_t t, size_t n,
                       float *const *state, const float *g);
+    /* Element-wise algorithms only (0 elsewhere): mutants 0 .. own_mutants-1 are the
+     * algorithm's own, the rest up to nmutants the mixed-precision ones (spec/mixed.md §5);
+     * alg names the algorithm for oc_impl.mixed_step (OC_ALG_COUNT: not element-wise). */
+    int own_mutants;
+    oc_algorithm alg;
 } oc_algo;
 
 extern const oc_algo oc_algo_adam, oc_algo_sgd, oc_algo_lion, oc_algo_schedule;

@@ -141,10 +141,10 @@ static void judge_one(void *ctx, const oc_family *fam, const oc_case *c, oc_case
     oc_outputs o = {0};
     oc_diag d;
     for (int k = 0; k < c->nstate; k++) {
-        snprintf(key, sizeof key, "%s/%d/%s", fam->name, c->tcid, c->algo->state_names[k]);
-        oc_status s = c->algo->precision == 53
+        snprintf(key, sizeof key, "%s/%d/%s", fam->name, c->tcid, c->names[k]);
+        oc_status s = c->precision[k] == 53 /* VEC-RES-1: F64, or the output's storage format */
                           ? oc_st_tensor(rc->st, key, OC_F64, c->steps, c->n, (void **)&o.out[k], &d)
-                          : oc_st_tensor_widened(rc->st, key, c->steps, c->n, &o.out[k], &d);
+                          : oc_st_tensor_widened(rc->st, key, c->fmt[k], c->steps, c->n, &o.out[k], &d);
         if (s != OC_OK) {
             r->verdict = OC_FAIL;
             snprintf(r->detail, sizeof r->detail, "%.200s", d.msg);

@@ -6,7 +6,8 @@
 
 double oc_ulp(double x, int precision)
 {
-    int emin = precision == 24 ? -126 : -1022; /* binary32 or binary64 */
+    /* binary16, bfloat16 and binary32 (same exponent range), binary64 */
+    int emin = precision == 11 ? -14 : precision <= 24 ? -126 : -1022;
     int e;
     x = fabs(x);
     if (x < ldexp(1.0, emin))
@@ -31,9 +32,23 @@ void oc_outputs_free(oc_outputs *o)
     }
 }
 
+/* The capability a storage combination needs (spec/mixed.md MP-COMB-1); 0 if none exists. */
+static uint64_t storage_cap(const oc_storage *s)
+{
+    if (s->param == OC_FMT_BF16)
+        return s->state == OC_FMT_F32 ? OC_CAP_MIXED_BF16
+               : s->state == OC_FMT_BF16 ? OC_CAP_MIXED_STATE_BF16 : 0;
+    return s->param == OC_FMT_F16 && s->state == OC_FMT_F32 ? OC_CAP_MIXED_F16 : 0;
+}
+
 int oc_impl_supports(const oc_impl *impl, const oc_case *c)
 {
-    return c->algo->supports(impl, &c->hp);
+    if (!c->algo->supports(impl, &c->hp))
+        return 0;
+    if (c->storage.param == OC_FMT_F32 && c->storage.state == OC_FMT_F32)
+        return 1;
+    uint64_t cap = storage_cap(&c->storage);
+    return cap && impl->mixed_step && (impl->capabilities & cap) == cap;
 }
 
 void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
@@ -46,30 +61,54 @@ void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status
         c->algo->run(impl, c, o, st, dirty);
 }
 
+static size_t format_width(oc_format f) { return f == OC_FMT_F32 ? sizeof(float) : sizeof(uint16_t); }
+
+static float load_value(oc_format f, const void *t, size_t i)
+{
+    return f == OC_FMT_F32 ? ((const float *)t)[i] : oc_widen(f, ((const uint16_t *)t)[i]);
+}
+
+/* One step through the implementation: the algorithm's fp32 entry point when everything is
+ * fp32, else mixed_step with the buffers in their storage formats (spec/mixed.md). */
+static oc_status step_once(const oc_impl *impl, const oc_case *c, int64_t t, void *const *s,
+                           const float *g)
+{
+    if (c->storage.param == OC_FMT_F32 && c->storage.state == OC_FMT_F32)
+        return c->algo->step(impl, &c->hp, t, c->n, (float *const *)s, g);
+    const int m = c->storage.param != OC_FMT_F32; /* outputs: p, [master], state... */
+    return impl->mixed_step(impl->ctx, c->algo->alg, &c->hp, &c->storage, t, c->n, s[0],
+                            m ? s[1] : NULL, s + 1 + m, g);
+}
+
 void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                         int *dirty)
 {
-    float *s[OC_MAX_STATE] = {0}, *snap[OC_MAX_STATE] = {0};
+    void *s[OC_MAX_STATE] = {0}, *snap[OC_MAX_STATE] = {0};
+    size_t bytes[OC_MAX_STATE] = {0};
     *st = OC_OK;
     for (int k = 0; k < c->nstate; k++) {
-        s[k] = alloc_floats(c->n);
+        bytes[k] = c->n * format_width(c->fmt[k]);
+        s[k] = alloc_floats(c->n); /* 64-byte aligned, wide enough for any format */
         snap[k] = alloc_floats(c->n);
         o->out[k] = malloc((c->steps * c->n + 1) * sizeof(double));
-        memcpy(s[k], c->in[k], c->n * sizeof(float));
+        for (size_t i = 0; i < c->n; i++) /* exact: inputs lie on their format's grid */
+            if (c->fmt[k] == OC_FMT_F32)
+                ((float *)s[k])[i] = c->in[k][i];
+            else
+                ((uint16_t *)s[k])[i] = oc_narrow(c->fmt[k], c->in[k][i]);
     }
     for (size_t step = 0; step < c->steps; step++) {
         for (int k = 0; k < c->nstate; k++)
-            memcpy(snap[k], s[k], c->n * sizeof(float));
-        *st = c->algo->step(impl, &c->hp, c->first_step + (int64_t)step, c->n, s,
-                            c->g + step * c->n);
+            memcpy(snap[k], s[k], bytes[k]);
+        *st = step_once(impl, c, c->first_step + (int64_t)step, s, c->g + step * c->n);
         if (*st != OC_OK) {
             for (int k = 0; k < c->nstate; k++)
-                *dirty |= memcmp(snap[k], s[k], c->n * sizeof(float)) != 0;
+                *dirty |= memcmp(snap[k], s[k], bytes[k]) != 0;
             break;
         }
         for (int k = 0; k < c->nstate; k++)
             for (size_t i = 0; i < c->n; i++)
-                o->out[k][step * c->n + i] = s[k][i];
+                o->out[k][step * c->n + i] = load_value(c->fmt[k], s[k], i);
     }
     for (int k = 0; k < c->nstate; k++) {
         free(s[k]);
@@ -96,7 +135,7 @@ void oc_judge_outputs(const oc_case *c, const oc_outputs *o, oc_class cls, oc_ca
                     ok = 0;
                     ulps = ratio = INFINITY;
                 } else {
-                    ulps = fabs(got - x) / oc_ulp(x, c->algo->precision);
+                    ulps = fabs(got - x) / oc_ulp(x, c->precision[k]);
                     ratio = tol > 0 ? fabs(got - e) / tol : (got == e ? 0 : INFINITY);
                     ok = cls == OC_CLASS_EXACT ? ulps <= 1.0 : fabs(got - e) <= tol; /* ADAM-TOL-1/2 */
                 }
@@ -104,11 +143,11 @@ void oc_judge_outputs(const oc_case *c, const oc_outputs *o, oc_class cls, oc_ca
                 r->max_ratio = fmax(r->max_ratio, ratio);
                 if (!ok && r->verdict == OC_PASS) {
                     r->verdict = OC_FAIL;
-                    int digits = c->algo->precision == 53 ? 17 : 9;
+                    int digits = c->precision[k] == 53 ? 17 : 9;
                     snprintf(r->detail, sizeof r->detail,
                              "step %lld, %s[%zu]: got %.*g, expected %.*g (exact %.17g): "
                              "%.3g ulp, bound %.3g",
-                             (long long)(c->first_step + (int64_t)step), c->algo->state_names[k], i,
+                             (long long)(c->first_step + (int64_t)step), c->names[k], i,
                              digits, got, digits, e, x, ulps, tol);
                 }
             }
@@ -133,7 +172,7 @@ const char *oc_diagnose(const oc_case *c, const oc_outputs *o)
                     match = (isnan(got) && isnan(want)) || got == want;
                 else
                     match = fabs(got - want) <=
-                            c->exp[k].tol[j] + 2 * oc_ulp(want, c->algo->precision);
+                            c->exp[k].tol[j] + 2 * oc_ulp(want, c->precision[k]);
             }
         oc_outputs_free(&mo);
         if (st == OC_OK && match)

@@ -2,51 +2,103 @@
  * judges the reference through the same path as any other implementation. */
 #include "algos.h"
 
-#define MAX_MUTANTS 16
+#define MAX_MUTANTS 24
 
 typedef struct ref_ctx {
     const oc_algo *algo; /* the algorithm whose mutant is selected; NULL: all correct */
     int mutant;
 } ref_ctx;
 
-static int mutant_for(const ref_ctx *c, const oc_algo *a) { return c->algo == a ? c->mutant : 0; }
+/* The selected mutant of algorithm a split into its own part and its mixed-precision part. */
+static int own_mutant(const ref_ctx *c, const oc_algo *a)
+{
+    return c->algo == a && c->mutant < a->own_mutants ? c->mutant : 0;
+}
+
+static oc_mixed_mutant mixed_mutant(const ref_ctx *c, const oc_algo *a)
+{
+    return c->algo == a && c->mutant >= a->own_mutants
+               ? (oc_mixed_mutant)(c->mutant - a->own_mutants + 1)
+               : OC_MIXED_CORRECT;
+}
+
+static oc_status ref_mixed(void *ctx, oc_algorithm alg, const void *hp, const oc_storage *s,
+                           int64_t step, size_t n, void *param, float *master,
+                           void *const *state, const float *g)
+{
+    static const oc_algo *const by_alg[OC_ALG_COUNT] = {&oc_algo_adam, &oc_algo_sgd,
+                                                         &oc_algo_lion};
+    const oc_algo *a = (unsigned)alg < OC_ALG_COUNT ? by_alg[alg] : NULL;
+    if (!a)
+        return OC_ERR_BAD_PROFILE;
+    return oc_ref_mixed_step(alg, hp, own_mutant(ctx, a), s, step, n, param, master, state, g,
+                             mixed_mutant(ctx, a));
+}
+
+/* The fp32 entry points run the algorithm's own step, or, with a mixed-precision mutant
+ * selected, the mixed step with everything in fp32 (where only state-in-bf16 changes
+ * anything). */
+static oc_status fp32_step(const ref_ctx *c, oc_algorithm alg, const oc_algo *a, const void *hp,
+                           int64_t step, size_t n, float *p, void *const *state, const float *g)
+{
+    static const oc_storage fp32 = {OC_FMT_F32, OC_FMT_F32};
+    return oc_ref_mixed_step(alg, hp, own_mutant(c, a), &fp32, step, n, p, NULL, state, g,
+                             mixed_mutant(c, a));
+}
 
 static oc_status ref_adam(void *ctx, const oc_adam_hparams *hp, int64_t step, size_t n,
                           float *p, float *m, float *v, float *vmax, const float *g)
 {
+    if (mixed_mutant(ctx, &oc_algo_adam) != OC_MIXED_CORRECT) {
+        void *const state[] = {m, v, vmax};
+        return fp32_step(ctx, OC_ALG_ADAM, &oc_algo_adam, hp, step, n, p, state, g);
+    }
     return oc_ref_adam_step(hp, step, n, p, m, v, vmax, g,
-                            (oc_adam_mutant)mutant_for(ctx, &oc_algo_adam));
+                            (oc_adam_mutant)own_mutant(ctx, &oc_algo_adam));
 }
 
 static oc_status ref_sgd(void *ctx, const oc_sgd_hparams *hp, int64_t step, size_t n, float *p,
                          float *buf, const float *g)
 {
-    return oc_ref_sgd_step(hp, step, n, p, buf, g, (oc_sgd_mutant)mutant_for(ctx, &oc_algo_sgd));
+    if (mixed_mutant(ctx, &oc_algo_sgd) != OC_MIXED_CORRECT) {
+        void *const state[] = {buf};
+        return fp32_step(ctx, OC_ALG_SGD, &oc_algo_sgd, hp, step, n, p, state, g);
+    }
+    return oc_ref_sgd_step(hp, step, n, p, buf, g, (oc_sgd_mutant)own_mutant(ctx, &oc_algo_sgd));
 }
 
 static oc_status ref_lion(void *ctx, const oc_lion_hparams *hp, int64_t step, size_t n, float *p,
                           float *m, const float *g)
 {
-    return oc_ref_lion_step(hp, step, n, p, m, g, (oc_lion_mutant)mutant_for(ctx, &oc_algo_lion));
+    if (mixed_mutant(ctx, &oc_algo_lion) != OC_MIXED_CORRECT) {
+        void *const state[] = {m};
+        return fp32_step(ctx, OC_ALG_LION, &oc_algo_lion, hp, step, n, p, state, g);
+    }
+    return oc_ref_lion_step(hp, step, n, p, m, g,
+                            (oc_lion_mutant)own_mutant(ctx, &oc_algo_lion));
 }
 
 static oc_status ref_schedule(void *ctx, const oc_schedule *s, int64_t samples, double *lr,
                               double *wd)
 {
-    return oc_ref_schedule_eval(s, samples, lr, wd,
-                                (oc_schedule_mutant)mutant_for(ctx, &oc_algo_schedule));
+    const ref_ctx *c = ctx;
+    return oc_ref_schedule_eval(
+        s, samples, lr, wd,
+        (oc_schedule_mutant)(c->algo == &oc_algo_schedule ? c->mutant : 0));
 }
 
 #define ALL_CAPS                                                                              \
     (OC_CAP_ADAM_TORCH | OC_CAP_ADAM_OPTAX | OC_CAP_ADAM_PAPER | OC_CAP_ADAM_KERAS |          \
      OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE | OC_CAP_SGD_TORCH | OC_CAP_SGD_EMA |         \
-     OC_CAP_SGD_NESTEROV | OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON)
+     OC_CAP_SGD_NESTEROV | OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON | \
+     OC_CAP_MIXED_BF16 | OC_CAP_MIXED_F16 | OC_CAP_MIXED_STATE_BF16)
 
 const oc_impl *oc_ref(void)
 {
     static const ref_ctx correct = {NULL, 0};
     static const oc_impl table = {OC_IMPL_ABI_VERSION, "optcert-ref", "1", ALL_CAPS,
-                                  (void *)&correct, ref_adam, ref_sgd, ref_lion, ref_schedule};
+                                  (void *)&correct, ref_adam, ref_sgd, ref_lion, ref_schedule,
+                                  ref_mixed};
     return &table;
 }
 
@@ -64,6 +116,7 @@ const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
                               &ctx[k][mu], a == &oc_algo_adam ? ref_adam : NULL,
                               a == &oc_algo_sgd ? ref_sgd : NULL,
                               a == &oc_algo_lion ? ref_lion : NULL,
-                              a == &oc_algo_schedule ? ref_schedule : NULL};
+                              a == &oc_algo_schedule ? ref_schedule : NULL,
+                              a->own_mutants ? ref_mixed : NULL};
     return &tables[k][mu];
 }

@@ -9,11 +9,11 @@ void oc_report_table(const oc_certificate *cert, FILE *out, int verbose)
     fprintf(out, "optcert certificate\n  implementation: %s %s (%s)\n  class: %s%s\n\n",
             cert->impl, cert->version, cert->source, oc_class_name(cert->cls),
             cert->cls == OC_CLASS_FP32 ? " (fp64 for the binary64 schedule families)" : "");
-    fprintf(out, "%-14s %-8s %6s %6s %6s %8s %8s %11s %11s\n", "family", "profile", "pass",
+    fprintf(out, "%-18s %-8s %6s %6s %6s %8s %8s %11s %11s\n", "family", "profile", "pass",
             "FAIL", "skip", "accepted", "rejected", "worst ulp", "worst/bound");
     for (size_t i = 0; i < cert->nfams; i++) {
         const oc_family_report *f = &cert->fams[i];
-        fprintf(out, "%-14s %-8s %6zu %6zu %6zu %8zu %8zu %11.3g %11.3g\n", f->name, f->profile,
+        fprintf(out, "%-18s %-8s %6zu %6zu %6zu %8zu %8zu %11.3g %11.3g\n", f->name, f->profile,
                 f->counts[OC_PASS], f->counts[OC_FAIL], f->counts[OC_SKIP],
                 f->counts[OC_ACCEPTED], f->counts[OC_REJECTED], f->worst_ulps, f->worst_ratio);
     }

@@ -129,7 +129,9 @@ oc_status oc_st_tensor(const oc_st_file *f, const char *key, oc_dtype dt, size_t
     json_t *e = json_object_get(f->header, key);
     if (!e)
         return oc_fail(d, OC_ERR_FORMAT, "%s: missing tensor '%s'", f->path, key);
-    const char *want = dt == OC_F32 ? "F32" : "F64";
+    static const char *const names[] = {"F32", "F64", "BF16", "F16"};
+    static const size_t sizes[] = {4, 8, 2, 2};
+    const char *want = names[dt];
     const char *got = json_string_value(json_object_get(e, "dtype"));
     if (strcmp(got, want) != 0)
         return oc_fail(d, OC_ERR_FORMAT, "%s: tensor '%s' has dtype %s, expected %s", f->path,
@@ -143,7 +145,7 @@ oc_status oc_st_tensor(const oc_st_file *f, const char *key, oc_dtype dt, size_t
     if (!ok)
         return oc_fail(d, OC_ERR_FORMAT, "%s: tensor '%s' has the wrong shape (expected [%zu, %zu])",
                        f->path, key, rows, cols);
-    size_t bytes = rows * cols * (dt == OC_F32 ? 4 : 8);
+    size_t bytes = rows * cols * sizes[dt];
     size_t b = (size_t)json_integer_value(json_array_get(json_object_get(e, "data_offsets"), 0));
     *out = malloc(bytes ? bytes : 1);
     if (!*out)
@@ -152,17 +154,18 @@ oc_status oc_st_tensor(const oc_st_file *f, const char *key, oc_dtype dt, size_t
     return OC_OK;
 }
 
-oc_status oc_st_tensor_widened(const oc_st_file *f, const char *key, size_t rows, size_t cols,
-                               double **out, oc_diag *d)
+oc_status oc_st_tensor_widened(const oc_st_file *f, const char *key, oc_format fmt, size_t rows,
+                               size_t cols, double **out, oc_diag *d)
 {
-    float *x;
-    oc_status s = oc_st_tensor(f, key, OC_F32, rows, cols, (void **)&x, d);
+    void *x;
+    oc_status s = oc_st_tensor(f, key, fmt == OC_FMT_F32 ? OC_F32 : fmt == OC_FMT_BF16 ? OC_BF16 : OC_F16,
+                               rows, cols, &x, d);
     *out = NULL;
     if (s != OC_OK)
         return s;
     *out = malloc((rows * cols + 1) * sizeof(double));
     for (size_t i = 0; *out && i < rows * cols; i++)
-        (*out)[i] = x[i];
+        (*out)[i] = fmt == OC_FMT_F32 ? ((float *)x)[i] : oc_widen(fmt, ((uint16_t *)x)[i]);
     free(x);
     return *out ? OC_OK : oc_fail(d, OC_ERR_INTERNAL, "out of memory reading '%s'", key);
 }

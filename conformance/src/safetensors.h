@@ -5,10 +5,11 @@
 #include <jansson.h>
 #include <stddef.h>
 #include "diag.h"
+#include "optcert/formats.h"
 
 #define OC_ST_MAX_HEADER (64u << 20)
 
-typedef enum oc_dtype { OC_F32, OC_F64 } oc_dtype;
+typedef enum oc_dtype { OC_F32, OC_F64, OC_BF16, OC_F16 } oc_dtype;
 
 typedef struct oc_st_file {
     char *path;
@@ -28,9 +29,10 @@ void oc_st_close(oc_st_file *f);
 oc_status oc_st_tensor(const oc_st_file *f, const char *key, oc_dtype dt, size_t rows,
                        size_t cols, void **out, oc_diag *d);
 
-/* Reads an F32 tensor like oc_st_tensor and widens it to binary64 (caller frees). */
-oc_status oc_st_tensor_widened(const oc_st_file *f, const char *key, size_t rows, size_t cols,
-                               double **out, oc_diag *d);
+/* Reads a tensor stored in format fmt (dtype F32, BF16 or F16) like oc_st_tensor and widens
+ * it exactly to binary64 (caller frees). */
+oc_status oc_st_tensor_widened(const oc_st_file *f, const char *key, oc_format fmt, size_t rows,
+                               size_t cols, double **out, oc_diag *d);
 
 /* __metadata__ value for key, or NULL. */
 const char *oc_st_metadata(const oc_st_file *f, const char *key);

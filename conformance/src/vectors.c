@@ -30,15 +30,31 @@ static oc_status tensor_ref(const oc_st_file *st, const char *path, int tcid, js
     return oc_st_tensor(st, ref, dt, rows, cols, out, d);
 }
 
-/* Reads F32 tensor `key` of obj widened to binary64. */
+/* Reads tensor `key` of obj, stored in format fmt, widened to binary64. */
 static oc_status widened_ref(const oc_st_file *st, const char *path, int tcid, json_t *obj,
-                             const char *key, size_t rows, size_t cols, double **out, oc_diag *d)
+                             const char *key, oc_format fmt, size_t rows, size_t cols,
+                             double **out, oc_diag *d)
 {
     const char *ref = json_string_value(json_object_get(obj, key));
     if (!ref)
         return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing tensor reference '%s'", path,
                        tcid, key);
-    return oc_st_tensor_widened(st, ref, rows, cols, out, d);
+    return oc_st_tensor_widened(st, ref, fmt, rows, cols, out, d);
+}
+
+/* Input tensor `key` in format fmt, widened exactly to binary32. */
+static oc_status input_ref(const oc_st_file *st, const char *path, int tcid, json_t *obj,
+                           const char *key, oc_format fmt, size_t n, float **out, oc_diag *d)
+{
+    double *w;
+    oc_status s = widened_ref(st, path, tcid, obj, key, fmt, 1, n, &w, d);
+    if (s != OC_OK)
+        return s;
+    *out = malloc((n + 1) * sizeof(float));
+    for (size_t i = 0; *out && i < n; i++)
+        (*out)[i] = (float)w[i]; /* exact: the values are binary32 or narrower */
+    free(w);
+    return *out ? OC_OK : oc_fail(d, OC_ERR_INTERNAL, "out of memory reading '%s'", key);
 }
 
 oc_status oc_load_tensor_case(const char *path, const oc_st_file *st, json_t *t, oc_case *c,
@@ -61,8 +77,7 @@ oc_status oc_load_tensor_case(const char *path, const oc_st_file *st, json_t *t,
     if (!json_is_object(in))
         return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing inputs", path, c->tcid);
     for (int k = 0; k < c->nstate; k++) /* VEC-FMT-4: inputs [n], g [steps, n] */
-        if ((s = tensor_ref(st, path, c->tcid, in, c->algo->state_names[k], OC_F32, 1, c->n,
-                            (void **)&c->in[k], d)))
+        if ((s = input_ref(st, path, c->tcid, in, c->names[k], c->fmt[k], c->n, &c->in[k], d)))
             return s;
     if ((s = tensor_ref(st, path, c->tcid, in, "g", OC_F32, c->steps, c->n, (void **)&c->g, d)))
         return s;
@@ -71,12 +86,13 @@ oc_status oc_load_tensor_case(const char *path, const oc_st_file *st, json_t *t,
     if (!json_is_object(ex))
         return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: valid case without expected", path,
                        c->tcid);
-    for (int k = 0; k < c->nstate; k++) { /* VEC-FMT-5: f32, f64, tolFp32, each [steps, n] */
-        json_t *e = json_object_get(ex, c->algo->state_names[k]);
+    for (int k = 0; k < c->nstate; k++) { /* VEC-FMT-5: stored, f64, tolFp32, each [steps, n] */
+        json_t *e = json_object_get(ex, c->names[k]);
         if (!json_is_object(e))
             return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing expected '%s'", path, c->tcid,
-                           c->algo->state_names[k]);
-        if ((s = widened_ref(st, path, c->tcid, e, "f32", c->steps, c->n, &c->exp[k].stored, d)) ||
+                           c->names[k]);
+        if ((s = widened_ref(st, path, c->tcid, e, oc_format_name(c->fmt[k]), c->fmt[k], c->steps,
+                             c->n, &c->exp[k].stored, d)) ||
             (s = tensor_ref(st, path, c->tcid, e, "f64", OC_F64, c->steps, c->n,
                             (void **)&c->exp[k].f64, d)) ||
             (s = tensor_ref(st, path, c->tcid, e, "tolFp32", OC_F64, c->steps, c->n,
@@ -90,14 +106,55 @@ oc_status oc_load_tensor_case(const char *path, const oc_st_file *st, json_t *t,
     return OC_OK;
 }
 
+/* A group's optional "storage" (VEC-FMT-10): element-wise algorithms only; absent = fp32. */
+static oc_status parse_storage(const char *path, const oc_algo *algo, json_t *h, oc_storage *s,
+                               oc_diag *d)
+{
+    json_t *j = json_object_get(h, "storage");
+    *s = (oc_storage){OC_FMT_F32, OC_FMT_F32};
+    if (!j)
+        return OC_OK;
+    if (!algo->own_mutants || !json_is_object(j) ||
+        oc_format_parse(json_string_value(json_object_get(j, "param")), &s->param) != OC_OK ||
+        oc_format_parse(json_string_value(json_object_get(j, "state")), &s->state) != OC_OK)
+        return oc_fail(d, OC_ERR_FORMAT,
+                       "%s: hparams.storage must be {\"param\": F, \"state\": F} with F one of "
+                       "f32, bf16, f16, and only for element-wise algorithms", path);
+    return OC_OK;
+}
+
+static int format_precision(oc_format f) { return f == OC_FMT_BF16 ? 8 : f == OC_FMT_F16 ? 11 : 24; }
+
+/* Names, formats and precisions of a case's outputs (MP-STORE-1..3): with a 16-bit parameter
+ * the fp32 master follows it, then the state tensors. */
+static void layout_outputs(oc_case *c)
+{
+    const int mixed = c->storage.param != OC_FMT_F32;
+    int k = 0;
+    for (int a = 0; a < c->nstate; a++) {
+        c->names[k] = c->algo->state_names[a];
+        c->fmt[k] = a == 0 ? c->storage.param : c->storage.state;
+        c->precision[k] = c->algo->own_mutants ? format_precision(c->fmt[k]) : c->algo->precision;
+        k++;
+        if (a == 0 && mixed) {
+            c->names[k] = "master";
+            c->fmt[k] = OC_FMT_F32;
+            c->precision[k++] = 24;
+        }
+    }
+    c->nstate = k;
+}
+
 static oc_status parse_case(const char *path, const oc_st_file *st, json_t *t,
-                            const oc_algo *algo, const oc_hparams *hp, oc_case *c, oc_diag *d)
+                            const oc_algo *algo, const oc_hparams *hp, const oc_storage *sto,
+                            oc_case *c, oc_diag *d)
 {
     oc_status s;
     int64_t v = 0;
     memset(c, 0, sizeof *c);
     c->algo = algo;
     c->hp = *hp;
+    c->storage = *sto;
     if ((s = oc_get_int(path, 0, t, "tcId", 1, INT32_MAX, &v, d)))
         return s;
     c->tcid = (int)v;
@@ -117,6 +174,7 @@ static oc_status parse_case(const char *path, const oc_st_file *st, json_t *t,
     else
         return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: unknown result '%s'", path, c->tcid, res);
     c->nstate = algo->nstate(hp);
+    layout_outputs(c);
     return algo->load_case(path, st, t, c, d);
 }
 
@@ -191,6 +249,7 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
     json_array_foreach(groups, gi, g) {
         const oc_algo *algo = oc_algo_find(fam->algorithm);
         oc_hparams hp;
+        oc_storage sto;
         json_t *tests = json_object_get(g, "tests"), *t, *h = json_object_get(g, "hparams");
         size_t ti;
         if (!json_is_array(tests)) {
@@ -202,10 +261,11 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
             s = oc_fail(d, OC_ERR_FORMAT, "%s: testGroup %zu without hparams object", json_path, gi);
             break;
         }
-        if ((s = algo->parse(json_path, fam->profile, h, &hp, d)))
+        if ((s = algo->parse(json_path, fam->profile, h, &hp, d)) ||
+            (s = parse_storage(json_path, algo, h, &sto, d)))
             break;
         json_array_foreach(tests, ti, t) {
-            s = parse_case(json_path, stp, t, algo, &hp, &fam->cases[fam->ncases], d);
+            s = parse_case(json_path, stp, t, algo, &hp, &sto, &fam->cases[fam->ncases], d);
             fam->ncases++;
             for (size_t j = 0; s == OC_OK && j + 1 < fam->ncases; j++)
                 if (fam->cases[j].tcid == fam->cases[fam->ncases - 1].tcid)

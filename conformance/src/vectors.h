@@ -25,8 +25,13 @@ typedef struct oc_case {
     oc_hparams hp;
     int64_t first_step;
     size_t steps, n;
-    int nstate;              /* outputs used, named by algo->state_names */
-    float *in[OC_MAX_STATE]; /* elementwise: input state [n] */
+    int nstate;              /* outputs used, named by names[] */
+    oc_storage storage;      /* element-wise: where values are stored (spec/mixed.md) */
+    const char *names[OC_MAX_STATE]; /* output names: algo->state_names, or with mixed
+                                        precision p, master, then the state tensors */
+    oc_format fmt[OC_MAX_STATE];     /* element-wise: storage format of each output */
+    int precision[OC_MAX_STATE];     /* significand bits of each output: 8, 11, 24, 53 */
+    float *in[OC_MAX_STATE]; /* elementwise: input state [n] (16-bit values widened) */
     float *g;                /* elementwise: gradients [steps * n] */
     int64_t *positions;      /* schedules: evaluation points [n] */
     oc_expect exp[OC_MAX_STATE];

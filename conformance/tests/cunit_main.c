@@ -11,16 +11,22 @@ float *test_narrow(const double *x, size_t n)
     return f;
 }
 
-void test_add_results(st_writer *w, const char *key, int precision, size_t rows, size_t cols,
-                      const double *x)
+void test_add_results(st_writer *w, const char *key, const oc_case *c, int k, const double *x)
 {
-    if (precision == 53) {
-        st_writer_add(w, key, "F64", rows, cols, 1, x);
+    static const char *const dtypes[OC_FMT_COUNT] = {"F32", "BF16", "F16"};
+    size_t n = c->steps * c->n;
+    if (c->precision[k] == 53) {
+        st_writer_add(w, key, "F64", c->steps, c->n, 1, x);
         return;
     }
-    float *f = test_narrow(x, rows * cols);
-    st_writer_add(w, key, "F32", rows, cols, 1, f);
+    float *f = test_narrow(x, n);
+    uint16_t *h = malloc((n + 1) * sizeof(uint16_t));
+    for (size_t i = 0; i < n && c->fmt[k] != OC_FMT_F32; i++)
+        h[i] = oc_narrow(c->fmt[k], f[i]); /* exact: the outputs lie on the format's grid */
+    st_writer_add(w, key, dtypes[c->fmt[k]], c->steps, c->n, 1,
+                  c->fmt[k] == OC_FMT_F32 ? (void *)f : (void *)h);
     free(f);
+    free(h);
 }
 
 int main(void)

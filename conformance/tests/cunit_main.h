@@ -4,6 +4,7 @@
 #include <CUnit/CUnit.h>
 #include <stddef.h>
 #include "../../vectors/gen/st_writer.h"
+#include "vectors.h"
 
 /* Each suite file adds its suites and tests to the registry. */
 void register_suites(void);
@@ -11,10 +12,9 @@ void register_suites(void);
 /* A binary32 copy of n widened values (caller frees). */
 float *test_narrow(const double *x, size_t n);
 
-/* Adds outputs x [rows * cols] to a results file as the results path stores them (spec/vectors.md
- * VEC-RES-1): F32 for binary32 storage (precision 24), F64 otherwise. */
-void test_add_results(st_writer *w, const char *key, int precision, size_t rows, size_t cols,
-                      const double *x);
+/* Adds output k of case c (x: [steps * n]) to a results file as the results path stores it
+ * (spec/vectors.md VEC-RES-1): in its storage format (F32, BF16, F16), F64 for binary64. */
+void test_add_results(st_writer *w, const char *key, const oc_case *c, int k, const double *x);
 
 #define ADD_SUITE(name, ...)                                                                   \
     do {                                                                                       \

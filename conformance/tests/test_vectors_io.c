@@ -1103,9 +1103,8 @@ static int write_results_for(const oc_impl *impl, const char *path)
             oc_run_case(impl, c, &o, &st, &dirty);
             st_writer_metadata(w, key, st == OC_OK ? "ok" : "rejected");
             for (int k = 0; k < c->nstate && st == OC_OK; k++) {
-                snprintf(key, sizeof key, "%s/%d/%s", fam.name, c->tcid,
-                         c->algo->state_names[k]);
-                test_add_results(w, key, c->algo->precision, c->steps, c->n, o.out[k]);
+                snprintf(key, sizeof key, "%s/%d/%s", fam.name, c->tcid, c->names[k]);
+                test_add_results(w, key, c, k, o.out[k]);
             }
             oc_outputs_free(&o);
         }
@@ -1221,10 +1220,51 @@ static void test_inline_family_VEC_FMT_9(void)
     rm_tree(dir);
 }
 
+/* VEC-FMT-10: mixed-precision groups: outputs p (16-bit), master, state; 16-bit tensors; the
+ * stored value keyed by its format. */
+static void test_mixed_family_VEC_FMT_10(void)
+{
+    oc_family fam;
+    oc_diag d = {{0}};
+    CU_ASSERT_EQUAL_FATAL(
+        oc_family_load(VECTOR_DIR "/adam-torch-mixed/adam-torch-mixed.json", &fam, &d), OC_OK);
+    int seen[OC_FMT_COUNT] = {0};
+    for (size_t i = 0; i < fam.ncases; i++) {
+        const oc_case *c = &fam.cases[i];
+        CU_ASSERT(c->storage.param != OC_FMT_F32);
+        CU_ASSERT_STRING_EQUAL(c->names[0], "p");
+        CU_ASSERT_STRING_EQUAL(c->names[1], "master");
+        CU_ASSERT_STRING_EQUAL(c->names[2], "m");
+        CU_ASSERT_EQUAL(c->fmt[0], c->storage.param);
+        CU_ASSERT_EQUAL(c->fmt[1], OC_FMT_F32);
+        CU_ASSERT_EQUAL(c->fmt[2], c->storage.state);
+        CU_ASSERT_EQUAL(c->precision[0], c->storage.param == OC_FMT_BF16 ? 8 : 11);
+        seen[c->storage.param]++;
+        seen[OC_FMT_F32] += c->storage.state == OC_FMT_BF16;
+        for (size_t j = 0; j < c->n; j++) /* 16-bit inputs widened exactly */
+            CU_ASSERT_EQUAL(oc_widen(c->fmt[0], oc_narrow(c->fmt[0], c->in[0][j])), c->in[0][j]);
+        for (int k = 0; k < c->nstate && c->result == OC_RESULT_VALID; k++)
+            for (size_t j = 0; j < c->n * c->steps; j++) {
+                double e = c->exp[k].stored[j];
+                CU_ASSERT(isnan(e) || c->fmt[k] == OC_FMT_F32 ||
+                          oc_widen(c->fmt[k], oc_narrow(c->fmt[k], (float)e)) == e);
+            }
+    }
+    CU_ASSERT(seen[OC_FMT_BF16] > 0 && seen[OC_FMT_F16] > 0 && seen[OC_FMT_F32] > 0);
+    oc_family_free(&fam);
+    JSON_CASE("hparams.storage",
+              json_object_set_new(hparams(doc, 0), "storage",
+                                  json_pack("{s:s,s:s}", "param", "fp8", "state", "f32")));
+    JSON_CASE_IN(fx.st, "expected BF16",
+                 json_object_set_new(hparams(doc, 0), "storage",
+                                     json_pack("{s:s,s:s}", "param", "bf16", "state", "f32")));
+}
+
 void register_suites(void)
 {
     ADD_SUITE("vectors_committed",
               {"inline family (VEC-FMT-9)", test_inline_family_VEC_FMT_9},
+              {"mixed-precision family (VEC-FMT-10)", test_mixed_family_VEC_FMT_10},
               {"VEC-FMT-2/3/4/5 committed family loads",
                test_committed_family_loads_VEC_FMT_2_3_4_5},
               {"VEC-FMT-1 committed hparams are binary32 hex floats",

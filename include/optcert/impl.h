@@ -8,6 +8,7 @@
 #include "optcert/status.h"
 #include "optcert/adam.h"
 #include "optcert/lion.h"
+#include "optcert/mixed.h"
 #include "optcert/schedule.h"
 #include "optcert/sgd.h"
 
@@ -28,6 +29,10 @@
 #define OC_CAP_SGD_MAXIMIZE  (1ull << 11)
 #define OC_CAP_LION_TORCH    (1ull << 16)
 #define OC_CAP_SCHEDULE_MEGATRON (1ull << 24)
+/* Mixed precision (spec/mixed.md), for every element-wise algorithm claimed above. */
+#define OC_CAP_MIXED_BF16       (1ull << 48) /* bf16 params, fp32 master, fp32 state */
+#define OC_CAP_MIXED_F16        (1ull << 49) /* fp16 params, fp32 master, fp32 state */
+#define OC_CAP_MIXED_STATE_BF16 (1ull << 50) /* bf16 params, fp32 master, bf16 state */
 
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
@@ -48,6 +53,10 @@ typedef struct oc_impl {
     /* As oc_ref_schedule_eval without the mutant; NULL if no schedule capability is claimed. */
     oc_status (*schedule_eval)(void *ctx, const oc_schedule *s, int64_t samples, double *lr,
                                double *wd);
+    /* As oc_ref_mixed_step without the mutants; NULL if no OC_CAP_MIXED_* is claimed. */
+    oc_status (*mixed_step)(void *ctx, oc_algorithm alg, const void *hp, const oc_storage *s,
+                            int64_t step, size_t n, void *param, float *master,
+                            void *const *state, const float *g);
 } oc_impl;
 
 /* A plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */

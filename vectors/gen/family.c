@@ -109,6 +109,33 @@ float gen_store(mpfr_t x, gen_golden *out, int k)
     return out->f32[k];
 }
 
+double gen_round_format(oc_format f, double x)
+{
+    if (f == OC_FMT_F32 || !isfinite(x) || x == 0)
+        return f == OC_FMT_F32 ? (float)x : x;
+    const int p = f == OC_FMT_BF16 ? 8 : 11, emin = f == OC_FMT_BF16 ? -126 : -14;
+    const double max = f == OC_FMT_BF16 ? 0x1.fep127 : 65504.0;
+    int e;
+    frexp(x, &e); /* |x| in [2^(e-1), 2^e) */
+    double quantum = ldexp(1.0, (e - 1 > emin ? e - 1 : emin) - (p - 1));
+    double r = nearbyint(x / quantum) * quantum; /* exact scaling; nearbyint: ties to even */
+    return fabs(r) > max ? copysign(INFINITY, r) : r;
+}
+
+/* The sharp fp32-class bound on a 16-bit storage point (spec/mixed.md MP-TOL-1): an implementation
+ * whose fp32 value lies within E of the golden fp32 value b stores a value in
+ * [RN(b - E), RN(b + E)], RN being monotone. Returns the largest distance to RN(b); 0 when no
+ * rounding boundary lies within E of b. */
+static double narrow_bound(oc_format f, double b, double E)
+{
+    double r = gen_round_format(f, b);
+    if (E == 0 || !isfinite(r)) /* non-finite values are judged exactly (MP-TOL-1) */
+        return 0;
+    double lo = gen_round_format(f, nextafter(b - E, -INFINITY));
+    double hi = gen_round_format(f, nextafter(b + E, INFINITY));
+    return fmax(fabs(r - lo), fabs(hi - r));
+}
+
 double gen_bound_up(double e)
 {
     return nextafter(e * (1 + 0x1p-40), INFINITY);
@@ -140,8 +167,21 @@ static void add_tensor(family *f, int id, const char *name, const char *dtype, s
     json_object_set_new(obj, field, json_string(key));
 }
 
-/* The golden trajectory of a valid case: f32, f64 and tol of every state tensor, [steps*n]. */
-static void compute(const gen_stepper *s, const gen_case *c, float **f32, double **f64,
+/* Output slots of a case: the parameter, then with a 16-bit parameter the fp32 master, then
+ * the state tensors (MP-STORE-1..3). The stepper's state a lands in slot out_slot(a). */
+#define GEN_MAX_OUT (GEN_MAX_STATE + 1)
+static int mixed_param(const gen_case *c) { return c->storage.param != OC_FMT_F32; }
+static int out_slot(const gen_case *c, int a) { return a == 0 ? mixed_param(c) : a + mixed_param(c); }
+static int out_count(const gen_stepper *s, const gen_case *c) { return s->nstate + mixed_param(c); }
+static oc_format out_format(const gen_case *c, int slot)
+{
+    return slot == 0 ? c->storage.param : slot == 1 && mixed_param(c) ? OC_FMT_F32 : c->storage.state;
+}
+
+/* The golden trajectory of a valid case: stored value, f64 and tol of every output slot,
+ * [steps*n]. 16-bit state is narrowed from its fp32 value at the end of each step and the
+ * parameter written back from the master (spec/mixed.md MP-STORE-2, MP-CONV-1). */
+static void compute(const gen_stepper *s, const gen_case *c, float **stored, double **f64,
                     double **tol)
 {
     float state[GEN_MAX_STATE];
@@ -155,19 +195,53 @@ static void compute(const gen_stepper *s, const gen_case *c, float **f32, double
         for (size_t i = 0; i < c->n; i++) {
             gen_golden o;
             size_t j = step * c->n + i;
+            double *E = bound + i * GEN_MAX_STATE;
             for (int k = 0; k < GEN_MAX_STATE; k++)
                 state[k] = st[i * GEN_MAX_STATE + k];
-            s->element(s->ctx, c->g[j], state, bound + i * GEN_MAX_STATE, &o);
-            for (int k = 0; k < GEN_MAX_STATE; k++) {
+            s->element(s->ctx, c->g[j], state, E, &o);
+            for (int k = 1; k < s->nstate && c->storage.state != OC_FMT_F32; k++) {
+                o.tol[k] = E[k] = narrow_bound(c->storage.state, o.f32[k], E[k]);
+                o.f32[k] = state[k] = (float)gen_round_format(c->storage.state, o.f32[k]);
+            }
+            for (int k = 0; k < GEN_MAX_STATE; k++)
                 st[i * GEN_MAX_STATE + k] = state[k];
-                f32[k][j] = o.f32[k];
-                f64[k][j] = o.f64[k];
-                tol[k][j] = o.tol[k];
+            for (int k = 0; k < s->nstate; k++) {
+                stored[out_slot(c, k)][j] = o.f32[k];
+                f64[out_slot(c, k)][j] = o.f64[k];
+                tol[out_slot(c, k)][j] = o.tol[k];
+            }
+            if (mixed_param(c)) {
+                stored[0][j] = (float)gen_round_format(c->storage.param, o.f32[0]);
+                f64[0][j] = o.f64[0];
+                tol[0][j] = narrow_bound(c->storage.param, o.f32[0], E[0]);
             }
         }
     }
     free(bound);
     free(st);
+}
+
+/* A tensor of values in format f (on its grid) with dtype F32, BF16 or F16. */
+static void add_values(family *f, int id, const char *name, oc_format fmt, size_t rows,
+                       size_t cols, int two_dim, const float *v, json_t *obj, const char *field)
+{
+    static const char *const dtypes[OC_FMT_COUNT] = {"F32", "BF16", "F16"};
+    if (fmt == OC_FMT_F32) {
+        add_tensor(f, id, name, "F32", rows, cols, two_dim, v, obj, field);
+        return;
+    }
+    uint16_t *h = malloc(rows * cols * sizeof(uint16_t) + 2);
+    for (size_t i = 0; i < rows * cols; i++)
+        h[i] = oc_narrow(fmt, v[i]); /* exact: v is on the grid */
+    add_tensor(f, id, name, dtypes[fmt], rows, cols, two_dim, h, obj, field);
+    free(h);
+}
+
+static const char *slot_name(const gen_stepper *s, const gen_case *c, int slot)
+{
+    if (mixed_param(c))
+        return slot == 0 ? s->state_names[0] : slot == 1 ? "master" : s->state_names[slot - 1];
+    return s->state_names[slot];
 }
 
 void family_emit(family *f, const gen_stepper *s, json_t *hparams, gen_case *c)
@@ -176,39 +250,55 @@ void family_emit(family *f, const gen_stepper *s, json_t *hparams, gen_case *c)
                              strings(c->flags, 6), "specRules", strings(c->rules, 8), "result",
                              c->result, "n", (json_int_t)c->n, "firstStep",
                              (json_int_t)c->first_step, "steps", (json_int_t)c->steps);
+    const int nout = out_count(s, c);
+    if (c->storage.param != OC_FMT_F32 || c->storage.state != OC_FMT_F32) /* VEC-FMT-10 */
+        json_object_set_new(hparams, "storage",
+                            json_pack("{s:s,s:s}", "param", oc_format_name(c->storage.param),
+                                      "state", oc_format_name(c->storage.state)));
     family_group(f, s->group_type, hparams);
     int id = f->next_tcid;
     json_t *inputs = json_object();
-    for (int k = 0; k < s->nstate; k++)
-        add_tensor(f, id, s->state_names[k], "F32", 1, c->n, 0, c->in[k], inputs,
-                   s->state_names[k]);
+    float *param = malloc((c->n + 1) * sizeof(float));
+    for (size_t i = 0; i < c->n; i++) { /* MP-STORE-1: the parameter is the master's write-back */
+        param[i] = (float)gen_round_format(c->storage.param, c->in[0][i]);
+        for (int k = 1; k < s->nstate; k++)
+            c->in[k][i] = (float)gen_round_format(c->storage.state, c->in[k][i]);
+    }
+    for (int k = 0; k < nout; k++) {
+        const char *name = slot_name(s, c, k);
+        const float *v = k == 0 ? param : k == 1 && mixed_param(c) ? c->in[0] : c->in[k - mixed_param(c)];
+        add_values(f, id, name, out_format(c, k), 1, c->n, 0, v, inputs, name);
+    }
+    free(param);
     add_tensor(f, id, "g", "F32", c->steps, c->n, 1, c->g, inputs, "g");
     json_object_set_new(test, "inputs", inputs);
     if (strcmp(c->result, "valid") == 0) {
         size_t total = c->steps * c->n + 1;
-        float *f32[GEN_MAX_STATE];
-        double *f64[GEN_MAX_STATE], *tol[GEN_MAX_STATE];
-        for (int k = 0; k < GEN_MAX_STATE; k++) {
-            f32[k] = malloc(total * sizeof(float));
+        float *stored[GEN_MAX_OUT];
+        double *f64[GEN_MAX_OUT], *tol[GEN_MAX_OUT];
+        for (int k = 0; k < GEN_MAX_OUT; k++) {
+            stored[k] = malloc(total * sizeof(float));
             f64[k] = malloc(total * sizeof(double));
             tol[k] = malloc(total * sizeof(double));
         }
-        compute(s, c, f32, f64, tol);
+        compute(s, c, stored, f64, tol);
         json_t *expected = json_object();
-        for (int k = 0; k < s->nstate; k++) {
+        for (int k = 0; k < nout; k++) { /* VEC-FMT-5: stored value keyed by its format */
             char name[32];
+            const char *sn = slot_name(s, c, k);
             json_t *e = json_object();
-            snprintf(name, sizeof name, "%s.out", s->state_names[k]);
-            add_tensor(f, id, name, "F32", c->steps, c->n, 1, f32[k], e, "f32");
-            snprintf(name, sizeof name, "%s.out.f64", s->state_names[k]);
+            snprintf(name, sizeof name, "%s.out", sn);
+            add_values(f, id, name, out_format(c, k), c->steps, c->n, 1, stored[k], e,
+                       oc_format_name(out_format(c, k)));
+            snprintf(name, sizeof name, "%s.out.f64", sn);
             add_tensor(f, id, name, "F64", c->steps, c->n, 1, f64[k], e, "f64");
-            snprintf(name, sizeof name, "%s.tol", s->state_names[k]);
+            snprintf(name, sizeof name, "%s.tol", sn);
             add_tensor(f, id, name, "F64", c->steps, c->n, 1, tol[k], e, "tolFp32");
-            json_object_set_new(expected, s->state_names[k], e);
+            json_object_set_new(expected, sn, e);
         }
         json_object_set_new(test, "expected", expected);
-        for (int k = 0; k < GEN_MAX_STATE; k++) {
-            free(f32[k]);
+        for (int k = 0; k < GEN_MAX_OUT; k++) {
+            free(stored[k]);
             free(f64[k]);
             free(tol[k]);
         }

@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <mpfr.h>
 #include <stdint.h>
+#include "optcert/formats.h"
 #include "st_writer.h"
 
 typedef struct gen_options {
@@ -70,13 +71,19 @@ typedef struct gen_case {
     const char *result; /* "valid", "invalid", "acceptable" */
     int64_t first_step;
     size_t steps, n;
-    float *in[GEN_MAX_STATE]; /* [n] each */
+    oc_storage storage;       /* spec/mixed.md; zero = everything fp32 */
+    float *in[GEN_MAX_STATE]; /* [n] each; with a 16-bit parameter in[0] is the fp32 master
+                                 and the parameter input is its write-back (MP-STORE-1) */
     float *g;                 /* [steps * n] */
 } gen_case;
 
 /* Rounds x to its binary32 storage value (ties to even), records that value and x's binary64
  * rounding as output k, and leaves the stored value in x for the next step. */
 float gen_store(mpfr_t x, gen_golden *out, int k);
+
+/* x rounded to format f, ties to even, overflow to infinity (MP-CONV-1), computed
+ * independently of ref/formats.c. */
+double gen_round_format(oc_format f, double x);
 
 /* A computed error bound made safe against its own binary64 rounding: times 1 + 2^-40, then
  * rounded up to the next binary64. */

@@ -3,6 +3,24 @@
 #define OPTCERT_GEN_H
 
 #include "family.h"
+#include "rng.h"
+
+/* How gen_mixed.c drives an element-wise algorithm (spec/mixed.md §6). */
+typedef struct gen_mixed_algo {
+    const char *family, *algorithm, *profile;
+    int nvariants;       /* hyper-parameter variants (e.g. AdamW and Adam with L2) */
+    float lr, lr_small;  /* a typical learning rate; one whose updates stay below half a
+                            16-bit ulp of parameters near 1 */
+    gen_rng *rng;
+    void *ctx;
+    /* Emits case c (c->storage set) with variant v's hyper-parameters and learning rate lr. */
+    void (*emit)(family *f, void *ctx, int variant, float lr, gen_case *c);
+    /* Random input state (in[1..]) typical of the algorithm. */
+    void (*random_state)(gen_case *c);
+} gen_mixed_algo;
+
+/* Writes vectors/<a->family>/ (spec/mixed.md); 0 on success. */
+int gen_mixed_family(const gen_options *opt, const char *outdir, const gen_mixed_algo *a);
 
 /* Writes vectors/adam-<profile>/ for every Adam profile into outdir; 0 on success. */
 int gen_adam(const gen_options *opt, const char *outdir);

@@ -389,6 +389,16 @@ static void notes(family *f)
         family_note(f, n[i][0], n[i][1], n[i][2], n[i][3], NULL);
 }
 
+/* adam-torch-mixed variants: AdamW, Adam with L2, AdamW with AMSGrad (spec/mixed.md §6). */
+static void mixed_emit(family *f, void *ctx, int variant, float lr, gen_case *c)
+{
+    oc_adam_hparams hp = defaults(OC_ADAM_TORCH);
+    hp.lr = lr;
+    hp.decoupled = variant != 1;
+    hp.amsgrad = variant == 2;
+    emit(f, ctx, &hp, c);
+}
+
 int gen_adam(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {
@@ -428,6 +438,11 @@ int gen_adam(const gen_options *opt, const char *outdir)
         rc = family_save(&f, outdir);
         family_free(&f);
     }
+    rng.state = opt->seed * 1000003ull + 100;
+    gen_mixed_algo mixed = {"adam-torch-mixed", "adam", "torch", 3, 1e-3f, 0x1p-15f, &rng, cx,
+                            mixed_emit, random_state};
+    if (rc == 0)
+        rc = gen_mixed_family(opt, outdir, &mixed);
     adam_exact_free(cx);
     return rc;
 }

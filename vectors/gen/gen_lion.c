@@ -240,6 +240,18 @@ static void notes(family *f)
         family_note(f, n[i][0], n[i][1], n[i][2], n[i][3], NULL);
 }
 
+/* lion-torch-mixed: Megatron's defaults, and the common 0.9/0.99 (spec/mixed.md §6). */
+static void mixed_emit(family *f, void *ctx, int variant, float lr, gen_case *c)
+{
+    oc_lion_hparams hp = defaults();
+    hp.lr = lr;
+    if (variant == 1) {
+        hp.beta1 = 0.9f;
+        hp.beta2 = 0.99f;
+    }
+    emit(f, ctx, &hp, c);
+}
+
 int gen_lion(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {"LION-HP-1", "LION-ERR-1", "LION-DIR-1", "LION-SIGN-1",
@@ -257,6 +269,11 @@ int gen_lion(const gen_options *opt, const char *outdir)
         rc = family_save(&f, outdir);
         family_free(&f);
     }
+    rng.state = opt->seed * 1000037ull + 100;
+    gen_mixed_algo mixed = {"lion-torch-mixed", "lion", "torch", 2, 1e-4f, 0x1p-15f, &rng, &cx,
+                            mixed_emit, random_state};
+    if (rc == 0)
+        rc = gen_mixed_family(opt, outdir, &mixed);
     for (int i = 0; i < NVARS; i++)
         mpfr_clear(cx.x[i]);
     return rc;

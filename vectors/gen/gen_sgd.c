@@ -294,6 +294,17 @@ static void notes(family *f)
         family_note(f, n[i][0], n[i][1], n[i][2], n[i][3], NULL);
 }
 
+/* sgd-torch-mixed variants: momentum, Nesterov with weight decay, plain (spec/mixed.md §6). */
+static void mixed_emit(family *f, void *ctx, int variant, float lr, gen_case *c)
+{
+    oc_sgd_hparams hp = defaults(OC_SGD_TORCH);
+    hp.lr = lr;
+    hp.nesterov = variant == 1;
+    hp.weight_decay = variant == 1 ? 1e-2f : 0.0f;
+    hp.momentum = variant == 2 ? 0.0f : 0.9f;
+    emit(f, ctx, &hp, c);
+}
+
 int gen_sgd(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {"SGD-HP-1", "SGD-HP-2", "SGD-ERR-1", "SGD-MAX-1",
@@ -318,6 +329,11 @@ int gen_sgd(const gen_options *opt, const char *outdir)
         rc = family_save(&f, outdir);
         family_free(&f);
     }
+    rng.state = opt->seed * 1000033ull + 100;
+    gen_mixed_algo mixed = {"sgd-torch-mixed", "sgd", "torch", 3, 1e-2f, 0x1p-15f, &rng, &cx,
+                            mixed_emit, random_state};
+    if (rc == 0)
+        rc = gen_mixed_family(opt, outdir, &mixed);
     for (int i = 0; i < NVARS; i++)
         mpfr_clear(cx.x[i]);
     return rc;

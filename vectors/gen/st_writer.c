@@ -31,7 +31,7 @@ void st_writer_free(st_writer *w)
 int st_writer_add(st_writer *w, const char *key, const char *dtype, size_t rows, size_t cols,
                   int two_dim, const void *data)
 {
-    size_t elem = strcmp(dtype, "F64") == 0 ? 8 : 4;
+    size_t elem = strcmp(dtype, "F64") == 0 ? 8 : strcmp(dtype, "F32") == 0 ? 4 : 2;
     size_t bytes = rows * cols * elem;
     if (w->size + bytes > w->cap) {
         size_t cap = (w->cap + bytes) * 2;

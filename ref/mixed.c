@@ -1,0 +1,158 @@
+/* Mixed-precision storage around the element-wise reference steps (spec/mixed.md). The
+ * algorithm runs unchanged on fp32 chunks; this file only moves values between storage
+ * formats: exact widening on entry, round-to-nearest-even narrowing on exit. */
+#include "optcert/buffers.h"
+#include "optcert/mixed.h"
+
+/* Elements per chunk: the reference allocates nothing, chunks live on the stack. The algorithm
+ * computes in binary64 and stores binary32 (its own TOL-1: within one ulp), so the narrowed
+ * values are within one 16-bit ulp too (MP-TOL-2). Any combination of formats runs here;
+ * MP-COMB-1 names the ones implementations claim. */
+#define CHUNK 256
+
+static const char *const mutant_names[OC_MIXED_MUTANT_COUNT] = {
+    "correct", "truncating-write-back", "master-from-param", "state-in-bf16"};
+static const char *const mutant_descriptions[OC_MIXED_MUTANT_COUNT] = {
+    "no mistake",
+    "the 16-bit parameter is written back from the master by truncation, not rounding",
+    "the fp32 master is re-created from the 16-bit parameter every step",
+    "optimizer state specified as fp32 is stored as bf16"};
+
+const char *oc_mixed_mutant_name(oc_mixed_mutant mu)
+{
+    return (unsigned)mu < OC_MIXED_MUTANT_COUNT ? mutant_names[mu] : NULL;
+}
+
+const char *oc_mixed_mutant_description(oc_mixed_mutant mu)
+{
+    return (unsigned)mu < OC_MIXED_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
+}
+
+int oc_algorithm_state_count(oc_algorithm alg, const void *hp)
+{
+    if (hp == NULL)
+        return -1;
+    switch (alg) {
+    case OC_ALG_ADAM:
+        return ((const oc_adam_hparams *)hp)->amsgrad ? 3 : 2;
+    case OC_ALG_SGD:
+        return ((const oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0;
+    case OC_ALG_LION:
+        return 1;
+    default:
+        return -1;
+    }
+}
+
+/* The algorithm's own reference step on fp32 buffers. */
+static oc_status algorithm_step(oc_algorithm alg, const void *hp, int mu, int64_t step,
+                                size_t n, float *p, float *const *s, const float *g)
+{
+    switch (alg) {
+    case OC_ALG_ADAM:
+        return oc_ref_adam_step(hp, step, n, p, s[0], s[1],
+                                ((const oc_adam_hparams *)hp)->amsgrad ? s[2] : NULL, g,
+                                (oc_adam_mutant)mu);
+    case OC_ALG_SGD:
+        return oc_ref_sgd_step(hp, step, n, p,
+                               ((const oc_sgd_hparams *)hp)->momentum != 0.0 ? s[0] : NULL, g,
+                               (oc_sgd_mutant)mu);
+    case OC_ALG_LION:
+        return oc_ref_lion_step(hp, step, n, p, s[0], g, (oc_lion_mutant)mu);
+    default:
+        return OC_ERR_BAD_PROFILE;
+    }
+}
+
+static size_t width(oc_format f) { return f == OC_FMT_F32 ? sizeof(float) : sizeof(uint16_t); }
+
+/* Value i of a tensor in format f, as fp32 (exact). */
+static float load(oc_format f, const void *t, size_t i)
+{
+    return f == OC_FMT_F32 ? ((const float *)t)[i] : oc_widen(f, ((const uint16_t *)t)[i]);
+}
+
+/* Stores x as value i of a tensor in format f (MP-CONV-1). */
+static void store(oc_format f, void *t, size_t i, float x, int truncate)
+{
+    if (f == OC_FMT_F32)
+        ((float *)t)[i] = x;
+    else
+        ((uint16_t *)t)[i] = truncate ? oc_narrow_toward_zero(f, x) : oc_narrow(f, x);
+}
+
+/* Buffers: param, master, state..., g (fp32, MP-STORE-3); each checked, then pairwise
+ * disjoint (MP-ERR-1). */
+static oc_status check_buffers(const oc_storage *s, int nstate, size_t n, const void *param,
+                               const float *master, void *const *state, const float *g)
+{
+    const void *buf[OC_MIXED_MAX_STATE + 3];
+    size_t w[OC_MIXED_MAX_STATE + 3];
+    int nb = 0;
+    buf[nb] = param, w[nb++] = width(s->param);
+    if (s->param != OC_FMT_F32)
+        buf[nb] = master, w[nb++] = sizeof(float);
+    for (int k = 0; k < nstate; k++)
+        buf[nb] = state[k], w[nb++] = width(s->state);
+    buf[nb] = g, w[nb++] = sizeof(float);
+    for (int b = 0; b < nb; b++) {
+        oc_status st = oc_buffer_check(buf[b], n, w[b]);
+        if (st != OC_OK)
+            return st;
+        for (int o = 0; o < b; o++)
+            if ((st = oc_buffer_disjoint(buf[o], n * w[o], buf[b], n * w[b])) != OC_OK)
+                return st;
+    }
+    return OC_OK;
+}
+
+oc_status oc_ref_mixed_step(oc_algorithm alg, const void *hp, int alg_mutant,
+                            const oc_storage *s, int64_t step, size_t n, void *param,
+                            float *master, void *const *state, const float *g,
+                            oc_mixed_mutant mutant)
+{
+    /* MP-ERR-1: formats, master presence, hyper-parameters and buffers before any write. */
+    if (s == NULL || hp == NULL || (n > 0 && state == NULL))
+        return OC_ERR_NULL_POINTER;
+    if ((unsigned)mutant >= OC_MIXED_MUTANT_COUNT || (unsigned)s->param >= OC_FMT_COUNT ||
+        (unsigned)s->state >= OC_FMT_COUNT)
+        return OC_ERR_BAD_PROFILE;
+    if ((s->param == OC_FMT_F32) != (master == NULL)) /* MP-MASTER-1 */
+        return s->param == OC_FMT_F32 ? OC_ERR_UNSUPPORTED : OC_ERR_NULL_POINTER;
+    const int nstate = oc_algorithm_state_count(alg, hp);
+    if (nstate < 0)
+        return OC_ERR_BAD_PROFILE;
+    float w0[CHUNK] = {0}, ws[OC_MIXED_MAX_STATE][CHUNK];
+    float *const wsp[OC_MIXED_MAX_STATE] = {ws[0], ws[1], ws[2]};
+    /* Hyper-parameters and step first (n = 0), then the caller's buffers. */
+    oc_status st = algorithm_step(alg, hp, alg_mutant, step, 0, w0, wsp, w0);
+    if (st == OC_OK)
+        st = check_buffers(s, nstate, n, param, master, state, g);
+    if (st != OC_OK)
+        return st;
+    const int master_from_param = mutant == OC_MIXED_MUT_MASTER_FROM_PARAM;
+    const int state_in_bf16 = mutant == OC_MIXED_MUT_STATE_IN_BF16 && s->state == OC_FMT_F32;
+    const int truncate = mutant == OC_MIXED_MUT_TRUNCATING_WRITEBACK;
+    for (size_t off = 0; off < n; off += CHUNK) {
+        const size_t len = n - off < CHUNK ? n - off : CHUNK;
+        for (size_t i = 0; i < len; i++) {
+            w0[i] = master && !master_from_param ? master[off + i] : load(s->param, param, off + i);
+            for (int k = 0; k < nstate; k++)
+                ws[k][i] = load(s->state, state[k], off + i);
+        }
+        /* Cannot fail: the same hyper-parameters passed above, the chunks are valid. */
+        if (algorithm_step(alg, hp, alg_mutant, step, len, w0, wsp, g + off) != OC_OK)
+            return OC_ERR_INTERNAL;
+        for (size_t i = 0; i < len; i++) {
+            if (master)
+                master[off + i] = w0[i];
+            store(s->param, param, off + i, w0[i], truncate);
+            for (int k = 0; k < nstate; k++)
+                store(s->state, state[k], off + i,
+                      state_in_bf16 ? oc_widen(OC_FMT_BF16, oc_narrow(OC_FMT_BF16, ws[k][i]))
+                                    : ws[k][i],
+                      0);
+        }
+    }
+    return OC_OK;
+}
