@@ -1,7 +1,8 @@
 #!/bin/sh
 # Certifies real outside implementations through the results path: PyTorch's own
 # torch.optim.Adam/AdamW and torch.optim.SGD (single-tensor and foreach), lion-pytorch's Lion,
-# each against its `torch`-profile family, and megatron-core's OptimizerParamScheduler against
+# each against its `torch`-profile family and its mixed-precision family (fp32 master stepped by
+# torch, bf16/fp16 write-back with copy_, as Megatron does), and megatron-core's OptimizerParamScheduler against
 # schedule-megatron. The adapter runs the library over the vectors,
 # `optcert judge` prints the certificate. Exit 0 when every failure is a known divergence listed
 # (and explained) in conformance/adapters/known-divergences.txt, and every listed one still fails.
@@ -13,6 +14,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 rc=0
 for run in adam-torch: adam-torch:--foreach sgd-torch: sgd-torch:--foreach lion-torch: \
+    adam-torch-mixed: adam-torch-mixed:--foreach sgd-torch-mixed: lion-torch-mixed: \
     schedule-megatron:; do
     family=${run%%:*}
     flag=${run#*:}

@@ -7,7 +7,10 @@ Families and the library optimizer each is run on (spec/vectors.md §1; profile 
   lion  lion_pytorch.Lion (PyPI lion-pytorch)
 For every test case it builds the optimizer on CPU in fp32 with the case's hex-float
 hyper-parameters, loads the input state and runs `steps` steps with step counters firstStep,
-firstStep+1, ... (gradient of step k = row k of g). The state after every step is written to a
+firstStep+1, ... (gradient of step k = row k of g). Mixed-precision groups (spec/mixed.md,
+hparams.storage with a bf16/fp16 parameter and fp32 state) run the way Megatron-LM runs a
+torch optimizer: the optimizer steps the fp32 master, then the 16-bit model parameter is
+`model.copy_(master)`; 16-bit optimizer state is not a torch feature (unsupported). The state after every step is written to a
 results file (spec/vectors.md §2) that `optcert judge --results FILE` judges. Nothing is judged
 here: when the library raises, the case is `rejected`; when it accepts (even an `invalid` case) it
 is `ok`, outputs written; a case the library's API cannot express is `unsupported`.
@@ -26,12 +29,12 @@ import re
 import sys
 from importlib import metadata
 
-import numpy as np
 import torch
 from safetensors import SafetensorError
-from safetensors.numpy import load_file, save_file
+from safetensors.torch import load_file, save_file
 
-ADAPTER = "optcert torch_optim.py 2"
+ADAPTER = "optcert torch_optim.py 3"
+DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 # What C's %a prints: 0x<hex>[.<hex>]p<exp>, inf, nan (float.fromhex alone would take "0.001" as hex).
 HEX_FLOAT = re.compile(r"[+-]?(0x[0-9a-f]+(\.[0-9a-f]*)?p[+-]?[0-9]+|inf(inity)?|nan)", re.IGNORECASE)
 
@@ -89,14 +92,14 @@ class AdamFamily(Family):
             state = {"step": torch.tensor(float(first_step - 1))}
             for name, key in self.keys:
                 if name in x:
-                    state[key] = torch.from_numpy(x[name].copy())
+                    state[key] = x[name].clone()
             opt.state[p] = state
 
         def read(opt, p):
-            out = {"p": p.detach().numpy().copy()}
+            out = {"p": p.detach().clone()}
             for name, key in self.keys:
                 if key in opt.state[p]:
-                    out[name] = opt.state[p][key].numpy().copy()
+                    out[name] = opt.state[p][key].clone()
             return out
 
         return f"torch.optim.{cls.__name__}", make, load, read
@@ -123,12 +126,12 @@ class SgdFamily(Family):
             # torch creates the buffer from g on a parameter's first step (no state yet);
             # later steps continue from the stored buffer.
             if "buf" in x and first_step > 1:
-                opt.state[p] = {"momentum_buffer": torch.from_numpy(x["buf"].copy())}
+                opt.state[p] = {"momentum_buffer": x["buf"].clone()}
 
         def read(opt, p):
-            out = {"p": p.detach().numpy().copy()}
+            out = {"p": p.detach().clone()}
             if "momentum_buffer" in opt.state[p] and opt.state[p]["momentum_buffer"] is not None:
-                out["buf"] = opt.state[p]["momentum_buffer"].numpy().copy()
+                out["buf"] = opt.state[p]["momentum_buffer"].clone()
             return out
 
         return "torch.optim.SGD", make, load, read
@@ -150,10 +153,10 @@ class LionFamily(Family):
                         weight_decay=hp["weightDecay"])
 
         def load(opt, p, x):
-            opt.state[p] = {"exp_avg": torch.from_numpy(x["m"].copy())}
+            opt.state[p] = {"exp_avg": x["m"].clone()}
 
         def read(opt, p):
-            return {"p": p.detach().numpy().copy(), "m": opt.state[p]["exp_avg"].numpy().copy()}
+            return {"p": p.detach().clone(), "m": opt.state[p]["exp_avg"].clone()}
 
         return "lion_pytorch.Lion", make, load, read
 
@@ -171,7 +174,19 @@ def parse_hparams(fam, raw, where):
     for k in fam.bool_keys:
         need(isinstance(raw.get(k), bool), f"{where}: hparams.{k} missing or not a boolean")
         hp[k] = raw[k]
+    storage = raw.get("storage", {"param": "f32", "state": "f32"})  # VEC-FMT-10
+    need(isinstance(storage, dict) and storage.get("param") in DTYPES and storage.get("state") in DTYPES,
+         f"{where}: bad hparams.storage {storage!r}")
+    hp["storage"] = storage
     return hp
+
+
+def input_names(fam, hp):
+    """Input tensors and their dtypes: p (and the fp32 master with a 16-bit p), state, g."""
+    st = hp["storage"]
+    names = [("p", DTYPES[st["param"]])] + ([("master", torch.float32)] if st["param"] != "f32" else [])
+    names += [(n, DTYPES[st["state"]]) for n in fam.state_names(hp)[1:]]
+    return names + [("g", torch.float32)]
 
 
 def case_inputs(fam, tc, hp, tensors, where):
@@ -184,30 +199,38 @@ def case_inputs(fam, tc, hp, tensors, where):
     refs = tc.get("inputs")
     need(isinstance(refs, dict), f"{where}: inputs is not an object")
     arrs = {}
-    for name in fam.state_names(hp) + ("g",):
+    for name, dtype in input_names(fam, hp):
         key = refs.get(name)
         need(isinstance(key, str) and key in tensors,
              f"{where}: input {name} ({key!r}) not in the tensors file")
         a = tensors[key]
         shape = (steps, n) if name == "g" else (n,)
-        need(a.dtype == np.float32 and a.shape == shape,
-             f"{where}: input {name} is {a.dtype}{list(a.shape)}, want float32{list(shape)}")
+        need(a.dtype == dtype and tuple(a.shape) == shape,
+             f"{where}: input {name} is {a.dtype}{list(a.shape)}, want {dtype}{list(shape)}")
         arrs[name] = a
     return tc["firstStep"], steps, arrs
 
 
 def run_case(make, load, read, steps, x):
-    """Runs the library; returns {name: [steps, n] float32} of the states after each step. May raise."""
-    p = torch.nn.Parameter(torch.from_numpy(x["p"].copy()))
+    """Runs the library; returns {name: [steps, n]} of the states after each step. May raise.
+    With a 16-bit parameter the optimizer steps the fp32 master and the model parameter is
+    written back with copy_ (Megatron's _copy_main_params_to_model_params)."""
+    mixed = "master" in x
+    p = torch.nn.Parameter(x["master" if mixed else "p"].clone())
+    model = x["p"].clone()
     opt = make(p)
     load(opt, p, x)
     rows = {}
     for k in range(steps):
-        p.grad = torch.from_numpy(x["g"][k].copy())
+        p.grad = x["g"][k].clone()
         opt.step()
-        for name, arr in read(opt, p).items():
+        out = read(opt, p)
+        if mixed:
+            out["master"] = out["p"]
+            out["p"] = model.copy_(p.detach()).clone()
+        for name, arr in out.items():
             rows.setdefault(name, []).append(arr)
-    return {name: np.stack(r) for name, r in rows.items()}
+    return {name: torch.stack(r) for name, r in rows.items()}
 
 
 def library_version(impls):
@@ -260,6 +283,8 @@ def main(argv=None):
     counts = {"ok": 0, "rejected": 0, "unsupported": 0}
     for tc_id, hp, first_step, steps, x in cases:
         lib, detail = fam.library(hp, first_step, args), ""
+        if hp["storage"]["state"] != "f32":
+            lib = None  # torch keeps optimizer state in the dtype of the stepped (fp32) tensor
         if lib is None:
             status = "unsupported"
         else:
