@@ -8,6 +8,7 @@
 #include "optcert/status.h"
 #include "optcert/adam.h"
 #include "optcert/lion.h"
+#include "optcert/loss_scale.h"
 #include "optcert/schedule.h"
 #include "optcert/sgd.h"
 
@@ -28,6 +29,9 @@
 #define OC_CAP_SGD_MAXIMIZE  (1ull << 11)
 #define OC_CAP_LION_TORCH    (1ull << 16)
 #define OC_CAP_SCHEDULE_MEGATRON (1ull << 24)
+#define OC_CAP_LOSS_SCALE_MEGATRON          (1ull << 32)
+#define OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT (1ull << 33)
+#define OC_CAP_LOSS_SCALE_TORCH             (1ull << 34)
 
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
@@ -48,6 +52,10 @@ typedef struct oc_impl {
     /* As oc_ref_schedule_eval without the mutant; NULL if no schedule capability is claimed. */
     oc_status (*schedule_eval)(void *ctx, const oc_schedule *s, int64_t samples, double *lr,
                                double *wd);
+    /* As oc_ref_loss_scale_update without the mutant: one update of the state in place,
+     * nothing written on error. NULL if no loss-scale capability is claimed. */
+    oc_status (*loss_scale_update)(void *ctx, const oc_loss_scaler *c, oc_loss_scale_state *s,
+                                   int found_inf);
 } oc_impl;
 
 /* A plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */
