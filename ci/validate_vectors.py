@@ -44,7 +44,12 @@ for path in files:
             if flag not in doc["notes"]:
                 problem(path, f"tcId {t['tcId']}: flag {flag} not defined in notes")
         keys = list(t.get("inputs", {}).values())
-        keys += [k for e in t.get("expected", {}).values() for k in e.values()]
+        if "tensors" in doc:
+            keys += [k for e in t.get("expected", {}).values() for k in e.values()]
+        elif "foundInf" in t:  # loss scale: one expected value per update (VEC-FMT-10)
+            for name, values in t.get("expected", {}).items():
+                if len(values) != len(t["foundInf"]):
+                    problem(path, f"tcId {t['tcId']}: expected.{name} needs one value per update")
         for k in keys:
             if k not in header:
                 problem(path, f"tcId {t['tcId']}: tensor {k} missing from {doc['tensors']}")

@@ -174,7 +174,7 @@ def parse_hparams(fam, raw, where):
     for k in fam.bool_keys:
         need(isinstance(raw.get(k), bool), f"{where}: hparams.{k} missing or not a boolean")
         hp[k] = raw[k]
-    storage = raw.get("storage", {"param": "f32", "state": "f32"})  # VEC-FMT-10
+    storage = raw.get("storage", {"param": "f32", "state": "f32"})  # VEC-FMT-16
     need(isinstance(storage, dict) and storage.get("param") in DTYPES and storage.get("state") in DTYPES,
          f"{where}: bad hparams.storage {storage!r}")
     hp["storage"] = storage

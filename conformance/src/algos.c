@@ -183,7 +183,7 @@ const oc_algo oc_algo_lion = {"lion", "LionStep", {"p", "m"}, 24,
                               lion_step, OC_LION_MUTANT_COUNT, OC_ALG_LION};
 
 const oc_algo *const oc_algos[OC_NALGOS] = {&oc_algo_adam, &oc_algo_sgd, &oc_algo_lion,
-                                            &oc_algo_schedule};
+                                            &oc_algo_schedule, &oc_algo_loss_scale};
 
 const oc_algo *oc_algo_find(const char *name)
 {

@@ -19,6 +19,7 @@ typedef union oc_hparams {
     oc_sgd_hparams sgd;
     oc_lion_hparams lion;
     oc_schedule sched;
+    oc_loss_scaler ls;
 } oc_hparams;
 
 typedef struct oc_algo {
@@ -51,8 +52,9 @@ typedef struct oc_algo {
 } oc_algo;
 
 extern const oc_algo oc_algo_adam, oc_algo_sgd, oc_algo_lion, oc_algo_schedule;
+extern const oc_algo oc_algo_loss_scale;
 extern const oc_algo *const oc_algos[];
-#define OC_NALGOS 4
+#define OC_NALGOS 5
 
 /* VEC-FMT-1 readers shared by the descriptors: a hex-float string exact in binary32 (or
  * nan/inf), and a boolean. */

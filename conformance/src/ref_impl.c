@@ -9,7 +9,11 @@ typedef struct ref_ctx {
     int mutant;
 } ref_ctx;
 
-/* The selected mutant of algorithm a split into its own part and its mixed-precision part. */
+/* The selected mutant of algorithm a (0 if another algorithm's mutant is selected). */
+static int mutant_for(const ref_ctx *c, const oc_algo *a) { return c->algo == a ? c->mutant : 0; }
+
+/* The selected mutant of element-wise algorithm a split into its own part and its
+ * mixed-precision part. */
 static int own_mutant(const ref_ctx *c, const oc_algo *a)
 {
     return c->algo == a && c->mutant < a->own_mutants ? c->mutant : 0;
@@ -81,24 +85,30 @@ static oc_status ref_lion(void *ctx, const oc_lion_hparams *hp, int64_t step, si
 static oc_status ref_schedule(void *ctx, const oc_schedule *s, int64_t samples, double *lr,
                               double *wd)
 {
-    const ref_ctx *c = ctx;
-    return oc_ref_schedule_eval(
-        s, samples, lr, wd,
-        (oc_schedule_mutant)(c->algo == &oc_algo_schedule ? c->mutant : 0));
+    return oc_ref_schedule_eval(s, samples, lr, wd,
+                                (oc_schedule_mutant)mutant_for(ctx, &oc_algo_schedule));
+}
+
+static oc_status ref_loss_scale(void *ctx, const oc_loss_scaler *c, oc_loss_scale_state *s,
+                                int found_inf)
+{
+    return oc_ref_loss_scale_update(c, s, found_inf,
+                                    (oc_loss_scale_mutant)mutant_for(ctx, &oc_algo_loss_scale));
 }
 
 #define ALL_CAPS                                                                              \
     (OC_CAP_ADAM_TORCH | OC_CAP_ADAM_OPTAX | OC_CAP_ADAM_PAPER | OC_CAP_ADAM_KERAS |          \
      OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE | OC_CAP_SGD_TORCH | OC_CAP_SGD_EMA |         \
      OC_CAP_SGD_NESTEROV | OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON | \
-     OC_CAP_MIXED_BF16 | OC_CAP_MIXED_F16 | OC_CAP_MIXED_STATE_BF16)
+     OC_CAP_MIXED_BF16 | OC_CAP_MIXED_F16 | OC_CAP_MIXED_STATE_BF16 | OC_CAP_LOSS_SCALE_MEGATRON | \
+     OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT | OC_CAP_LOSS_SCALE_TORCH)
 
 const oc_impl *oc_ref(void)
 {
     static const ref_ctx correct = {NULL, 0};
     static const oc_impl table = {OC_IMPL_ABI_VERSION, "optcert-ref", "1", ALL_CAPS,
                                   (void *)&correct, ref_adam, ref_sgd, ref_lion, ref_schedule,
-                                  ref_mixed};
+                                  ref_mixed, ref_loss_scale};
     return &table;
 }
 
@@ -117,6 +127,7 @@ const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
                               a == &oc_algo_sgd ? ref_sgd : NULL,
                               a == &oc_algo_lion ? ref_lion : NULL,
                               a == &oc_algo_schedule ? ref_schedule : NULL,
-                              a->own_mutants ? ref_mixed : NULL};
+                              a->own_mutants ? ref_mixed : NULL,
+                              a == &oc_algo_loss_scale ? ref_loss_scale : NULL};
     return &tables[k][mu];
 }

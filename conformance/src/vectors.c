@@ -106,7 +106,7 @@ oc_status oc_load_tensor_case(const char *path, const oc_st_file *st, json_t *t,
     return OC_OK;
 }
 
-/* A group's optional "storage" (VEC-FMT-10): element-wise algorithms only; absent = fp32. */
+/* A group's optional "storage" (VEC-FMT-16): element-wise algorithms only; absent = fp32. */
 static oc_status parse_storage(const char *path, const oc_algo *algo, json_t *h, oc_storage *s,
                                oc_diag *d)
 {

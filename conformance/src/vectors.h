@@ -33,7 +33,7 @@ typedef struct oc_case {
     int precision[OC_MAX_STATE];     /* significand bits of each output: 8, 11, 24, 53 */
     float *in[OC_MAX_STATE]; /* elementwise: input state [n] (16-bit values widened) */
     float *g;                /* elementwise: gradients [steps * n] */
-    int64_t *positions;      /* schedules: evaluation points [n] */
+    int64_t *positions;      /* schedules: evaluation points [n]; loss scale: found_inf [steps] */
     oc_expect exp[OC_MAX_STATE];
 } oc_case;
 

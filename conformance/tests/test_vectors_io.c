@@ -1220,9 +1220,9 @@ static void test_inline_family_VEC_FMT_9(void)
     rm_tree(dir);
 }
 
-/* VEC-FMT-10: mixed-precision groups: outputs p (16-bit), master, state; 16-bit tensors; the
+/* VEC-FMT-16: mixed-precision groups: outputs p (16-bit), master, state; 16-bit tensors; the
  * stored value keyed by its format. */
-static void test_mixed_family_VEC_FMT_10(void)
+static void test_mixed_family_VEC_FMT_16(void)
 {
     oc_family fam;
     oc_diag d = {{0}};
@@ -1264,7 +1264,7 @@ void register_suites(void)
 {
     ADD_SUITE("vectors_committed",
               {"inline family (VEC-FMT-9)", test_inline_family_VEC_FMT_9},
-              {"mixed-precision family (VEC-FMT-10)", test_mixed_family_VEC_FMT_10},
+              {"mixed-precision family (VEC-FMT-16)", test_mixed_family_VEC_FMT_16},
               {"VEC-FMT-2/3/4/5 committed family loads",
                test_committed_family_loads_VEC_FMT_2_3_4_5},
               {"VEC-FMT-1 committed hparams are binary32 hex floats",

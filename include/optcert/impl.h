@@ -9,6 +9,7 @@
 #include "optcert/adam.h"
 #include "optcert/lion.h"
 #include "optcert/mixed.h"
+#include "optcert/loss_scale.h"
 #include "optcert/schedule.h"
 #include "optcert/sgd.h"
 
@@ -33,6 +34,9 @@
 #define OC_CAP_MIXED_BF16       (1ull << 48) /* bf16 params, fp32 master, fp32 state */
 #define OC_CAP_MIXED_F16        (1ull << 49) /* fp16 params, fp32 master, fp32 state */
 #define OC_CAP_MIXED_STATE_BF16 (1ull << 50) /* bf16 params, fp32 master, bf16 state */
+#define OC_CAP_LOSS_SCALE_MEGATRON          (1ull << 32)
+#define OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT (1ull << 33)
+#define OC_CAP_LOSS_SCALE_TORCH             (1ull << 34)
 
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
@@ -57,6 +61,10 @@ typedef struct oc_impl {
     oc_status (*mixed_step)(void *ctx, oc_algorithm alg, const void *hp, const oc_storage *s,
                             int64_t step, size_t n, void *param, float *master,
                             void *const *state, const float *g);
+    /* As oc_ref_loss_scale_update without the mutant: one update of the state in place,
+     * nothing written on error. NULL if no loss-scale capability is claimed. */
+    oc_status (*loss_scale_update)(void *ctx, const oc_loss_scaler *c, oc_loss_scale_state *s,
+                                   int found_inf);
 } oc_impl;
 
 /* A plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */

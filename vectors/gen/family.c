@@ -251,7 +251,7 @@ void family_emit(family *f, const gen_stepper *s, json_t *hparams, gen_case *c)
                              c->result, "n", (json_int_t)c->n, "firstStep",
                              (json_int_t)c->first_step, "steps", (json_int_t)c->steps);
     const int nout = out_count(s, c);
-    if (c->storage.param != OC_FMT_F32 || c->storage.state != OC_FMT_F32) /* VEC-FMT-10 */
+    if (c->storage.param != OC_FMT_F32 || c->storage.state != OC_FMT_F32) /* VEC-FMT-16 */
         json_object_set_new(hparams, "storage",
                             json_pack("{s:s,s:s}", "param", oc_format_name(c->storage.param),
                                       "state", oc_format_name(c->storage.state)));

@@ -34,6 +34,9 @@ int gen_lion(const gen_options *opt, const char *outdir);
 /* Writes vectors/schedule-megatron/ (spec/schedule.md); 0 on success. */
 int gen_schedule(const gen_options *opt, const char *outdir);
 
+/* Writes vectors/loss-scale-<profile>/ (spec/loss_scale.md); 0 on success. */
+int gen_loss_scale(const gen_options *opt, const char *outdir);
+
 /* Writes every family at the given options; 0 on success. */
 int gen_all(const gen_options *opt, const char *outdir);
 

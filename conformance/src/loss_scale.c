@@ -1,0 +1,129 @@
+/* The loss-scale family's descriptor (spec/loss_scale.md): values inline in the JSON
+ * (VEC-FMT-10), each test a found_inf history and the expected state after every update. */
+#include <stdlib.h>
+#include <string.h>
+#include "judge.h"
+#include "vectors.h"
+
+enum { LS_SCALE, LS_GROWTH, LS_HYST };
+
+static const char *ls_mutant(int mu) { return oc_loss_scale_mutant_name((oc_loss_scale_mutant)mu); }
+
+/* Outputs a profile has (LS-STATE-1): the constant scaler only a scale, torch no hysteresis. */
+static int ls_nstate(const oc_hparams *hp)
+{
+    return hp->ls.profile == OC_LS_MEGATRON ? 3 : hp->ls.profile == OC_LS_TORCH ? 2 : 1;
+}
+
+static oc_status ls_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
+                          oc_diag *d)
+{
+    oc_loss_scaler *c = &u->ls;
+    double x[4];
+    int64_t v;
+    oc_status st;
+    if (oc_loss_scale_profile_parse(profile, &c->profile) != OC_OK)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: unknown loss-scale profile '%s'", path, profile);
+    if ((st = oc_get_hex(path, h, "initialScale", &x[0], d)) ||
+        (st = oc_get_hex(path, h, "minScale", &x[1], d)) ||
+        (st = oc_get_hex(path, h, "growthFactor", &x[2], d)) ||
+        (st = oc_get_hex(path, h, "backoffFactor", &x[3], d)))
+        return st;
+    c->initial_scale = (float)x[0]; /* exact: oc_get_hex accepts binary32 values only */
+    c->min_scale = (float)x[1];
+    c->growth_factor = (float)x[2];
+    c->backoff_factor = (float)x[3];
+    if ((st = oc_get_int(path, 0, h, "growthInterval", INT64_MIN / 2, INT64_MAX / 2, &v, d)))
+        return st;
+    c->growth_interval = v;
+    if ((st = oc_get_int(path, 0, h, "hysteresis", INT64_MIN / 2, INT64_MAX / 2, &v, d)))
+        return st;
+    c->hysteresis = v;
+    return OC_OK;
+}
+
+static int ls_supports(const oc_impl *impl, const oc_hparams *hp)
+{
+    static const uint64_t cap[OC_LS_PROFILE_COUNT] = {OC_CAP_LOSS_SCALE_MEGATRON,
+                                                      OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT,
+                                                      OC_CAP_LOSS_SCALE_TORCH};
+    return impl->loss_scale_update && (unsigned)hp->ls.profile < OC_LS_PROFILE_COUNT &&
+           (impl->capabilities & cap[hp->ls.profile]);
+}
+
+/* "foundInf": "0010...", "expected": {"scale": [hex, ...], "growthTracker": [int, ...],
+ * "hysteresisTracker": [int, ...]} (the outputs of the profile, valid cases only). */
+static oc_status ls_load_case(const char *path, const oc_st_file *st, json_t *t, oc_case *c,
+                              oc_diag *d)
+{
+    (void)st;
+    const char *h = json_string_value(json_object_get(t, "foundInf"));
+    if (!h || !*h || strspn(h, "01") != strlen(h))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: foundInf must be a non-empty 0/1 string",
+                       path, c->tcid);
+    c->n = 1;
+    c->steps = strlen(h);
+    c->positions = calloc(c->steps, sizeof *c->positions);
+    for (size_t i = 0; i < c->steps; i++)
+        c->positions[i] = h[i] == '1';
+    if (c->result != OC_RESULT_VALID)
+        return OC_OK;
+    json_t *exp = json_object_get(t, "expected");
+    for (int k = 0; k < c->nstate; k++) {
+        const char *name = c->algo->state_names[k];
+        json_t *a = json_object_get(exp, name), *v;
+        size_t i;
+        if (!json_is_array(a) || json_array_size(a) != c->steps)
+            return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: expected.%s needs one value per update",
+                           path, c->tcid, name);
+        c->exp[k].stored = calloc(c->steps, sizeof(double));
+        c->exp[k].f64 = calloc(c->steps, sizeof(double));
+        c->exp[k].tol = calloc(c->steps, sizeof(double)); /* LS-TOL-1: exact */
+        json_array_foreach(a, i, v) {
+            double x;
+            if (k == LS_SCALE) {
+                json_t *one = json_pack("{s:O}", "v", v);
+                oc_status s = oc_get_hex(path, one, "v", &x, d);
+                json_decref(one);
+                if (s != OC_OK)
+                    return s;
+            } else if (json_is_integer(v)) {
+                x = (double)json_integer_value(v);
+            } else {
+                return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: expected.%s must hold integers",
+                               path, c->tcid, name);
+            }
+            c->exp[k].stored[i] = c->exp[k].f64[i] = x;
+        }
+    }
+    return OC_OK;
+}
+
+/* Runs the history from the initial state (LS-INIT-1); a rejected update must leave the state
+ * untouched. */
+static void ls_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+                   int *dirty)
+{
+    const oc_loss_scaler *cfg = &c->hp.ls;
+    oc_loss_scale_state s = {cfg->initial_scale, 0, cfg->hysteresis};
+    for (int k = 0; k < c->nstate; k++)
+        o->out[k] = calloc(c->steps + 1, sizeof(double));
+    *st = OC_OK;
+    for (size_t i = 0; i < c->steps; i++) {
+        oc_loss_scale_state before = s;
+        *st = impl->loss_scale_update(impl->ctx, cfg, &s, (int)c->positions[i]);
+        if (*st != OC_OK) {
+            *dirty = memcmp(&before, &s, sizeof s) != 0;
+            return;
+        }
+        double v[3] = {s.scale, (double)s.growth_tracker, (double)s.hysteresis_tracker};
+        for (int k = 0; k < c->nstate; k++)
+            o->out[k][i] = v[k];
+    }
+}
+
+const oc_algo oc_algo_loss_scale = {"loss-scale", "LossScaleUpdate",
+                                    {"scale", "growthTracker", "hysteresisTracker"}, 24,
+                                    OC_LS_MUTANT_COUNT, ls_mutant, ls_nstate, ls_parse,
+                                    ls_supports, ls_load_case, ls_run, NULL, 0,
+                                    OC_ALG_COUNT};
