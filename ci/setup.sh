@@ -6,6 +6,8 @@ set -eu
 cd "$(dirname "$0")/.."
 
 pkgs="build-essential cmake pkg-config libmpfr-dev libcunit1-dev libjansson-dev python3-jsonschema"
+# fast/: OpenMP comes with gcc; MPI for the layouts, OpenBLAS for the matrix work
+pkgs="$pkgs libopenblas-dev openmpi-bin libopenmpi-dev"
 missing=""
 for p in $pkgs; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -28,7 +28,7 @@ static int usage(const char *msg)
     fprintf(stderr,
             "usage:\n"
             "  optcert families [--vectors DIR]\n"
-            "  optcert certify [--impl ref|mutant:[ALGO/]NAME|PATH.so] [--class exact|fp32] [--vectors DIR]\n"
+            "  optcert certify [--impl ref|fast-cpu|mutant:[ALGO/]NAME|PATH.so] [--class exact|fp32] [--vectors DIR]\n"
             "                  [--family NAME] [--report table|json:FILE|junit:FILE]... [--verbose]\n"
             "  optcert judge --results FILE [--class exact|fp32] [--vectors DIR] [--family NAME]\n"
             "                [--report ...] [--verbose]\n"
@@ -147,7 +147,12 @@ static int cmd_certify(const options *o)
         }
         if (!impl)
             oc_fail(&d, OC_ERR_BAD_PROFILE, "unknown mutant '%s' (see optcert mutants)", name);
-    } else
+    }
+#ifdef OPTCERT_FAST_CPU_PLUGIN
+    else if (strcmp(o->impl, "fast-cpu") == 0) /* the fast CPU backend (fast/cpu) */
+        impl = load_plugin(OPTCERT_FAST_CPU_PLUGIN, &d);
+#endif
+    else
         impl = load_plugin(o->impl, &d);
     if (!impl)
         return fail_input(&d);

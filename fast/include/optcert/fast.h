@@ -1,0 +1,84 @@
+/* The fast CPU backend (spec/fast.md): multi-tensor, fused, vectorized, multi-threaded steps
+ * of the element-wise families, with the same numerics on every instruction set.
+ *
+ * One call updates a list of tensors. Each element is visited once per call: the stored
+ * gradient is unscaled and clipped (FAST-GRAD-1), the state and the fp32 master parameter are
+ * updated, and an optional bf16/fp16 model copy is written from the new master (FAST-MODEL-1).
+ * The global squared gradient norm and the non-finite flag come from one extra read-only pass
+ * over the gradients (oc_fast_grad_sumsq), whose result does not depend on the thread count
+ * or the instruction set (FAST-NORM-1), so a caller can decide to skip or clip before the
+ * update pass. */
+#ifndef OPTCERT_FAST_H
+#define OPTCERT_FAST_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "optcert/adam.h"
+#include "optcert/lion.h"
+#include "optcert/sgd.h"
+#include "optcert/status.h"
+
+typedef enum oc_fast_dtype {
+    OC_FAST_MODEL_NONE = 0, /* no model copy */
+    OC_FAST_MODEL_BF16,     /* bfloat16 copy, round to nearest even */
+    OC_FAST_MODEL_FP16,     /* IEEE binary16 copy, round to nearest even */
+} oc_fast_dtype;
+
+/* One parameter tensor (or a contiguous piece of one: layouts pass owned ranges). */
+typedef struct oc_fast_tensor {
+    size_t n;
+    float *param;       /* fp32 master, updated in place */
+    const float *grad;  /* fp32 gradient as stored (loss-scaled, unclipped) */
+    float *state[3];    /* adam: m, v, vmax (amsgrad only); sgd: momentum buffer; lion: m */
+    uint16_t *model;    /* optional model copy (n elements), written from the new master */
+} oc_fast_tensor;
+
+/* What the step does to the stored gradient and where it writes the model copy. */
+typedef struct oc_fast_opts {
+    float inv_scale;          /* 1 / loss scale; 1: no loss scaling */
+    float clip_coeff;         /* global-norm clipping coefficient; 1: none */
+    oc_fast_dtype model;      /* kind of the model copies (tensors with model == NULL skip) */
+} oc_fast_opts;
+
+/* Defaults: no scaling, no clipping, no model copy. */
+oc_fast_opts oc_fast_opts_default(void);
+
+/* Updates every tensor. hp, step and the buffers are checked as the reference checks them
+ * (ADAM-ERR-1 etc.) for every tensor before anything is written; on error nothing is written.
+ * found_nonfinite (may be NULL) is set to 1 if some gradient the update saw was NaN or
+ * infinite, else 0: the update still ran (a caller that skips on overflow calls
+ * oc_fast_grad_sumsq first). */
+oc_status oc_fast_adam_step(const oc_adam_hparams *hp, int64_t step, const oc_fast_opts *o,
+                            size_t ntensors, const oc_fast_tensor *t, int *found_nonfinite);
+oc_status oc_fast_sgd_step(const oc_sgd_hparams *hp, int64_t step, const oc_fast_opts *o,
+                           size_t ntensors, const oc_fast_tensor *t, int *found_nonfinite);
+oc_status oc_fast_lion_step(const oc_lion_hparams *hp, int64_t step, const oc_fast_opts *o,
+                            size_t ntensors, const oc_fast_tensor *t, int *found_nonfinite);
+
+/* FAST-NORM-1: per_tensor[i] (may be NULL) = sum over tensor i of (g * inv_scale)^2, with the
+ * unscaled gradient rounded to binary32 as the update sees it and squared exactly in binary64,
+ * summed in binary64 in a fixed order (blocks of OC_FAST_CHUNK elements, 16 lanes each, lanes
+ * and blocks combined in index order); *total = the per-tensor sums added in tensor order.
+ * *found_nonfinite = 1 iff some unscaled gradient is NaN or infinite (then *total is too). */
+oc_status oc_fast_grad_sumsq(size_t ntensors, const oc_fast_tensor *t, float inv_scale,
+                             double *per_tensor, double *total, int *found_nonfinite);
+
+/* Work unit of the threads and of the norm's summation order (elements). */
+#define OC_FAST_CHUNK 16384
+
+/* Instruction sets of the CPU kernels, chosen at run time (FAST-ISA-1). */
+typedef enum oc_fast_isa {
+    OC_FAST_ISA_PORTABLE = 0, /* plain C, whatever the compiler's baseline target gives */
+    OC_FAST_ISA_AVX2,         /* AVX2 + FMA + F16C (FMA is not used: FAST-DET-1) */
+    OC_FAST_ISA_AVX512,       /* AVX-512 F/BW/VL/DQ */
+    OC_FAST_ISA_COUNT
+} oc_fast_isa;
+
+/* The best set this CPU supports, unless the environment variable OPTCERT_FAST_ISA
+ * (portable|avx2|avx512) asked for another supported one. */
+oc_fast_isa oc_fast_isa_active(void);
+const char *oc_fast_isa_name(oc_fast_isa isa);
+/* Selects a set for the whole process: OC_ERR_UNSUPPORTED if this CPU lacks it. */
+oc_status oc_fast_isa_select(oc_fast_isa isa);
+
+#endif
