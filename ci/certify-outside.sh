@@ -2,7 +2,8 @@
 # Certifies real outside implementations through the results path: PyTorch's own
 # torch.optim.Adam/AdamW and torch.optim.SGD (single-tensor and foreach), lion-pytorch's Lion,
 # each against its `torch`-profile family and its mixed-precision family (fp32 master stepped by
-# torch, bf16/fp16 write-back with copy_, as Megatron does), and megatron-core's OptimizerParamScheduler against
+# torch, bf16/fp16 write-back with copy_, as Megatron does); megatron-core's
+# OptimizerParamScheduler and torch.optim.lr_scheduler (where it expresses the schedule) against
 # schedule-megatron. The adapter runs the library over the vectors,
 # `optcert judge` prints the certificate. Exit 0 when every failure is a known divergence listed
 # (and explained) in conformance/adapters/known-divergences.txt, and every listed one still fails.
@@ -13,31 +14,35 @@ build=${1:-build}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 rc=0
-for run in adam-torch: adam-torch:--foreach sgd-torch: sgd-torch:--foreach lion-torch: \
-    adam-torch-mixed: adam-torch-mixed:--foreach sgd-torch-mixed: lion-torch-mixed: \
-    schedule-megatron:; do
-    family=${run%%:*}
-    flag=${run#*:}
-    res="$out/$family$flag"
-    adapter=torch_optim.py
-    [ "$family" = schedule-megatron ] && adapter=megatron_schedule.py
-    /usr/bin/python3 "conformance/adapters/$adapter" $flag \
+# Each run: ADAPTER:FAMILY[:FLAG]. Known divergences are listed per adapter and family.
+for run in torch_optim:adam-torch torch_optim:adam-torch:--foreach torch_optim:sgd-torch \
+    torch_optim:sgd-torch:--foreach torch_optim:lion-torch torch_optim:adam-torch-mixed \
+    torch_optim:adam-torch-mixed:--foreach torch_optim:sgd-torch-mixed \
+    torch_optim:lion-torch-mixed megatron_schedule:schedule-megatron \
+    torch_schedule:schedule-megatron; do
+    adapter=${run%%:*}
+    rest=${run#*:}
+    family=${rest%%:*}
+    flag=
+    [ "$rest" != "$family" ] && flag=${rest#*:}
+    res="$out/$adapter-$family$flag"
+    /usr/bin/python3 "conformance/adapters/$adapter.py" $flag \
         --vectors "vectors/$family/$family.json" --out "$res.safetensors"
     "$build"/optcert judge --results "$res.safetensors" --family "$family" --verbose \
         --report table --report "json:$res.json" || true
-    /usr/bin/python3 - "$res.json" "$family" conformance/adapters/known-divergences.txt <<'PY' || rc=1
+    /usr/bin/python3 - "$res.json" "$adapter" "$family" conformance/adapters/known-divergences.txt <<'PY' || rc=1
 import json, sys
-report, family, known_path = sys.argv[1:]
+report, adapter, family, known_path = sys.argv[1:]
 doc = json.load(open(report))
 failed = {c["tcId"] for f in doc["families"] for c in f["cases"] if c["verdict"] == "FAIL"}
-known = {int(line.split()[1]) for line in open(known_path)
-         if line.strip() and not line.startswith("#") and line.split()[0] == family}
+known = {int(line.split()[2]) for line in open(known_path)
+         if line.strip() and not line.startswith("#") and line.split()[:2] == [adapter, family]}
 if failed - known:
-    sys.exit(f"{family}: unexplained failures, tcIds {sorted(failed - known)}")
+    sys.exit(f"{adapter} {family}: unexplained failures, tcIds {sorted(failed - known)}")
 if known - failed:
-    sys.exit(f"{family}: listed divergences no longer fail, tcIds {sorted(known - failed)}")
+    sys.exit(f"{adapter} {family}: listed divergences no longer fail, tcIds {sorted(known - failed)}")
 passed = sum(f["pass"] for f in doc["families"])
-print(f"{family}: {passed} cases pass; failures are exactly the {len(known)} known divergences")
+print(f"{adapter} {family}: {passed} cases pass; failures are exactly the {len(known)} known divergences")
 PY
 done
 exit $rc

@@ -13,7 +13,7 @@
 #include "optcert/schedule.h"
 #include "optcert/sgd.h"
 
-#define OC_IMPL_ABI_VERSION 1u
+#define OC_IMPL_ABI_VERSION 2u /* 2: mixed_step, loss_scale_update appended */
 
 /* Capability flags: which profiles / options the implementation claims to support.
  * The harness runs only the cases an implementation claims; the certificate lists

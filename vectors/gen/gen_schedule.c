@@ -304,6 +304,16 @@ static void cases(family *f, sched_ctx *cx)
     s = defaults(OC_LR_COSINE);
     emit(f, cx, &s, "negative position", "InvalidSchedule", "SCHED-POS-1 SCHED-ERR-1", "invalid",
          &neg, 1);
+    /* warmups from init_lr > 0 into cosine and constant: the shapes torch's LinearLR,
+     * CosineAnnealingLR and SequentialLR express (spec/schedule.md §7) */
+    for (int style = 0; style < 2; style++) {
+        s = defaults(style ? OC_LR_CONSTANT : OC_LR_COSINE);
+        s.init_lr = 1e-5;
+        np = boundaries(&s, pos);
+        emit(f, cx, &s, style ? "warmup from init_lr > 0, then constant"
+                              : "warmup from init_lr > 0, then cosine to min_lr",
+             "InitLr", "SCHED-WARMUP-1", "valid", pos, np);
+    }
 }
 
 static void notes(family *f)
