@@ -17,16 +17,13 @@ marks the case `rejected`. The results file (spec/vectors.md §2) is judged by `
         --vectors vectors/schedule-megatron/schedule-megatron.json --out results.safetensors
 Exit status: 0 on success, 2 on malformed input.
 """
-import argparse
 import importlib.util
-import json
 import os
 import sys
 import types
 from importlib import metadata
 
-import numpy as np
-from safetensors.numpy import save_file
+from schedule_family import run_adapter
 
 ADAPTER = "optcert megatron_schedule.py 1"
 
@@ -57,54 +54,25 @@ def scheduler_args(h):
                 wsd_decay_steps=h["wsdDecaySteps"], lr_wsd_decay_style=h["wsdStyle"])
 
 
-def run_case(cls, h, points):
+def run_case(cls, h, t):
+    """(status, lr list, wd list); an assert or error is Megatron's way of refusing the case."""
     group = {"wd_mult": float.fromhex(h["wdMult"])}
     optimizer = types.SimpleNamespace(param_groups=[group])
-    sched = cls(optimizer, **scheduler_args(h))
     lr, wd = [], []
-    for pt in points:
-        sched.num_steps = 0
-        sched.step(pt["samples"])
-        lr.append(group["lr"])
-        wd.append(group["weight_decay"])
-    return np.array([lr], dtype=np.float64), np.array([wd], dtype=np.float64)
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--vectors", required=True)
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args(argv)
     try:
-        with open(args.vectors, encoding="utf-8") as f:
-            doc = json.load(f)
-        if doc.get("schema") != "optcert-vectors/1" or doc.get("algorithm") != "schedule":
-            raise ValueError("not an optcert-vectors/1 schedule family")
-        family = doc["family"]
-        cases = [(g["hparams"], t) for g in doc["testGroups"] for t in g["tests"]]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        print(f"megatron_schedule: malformed input {args.vectors}: {e}", file=sys.stderr)
-        return 2
-    cls = load_scheduler_class()
-    results, meta, counts = {}, {}, {"ok": 0, "rejected": 0}
-    for h, t in cases:
-        try:
-            lr, wd = run_case(cls, h, t["points"])
-            results[f"{family}/{t['tcId']}/lr"] = lr
-            results[f"{family}/{t['tcId']}/wd"] = wd
-            status = "ok"
-        except Exception:  # an assert or error is Megatron's way of refusing the case
-            status = "rejected"
-        meta[f"status/{family}/{t['tcId']}"] = status
-        counts[status] += 1
-    meta["impl"] = "megatron.core.optimizer_param_scheduler.OptimizerParamScheduler"
-    meta["implVersion"] = f"megatron-core {metadata.version('megatron-core')}"
-    meta["adapter"] = ADAPTER
-    save_file(results, args.out, metadata=meta)
-    print(f"megatron_schedule: {family}: {len(cases)} cases: {counts['ok']} ok, "
-          f"{counts['rejected']} rejected; {meta['implVersion']} -> {args.out}")
-    return 0
+        sched = cls(optimizer, **scheduler_args(h))
+        for pt in t["points"]:
+            sched.num_steps = 0
+            sched.step(pt["samples"])
+            lr.append(group["lr"])
+            wd.append(group["weight_decay"])
+    except Exception:
+        return "rejected", None, None
+    return "ok", lr, wd
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    scheduler = load_scheduler_class()
+    sys.exit(run_adapter("megatron_schedule", __doc__, lambda h, t: run_case(scheduler, h, t),
+                         "megatron.core.optimizer_param_scheduler.OptimizerParamScheduler",
+                         f"megatron-core {metadata.version('megatron-core')}", ADAPTER))

@@ -19,15 +19,13 @@ Megatron configurations, which torch's own parameters cannot express) is `unsupp
         --vectors vectors/schedule-megatron/schedule-megatron.json --out results.safetensors
 Exit status: 0 on success, 2 on malformed input.
 """
-import argparse
-import json
 import sys
 import warnings
 
-import numpy as np
 import torch
-from safetensors.numpy import save_file
 from torch.optim import lr_scheduler as sched
+
+from schedule_family import run_adapter
 
 ADAPTER = "optcert torch_schedule.py 1"
 
@@ -58,67 +56,27 @@ def build(h):
     return opt, sched.SequentialLR(opt, parts, milestones=[warmup])
 
 
-def run_case(h, points):
-    built = build(h)
-    if built is None:
-        return None
+def run_case(h, t):
+    """(status, lr list, wd list) of one test: unsupported unless valid and expressible."""
+    built = build(h) if t.get("result") == "valid" else None
+    points = t["points"]
+    if built is None or any(p["samples"] < 0 for p in points):
+        return "unsupported", None, None
     opt, s = built
     group = opt.param_groups[0]
-    order = sorted(range(len(points)), key=lambda i: points[i]["samples"])
     lr, wd = [0.0] * len(points), [0.0] * len(points)
     at = 0
-    for i in order:
-        target = points[i]["samples"]
-        if target < 0:
-            return None
-        while at < target:
+    for i in sorted(range(len(points)), key=lambda i: points[i]["samples"]):
+        while at < points[i]["samples"]:
             if s is not None:
                 s.step()
             at += 1
         lr[i], wd[i] = group["lr"], group["weight_decay"]
-    return np.array([lr], dtype=np.float64), np.array([wd], dtype=np.float64)
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--vectors", required=True)
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args(argv)
-    try:
-        with open(args.vectors, encoding="utf-8") as f:
-            doc = json.load(f)
-        if doc.get("schema") != "optcert-vectors/1" or doc.get("algorithm") != "schedule":
-            raise ValueError("not an optcert-vectors/1 schedule family")
-        family = doc["family"]
-        cases = [(g["hparams"], t) for g in doc["testGroups"] for t in g["tests"]]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        print(f"torch_schedule: malformed input {args.vectors}: {e}", file=sys.stderr)
-        return 2
-    warnings.filterwarnings("ignore", category=UserWarning)  # SequentialLR's step(0) warning
-    results, meta, counts = {}, {}, {"ok": 0, "rejected": 0, "unsupported": 0}
-    for h, t in cases:
-        out = None
-        if t.get("result") == "valid":
-            try:
-                out = run_case(h, t["points"])
-                status = "ok" if out is not None else "unsupported"
-            except Exception:  # torch refusing the configuration
-                status = "rejected"
-        else:
-            status = "unsupported"
-        if out is not None:
-            results[f"{family}/{t['tcId']}/lr"], results[f"{family}/{t['tcId']}/wd"] = out
-        meta[f"status/{family}/{t['tcId']}"] = status
-        counts[status] += 1
-    meta["impl"] = "torch.optim.lr_scheduler (LinearLR, CosineAnnealingLR, SequentialLR)"
-    meta["implVersion"] = f"torch {torch.__version__}"
-    meta["adapter"] = ADAPTER
-    save_file(results, args.out, metadata=meta)
-    print(f"torch_schedule: {family}: {len(cases)} cases: {counts['ok']} ok, "
-          f"{counts['rejected']} rejected, {counts['unsupported']} unsupported; "
-          f"{meta['implVersion']} -> {args.out}")
-    return 0
+    return "ok", lr, wd
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    warnings.filterwarnings("ignore", category=UserWarning)  # SequentialLR's step(0) warning
+    sys.exit(run_adapter("torch_schedule", __doc__, run_case,
+                         "torch.optim.lr_scheduler (LinearLR, CosineAnnealingLR, SequentialLR)",
+                         f"torch {torch.__version__}", ADAPTER))
