@@ -1,6 +1,7 @@
 #!/bin/sh
 # Certifies real outside implementations through the results path: PyTorch's own
 # torch.optim.Adam/AdamW and torch.optim.SGD (single-tensor and foreach), lion-pytorch's Lion,
+# optax's adam/adamw (jax on CPU, against adam-optax),
 # each against its `torch`-profile family and its mixed-precision family (fp32 master stepped by
 # torch, bf16/fp16 write-back with copy_, as Megatron does); megatron-core's
 # OptimizerParamScheduler and torch.optim.lr_scheduler (where it expresses the schedule) against
@@ -18,7 +19,7 @@ rc=0
 for run in torch_optim:adam-torch torch_optim:adam-torch:--foreach torch_optim:sgd-torch \
     torch_optim:sgd-torch:--foreach torch_optim:lion-torch torch_optim:adam-torch-mixed \
     torch_optim:adam-torch-mixed:--foreach torch_optim:sgd-torch-mixed \
-    torch_optim:lion-torch-mixed megatron_schedule:schedule-megatron \
+    torch_optim:lion-torch-mixed optax_optim:adam-optax megatron_schedule:schedule-megatron \
     torch_schedule:schedule-megatron; do
     adapter=${run%%:*}
     rest=${run#*:}
@@ -26,7 +27,9 @@ for run in torch_optim:adam-torch torch_optim:adam-torch:--foreach torch_optim:s
     flag=
     [ "$rest" != "$family" ] && flag=${rest#*:}
     res="$out/$adapter-$family$flag"
-    /usr/bin/python3 "conformance/adapters/$adapter.py" $flag \
+    py=/usr/bin/python3
+    [ "$adapter" = optax_optim ] && py=/opt/optcert-jax/bin/python # jax needs numpy 2
+    "$py" "conformance/adapters/$adapter.py" $flag \
         --vectors "vectors/$family/$family.json" --out "$res.safetensors"
     "$build"/optcert judge --results "$res.safetensors" --family "$family" --verbose \
         --report table --report "json:$res.json" || true

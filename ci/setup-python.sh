@@ -1,7 +1,7 @@
 #!/bin/sh
 # Python side of the conformance suite (conformance/adapters/*.py): Debian's python3 with
 # python3-torch, python3-numpy and python3-jsonschema from apt; safetensors and lion-pytorch
-# and megatron-core (pinned) from PyPI. Idempotent: installs only what is missing. Run as root.
+# and megatron-core (pinned) from PyPI; optax/jax (pinned) in a virtual environment. Idempotent: installs only what is missing. Run as root.
 set -eu
 
 PY=/usr/bin/python3
@@ -23,6 +23,19 @@ fi
     "$PY" -m pip install --break-system-packages --no-deps lion-pytorch==0.2.5
 "$PY" -c 'from importlib import metadata; metadata.version("megatron-core")' >/dev/null 2>&1 ||
     "$PY" -m pip install --break-system-packages --no-deps megatron-core==0.16.1
+
+# optax and jax need numpy 2, Debian's torch numpy 1: they get their own virtual environment,
+# used only by conformance/adapters/optax_optim.py
+JAX=/opt/optcert-jax
+"$JAX/bin/python" -c 'import optax, safetensors' >/dev/null 2>&1 || {
+    dpkg -s python3-venv >/dev/null 2>&1 || {
+        apt-get update
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv
+    }
+    "$PY" -m venv "$JAX"
+    "$JAX/bin/python" -m pip install -q jax==0.10.2 jaxlib==0.10.2 optax==0.2.8 safetensors==0.8.0
+}
+"$JAX/bin/python" -c 'import jax, optax; print("optax venv ok: optax", optax.__version__, "jax", jax.__version__)'
 
 "$PY" -c 'import torch, numpy, safetensors; from importlib import metadata as m
 print("python ok: torch", torch.__version__, "numpy", numpy.__version__, "safetensors",
