@@ -4,8 +4,8 @@
 # optax's adam/adamw (jax on CPU, against adam-optax),
 # each against its `torch`-profile family and its mixed-precision family (fp32 master stepped by
 # torch, bf16/fp16 write-back with copy_, as Megatron does); megatron-core's
-# OptimizerParamScheduler and torch.optim.lr_scheduler (where it expresses the schedule) against
-# schedule-megatron. The adapter runs the library over the vectors,
+# OptimizerParamScheduler, torch.optim.lr_scheduler and optax.schedules (where they express the
+# schedule) against schedule-megatron. The adapter runs the library over the vectors,
 # `optcert judge` prints the certificate. Exit 0 when every failure is a known divergence listed
 # (and explained) in conformance/adapters/known-divergences.txt, and every listed one still fails.
 #   ci/certify-outside.sh [BUILD_DIR]
@@ -20,7 +20,7 @@ for run in torch_optim:adam-torch torch_optim:adam-torch:--foreach torch_optim:s
     torch_optim:sgd-torch:--foreach torch_optim:lion-torch torch_optim:adam-torch-mixed \
     torch_optim:adam-torch-mixed:--foreach torch_optim:sgd-torch-mixed \
     torch_optim:lion-torch-mixed optax_optim:adam-optax megatron_schedule:schedule-megatron \
-    torch_schedule:schedule-megatron; do
+    torch_schedule:schedule-megatron optax_schedule:schedule-megatron; do
     adapter=${run%%:*}
     rest=${run#*:}
     family=${rest%%:*}
@@ -28,7 +28,7 @@ for run in torch_optim:adam-torch torch_optim:adam-torch:--foreach torch_optim:s
     [ "$rest" != "$family" ] && flag=${rest#*:}
     res="$out/$adapter-$family$flag"
     py=/usr/bin/python3
-    [ "$adapter" = optax_optim ] && py=/opt/optcert-jax/bin/python # jax needs numpy 2
+    case $adapter in optax_*) py=/opt/optcert-jax/bin/python ;; esac # jax needs numpy 2
     "$py" "conformance/adapters/$adapter.py" $flag \
         --vectors "vectors/$family/$family.json" --out "$res.safetensors"
     "$build"/optcert judge --results "$res.safetensors" --family "$family" --verbose \
