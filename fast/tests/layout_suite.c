@@ -2,8 +2,8 @@
  * however many ranks mpiexec started, several steps. Checks:
  *   LAYOUT-INV-1  the parameters after every step are bit-identical to the single-rank fast
  *                 step of the same logical gradients (every rank checks its gathered copy);
- *   LAYOUT-INV-2  (Adam, rank 0) the single-rank result is within the fp32-class bound of the
- *                 exact MPFR step (vectors/gen/adam_exact.c), step after step;
+ *   LAYOUT-INV-2  (rank 0) the single-rank parameters and state are within the fp32-class
+ *                 bound of the exact MPFR trajectory of the vector generator, step after step;
  *   LAYOUT-OWN-1  every element is owned by exactly one rank (by exactly all when replicated).
  * The gradient contributions of the ranks are k * 2^e with |k| < 2^12 and e fixed per element,
  * so their sum is exact in binary32 in any order: the all-reduce order of MPI cannot change the
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../../vectors/gen/adam_exact.h"
+#include "../../vectors/gen/gen.h"
 #include "layout_suite.h"
 
 static const oc_layout_param model[] = {
@@ -50,6 +50,28 @@ static oc_status family_step(void *ctx, size_t nt, const oc_fast_tensor *t)
     case SGD_EMA: return oc_fast_sgd_step(&sgd_ema, s->step, NULL, nt, t, NULL);
     default: return oc_fast_lion_step(&lion, s->step, NULL, nt, t, NULL);
     }
+}
+
+/* The vector generator's exact step of family f (LAYOUT-INV-2). */
+static int exact_stepper(fam_kind f, gen_stepper *s)
+{
+    switch (f) {
+    case ADAMW: return gen_adam_stepper(&adamw, 256, s);
+    case ADAM_AMS: return gen_adam_stepper(&adam_ams, 256, s);
+    case SGD_NEST: return gen_sgd_stepper(&sgd_nest, 256, s);
+    case SGD_EMA: return gen_sgd_stepper(&sgd_ema, 256, s);
+    default: return gen_lion_stepper(&lion, 256, s);
+    }
+}
+
+static void exact_stepper_free(fam_kind f, gen_stepper *s)
+{
+    if (f == ADAMW || f == ADAM_AMS)
+        gen_adam_stepper_free(s);
+    else if (f == LION)
+        gen_lion_stepper_free(s);
+    else
+        gen_sgd_stepper_free(s);
 }
 
 static uint64_t mix(uint64_t x)
@@ -191,15 +213,14 @@ static int run(fam_kind f, oc_layout_kind kind, const oc_layout_opts *opts, cons
         for (size_t j = 0; j < numel(i); j++)
             pbuf[l.offset[i] + j] = p1[off + j] = init_param(i, j);
 
-    /* the exact Adam trajectory with its fp32-class bound (rank 0) */
-    int exact = c->rank == 0 && (f == ADAMW || f == ADAM_AMS) && kind == OC_LAYOUT_REPLICATED &&
-                opts->bucket_size == 0;
-    const oc_adam_hparams *ahp = f == ADAMW ? &adamw : &adam_ams;
-    adam_exact_ctx *cx = exact ? adam_exact_new(256) : NULL;
-    float (*gold)[ADAM_NOUT] = exact ? calloc(logical, sizeof *gold) : NULL;
-    double (*bound)[ADAM_NOUT] = exact ? calloc(logical, sizeof *bound) : NULL;
-    for (size_t e = 0; exact && e < logical; e++)
-        gold[e][ADAM_P] = p1[e];
+    /* the exact trajectory with its fp32-class bound (rank 0, once per family and rank count) */
+    int exact = c->rank == 0 && kind == OC_LAYOUT_REPLICATED && opts->bucket_size == 0;
+    gen_stepper gs;
+    exact = exact && exact_stepper(f, &gs) == 0;
+    float (*gold)[GEN_MAX_STATE] = exact ? calloc(logical, sizeof *gold) : NULL;
+    double (*bound)[GEN_MAX_STATE] = exact ? calloc(logical, sizeof *bound) : NULL;
+    for (size_t e = 0; gold && e < logical; e++)
+        gold[e][0] = p1[e];
     double worst = 0.0;
 
     for (int s = 1; s <= STEPS; s++) {
@@ -230,24 +251,27 @@ static int run(fam_kind f, oc_layout_kind kind, const oc_layout_opts *opts, cons
                     c->rank, fam_names[f], oc_layout_kind_name(kind), s, diff);
         fails += diff != 0;
         if (exact) {
-            adam_exact_begin_step(cx, ahp, s);
+            gs.begin_step(gs.ctx, s);
             for (size_t e = 0; e < logical; e++) {
                 gen_golden out;
-                adam_exact_element(cx, ahp, g1[e], gold[e], bound[e], &out);
-                double err = fabs((double)p1[e] - out.f32[ADAM_P]);
-                double ratio = out.tol[ADAM_P] > 0 ? err / out.tol[ADAM_P] : (err > 0) * INFINITY;
-                worst = ratio > worst ? ratio : worst;
+                gs.element(gs.ctx, g1[e], gold[e], bound[e], &out);
+                for (int k = 0; k < gs.nstate; k++) {
+                    double got = k ? s1[k - 1][e] : p1[e];
+                    double err = fabs(got - out.f32[k]);
+                    double ratio = out.tol[k] > 0 ? err / out.tol[k] : err > 0 ? INFINITY : 0;
+                    worst = ratio > worst ? ratio : worst;
+                }
             }
         }
     }
     if (exact) {
         if (log)
-            fprintf(log, "  %s: single-rank fast vs exact Adam, %d steps: worst error/bound %.3f\n",
+            fprintf(log, "  %s: single-rank fast vs exact, %d steps, p and state: worst error/bound %.3f\n",
                 fam_names[f], STEPS, worst);
         if (!(worst <= 1.0))
-            fprintf(stderr, "%s: fast exceeds the fp32 bound of the exact Adam step\n", fam_names[f]);
+            fprintf(stderr, "%s: fast exceeds the fp32 bound of the exact step\n", fam_names[f]);
         fails += !(worst <= 1.0);
-        adam_exact_free(cx);
+        exact_stepper_free(f, &gs);
         free(gold), free(bound);
     }
     if (log && (kind == OC_LAYOUT_LAYERWISE || kind == OC_LAYOUT_LAYERWISE_LPT) &&
