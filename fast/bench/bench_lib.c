@@ -1,5 +1,6 @@
 /* Helpers of the benchmarks (fast/bench/adamw_bench.py loads them with ctypes): a STREAM-style
  * triad measured in the same run as the optimizer, with the same threads. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <omp.h>
 #include <stdlib.h>
 #include <time.h>
