@@ -5,7 +5,7 @@
 #include "layout_internal.h"
 
 static const char *const kind_names[OC_LAYOUT_KIND_COUNT] = {
-    "replicated", "zero1-flat", "fsdp2-dim0", "layerwise", "layerwise-lpt"};
+    "replicated", "zero1-flat", "fsdp2-dim0", "layerwise", "layerwise-lpt", "layerwise-numel"};
 
 const char *oc_layout_kind_name(oc_layout_kind k)
 {
@@ -109,7 +109,7 @@ oc_status oc_layout_build(oc_layout_kind kind, int dp, const oc_layout_param *p,
     case OC_LAYOUT_REPLICATED: st = replicated(out, p); break;
     case OC_LAYOUT_ZERO1_FLAT: st = oc_layout_zero1_flat(out, p, opts); break;
     case OC_LAYOUT_FSDP2_DIM0: st = oc_layout_fsdp2_dim0(out, p); break;
-    default: st = oc_layout_layerwise(out, p, opts, kind == OC_LAYOUT_LAYERWISE_LPT); break;
+    default: st = oc_layout_layerwise(out, p, opts, kind); break;
     }
     if (st != OC_OK)
         oc_layout_free(out);

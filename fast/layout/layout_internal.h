@@ -14,6 +14,6 @@ static inline size_t oc_layout_pad_start(size_t i) { return oc_layout_pad(i, 64)
 oc_status oc_layout_zero1_flat(oc_layout *l, const oc_layout_param *p, const oc_layout_opts *o);
 oc_status oc_layout_fsdp2_dim0(oc_layout *l, const oc_layout_param *p);
 oc_status oc_layout_layerwise(oc_layout *l, const oc_layout_param *p, const oc_layout_opts *o,
-                              int lpt);
+                              oc_layout_kind profile);
 
 #endif

@@ -123,14 +123,17 @@ static int check_rules(const oc_layout *l, const oc_layout_opts *o)
             bad += rel != 0 || sh != (model[i].dim0 + (size_t)dp - 1) / (size_t)dp * model[i].dim1;
             break;
         case OC_LAYOUT_LAYERWISE:
+        case OC_LAYOUT_LAYERWISE_NUMEL:
         case OC_LAYOUT_LAYERWISE_LPT: /* LAYOUT-LW-3: whole, aligned, inside its owner's shard */
             bad += l->offset[i] % 64 != 0 || rel / sh != (rel + numel(i) - 1) / sh;
             bad += (int)(rel / sh) != l->owner[i];
             bad += sh % oc_layout_lcm(64, div / (size_t)dp) != 0;
             /* LAYOUT-LW-1: the shared embedding alone in its bucket, in shard 0 */
-            bad += model[i].shared_embedding && l->kind == OC_LAYOUT_LAYERWISE && l->owner[i] != 0;
-            for (size_t j = 0; model[i].shared_embedding && l->kind == OC_LAYOUT_LAYERWISE && j < NP; j++)
-                bad += j != i && bucket_of(l, l->offset[j]) == b;
+            if (model[i].shared_embedding && l->kind != OC_LAYOUT_LAYERWISE_LPT) {
+                bad += l->owner[i] != 0;
+                for (size_t j = 0; j < NP; j++)
+                    bad += j != i && bucket_of(l, l->offset[j]) == b;
+            }
             break;
         default:
             bad += l->offset[i] + numel(i) > l->size;                       /* LAYOUT-REPL-1 */
@@ -139,7 +142,8 @@ static int check_rules(const oc_layout *l, const oc_layout_opts *o)
     /* LAYOUT-LW-2: the makespan is the largest per-rank sum of the Newton-Schulz costs
      * max(m,n)*min(m,n)^2 (2-D) or numel; it is at least the lower bound max(total/dp, max);
      * LAYOUT-LPT-1: LPT (a list schedule) is within total/dp + max*(1 - 1/dp) (Graham). */
-    if (l->kind == OC_LAYOUT_LAYERWISE || l->kind == OC_LAYOUT_LAYERWISE_LPT) {
+    if (l->kind == OC_LAYOUT_LAYERWISE || l->kind == OC_LAYOUT_LAYERWISE_LPT ||
+        l->kind == OC_LAYOUT_LAYERWISE_NUMEL) {
         double load[64] = {0}, total = 0.0, largest = 0.0, makespan = 0.0;
         for (size_t i = 0; i < NP && dp <= 64; i++) {
             double m = (double)model[i].dim0, n = (double)model[i].dim1;
@@ -155,16 +159,21 @@ static int check_rules(const oc_layout *l, const oc_layout_opts *o)
         bad += l->kind == OC_LAYOUT_LAYERWISE_LPT &&
                makespan > total / dp + largest * (1.0 - 1.0 / dp) * (1 + 1e-12);
     }
-    /* LAYOUT-ZERO1-4: a bucket that is not closed by a shared embedding holds bucket_size */
-    for (size_t b = 0; l->kind == OC_LAYOUT_ZERO1_FLAT && o->bucket_size && b + 1 < l->nbuckets; b++) {
-        size_t end = 0;
+    /* LAYOUT-ZERO1-4, LAYOUT-LWN-1: a bucket that is not closed by a shared embedding holds
+     * bucket_size elements (layerwise-numel: at least that many parameter elements) */
+    int closes = l->kind == OC_LAYOUT_ZERO1_FLAT || l->kind == OC_LAYOUT_LAYERWISE_NUMEL;
+    for (size_t b = 0; closes && o->bucket_size && b + 1 < l->nbuckets; b++) {
+        size_t end = 0, sum = 0;
         int emb = 0;
         for (size_t i = 0; i < NP; i++) {
             size_t ib = bucket_of(l, l->offset[i]);
             if (ib == b && l->offset[i] + numel(i) - l->bucket_start[b] > end)
                 end = l->offset[i] + numel(i) - l->bucket_start[b];
+            sum += ib == b ? numel(i) : 0;
             emb |= model[i].shared_embedding && (ib == b || ib == b + 1);
         }
+        if (l->kind == OC_LAYOUT_LAYERWISE_NUMEL)
+            end = sum;
         bad += !emb && end < o->bucket_size;
     }
     return bad;
@@ -274,7 +283,8 @@ static int run(fam_kind f, oc_layout_kind kind, const oc_layout_opts *opts, cons
         exact_stepper_free(f, &gs);
         free(gold), free(bound);
     }
-    if (log && (kind == OC_LAYOUT_LAYERWISE || kind == OC_LAYOUT_LAYERWISE_LPT) &&
+    if (log && (kind == OC_LAYOUT_LAYERWISE || kind == OC_LAYOUT_LAYERWISE_LPT ||
+                kind == OC_LAYOUT_LAYERWISE_NUMEL) &&
         f == ADAMW)
         fprintf(log, "  %s dp=%d bucket=%zu: makespan/lower bound = %.4f (%zu buckets)\n",
                 oc_layout_kind_name(kind), c->size, opts->bucket_size,

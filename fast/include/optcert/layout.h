@@ -18,6 +18,7 @@ typedef enum oc_layout_kind {
     OC_LAYOUT_FSDP2_DIM0,     /* per-parameter dim-0 chunks               LAYOUT-FSDP2-1 */
     OC_LAYOUT_LAYERWISE,      /* Megatron LayerWiseDistributedOptimizer  LAYOUT-LW-* */
     OC_LAYOUT_LAYERWISE_LPT,  /* whole parameters, plain LPT              LAYOUT-LPT-1 */
+    OC_LAYOUT_LAYERWISE_NUMEL, /* Megatron upstream @0063933: numel LPT    LAYOUT-LWN-1 */
     OC_LAYOUT_KIND_COUNT
 } oc_layout_kind;
 
