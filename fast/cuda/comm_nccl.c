@@ -1,4 +1,4 @@
-/* CUDA-COMM-1: the communicator of optcert/comm.h on NCCL. */
+/* FAST-CUDA-COMM-1: the communicator of optcert/comm.h on NCCL. */
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
-/* The CUDA backend's context: device check (CUDA-DEV-1), stream, cuBLAS handle, the device
- * table and its upload (CUDA-MT-1). */
+/* The CUDA backend's context: device check (FAST-CUDA-DEV-1), stream, cuBLAS handle, the device
+ * table and its upload (FAST-CUDA-MT-1). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +104,7 @@ oc_status oc_cuda_reserve(oc_cuda_ctx *c, void **buf, size_t *cap, size_t bytes)
     return OC_OK;
 }
 
-/* CUDA-MT-1: the table is built in pinned memory and copied in one transfer. A training loop
+/* FAST-CUDA-MT-1: the table is built in pinned memory and copied in one transfer. A training loop
  * passes the same list every step: then the table is unchanged and nothing is copied. The
  * pinned copy is rewritten only after its previous transfer has run (an event wait that
  * happens only when the list changes). */

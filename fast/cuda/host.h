@@ -28,7 +28,7 @@ struct oc_cuda_ctx {
     uint32_t table_nt;
     uint64_t table_chunks;
     unsigned *flag;         /* device: the non-finite flag */
-    float *clip;            /* device: the clip coefficient of CUDA-CLIP-1 */
+    float *clip;            /* device: the clip coefficient of FAST-CUDA-CLIP-1 */
     int clip_pending;       /* oc_cuda_clip_from_norm ran since the last step */
     double *norm;           /* device: per-tensor sums, then the total */
     size_t norm_cap;        /* bytes */

@@ -1,6 +1,6 @@
 /* The CUDA kernels (spec/fast.md §5). Compiled with --fmad=false and IEEE division and square
  * root (nvcc's defaults without --use_fast_math), so the shared per-element math
- * (fast/common/elementwise.h) stores the same bits as on the CPU (CUDA-DET-1). */
+ * (fast/common/elementwise.h) stores the same bits as on the CPU (FAST-CUDA-DET-1). */
 #include <cuda_runtime.h>
 #include "kernels.h"
 #include "norm.h"
@@ -30,7 +30,7 @@ __device__ __forceinline__ void store_model(int kind, uint16_t *out, uint64_t i,
         out[i] = oc_fast_to_fp16(x);
 }
 
-/* CUDA-MT-1: block b updates global chunk b; every thread walks the chunk with the block's
+/* FAST-CUDA-MT-1: block b updates global chunk b; every thread walks the chunk with the block's
  * stride (coalesced), calling op(tensor, index, gradient) per element. One OR per block into
  * the flag when some update gradient was not finite (FAST-GRAD-1). */
 template <class Op>
@@ -108,7 +108,7 @@ extern "C" int oc_cuda_launch_lion(const oc_cuda_launch *l, const oc_fast_lion_c
     return launch(l, lion_op{*c});
 }
 
-/* ---- CUDA-NORM-1: FAST-NORM-1's order on the GPU ---- */
+/* ---- FAST-CUDA-NORM-1: FAST-NORM-1's order on the GPU ---- */
 
 #define NORM_CHUNKS_PER_BLOCK (MT_THREADS / OC_CUDA_NORM_LANES)
 
@@ -164,7 +164,7 @@ extern "C" int oc_cuda_launch_sumsq(const oc_cuda_launch *l, double *part, doubl
     return (int)cudaGetLastError();
 }
 
-/* CUDA-CLIP-1 */
+/* FAST-CUDA-CLIP-1 */
 __global__ void clip_from_norm(const double *total, double max_norm, float *clip)
 {
     double c = max_norm / (sqrt(*total) + 1e-6);
@@ -178,7 +178,7 @@ extern "C" int oc_cuda_launch_clip(const double *total, double max_norm, float *
     return (int)cudaGetLastError();
 }
 
-/* ---- CUDA-NS-1 normalization ---- */
+/* ---- FAST-CUDA-NS-1 normalization ---- */
 
 __device__ __forceinline__ float load_elem(const void *x, int bf16, uint64_t i)
 {

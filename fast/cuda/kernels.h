@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-/* One multi-tensor launch (CUDA-MT-1): the device table (table.h), its size, the options. */
+/* One multi-tensor launch (FAST-CUDA-MT-1): the device table (table.h), its size, the options. */
 typedef struct oc_cuda_launch {
     const void *table;     /* device: oc_cuda_table_bytes(ntensors) bytes */
     uint32_t ntensors;
@@ -26,12 +26,12 @@ int oc_cuda_launch_adam(const oc_cuda_launch *l, const oc_fast_adam_coef *c, int
 int oc_cuda_launch_sgd(const oc_cuda_launch *l, const oc_fast_sgd_coef *c, int ema, int momentum,
                        int first, int nesterov);
 int oc_cuda_launch_lion(const oc_cuda_launch *l, const oc_fast_lion_coef *c);
-/* CUDA-NORM-1: part[nchunks], per_tensor[ntensors], total[1] (device). */
+/* FAST-CUDA-NORM-1: part[nchunks], per_tensor[ntensors], total[1] (device). */
 int oc_cuda_launch_sumsq(const oc_cuda_launch *l, double *part, double *per_tensor,
                          double *total);
-/* CUDA-CLIP-1: *clip_dev = min(1, max_norm / (sqrt(*total) + 1e-6)) rounded to binary32. */
+/* FAST-CUDA-CLIP-1: *clip_dev = min(1, max_norm / (sqrt(*total) + 1e-6)) rounded to binary32. */
 int oc_cuda_launch_clip(const double *total, double max_norm, float *clip_dev, void *stream);
-/* CUDA-NS-1 normalization: matrix i of `batch` (n elements each, fp32 or bf16 bits) is
+/* FAST-CUDA-NS-1 normalization: matrix i of `batch` (n elements each, fp32 or bf16 bits) is
  * divided by (||X_i||_F + eps); sumsq[batch] is device scratch. */
 int oc_cuda_launch_ns_normalize(void *x, int bf16, uint64_t n, int batch, float eps,
                                 double *sumsq, void *stream);

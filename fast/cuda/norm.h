@@ -1,4 +1,4 @@
-/* CUDA-NORM-1: the per-lane sums of FAST-NORM-1 as the norm kernel computes them, plain C
+/* FAST-CUDA-NORM-1: the per-lane sums of FAST-NORM-1 as the norm kernel computes them, plain C
  * shared by the kernel (fast/cuda/kernels.cu) and the CPU test that replays the kernel's
  * order on the host (fast/cuda/tests/test_cuda_host.c). */
 #ifndef OPTCERT_FAST_CUDA_NORM_H

@@ -1,4 +1,4 @@
-/* CUDA-NS-1: Newton–Schulz orthogonalization on cuBLAS, batched over same-shaped matrices,
+/* FAST-CUDA-NS-1: Newton–Schulz orthogonalization on cuBLAS, batched over same-shaped matrices,
  * Gram matrix on the smaller side, every iteration enqueued without a host wait.
  *
  * A row-major rows x cols matrix X is, read column-major, the cols x rows matrix M = X^T

@@ -1,4 +1,4 @@
-/* CUDA-NS-2: the named Newton–Schulz coefficient lists and their iteration rules, as
+/* FAST-CUDA-NS-2: the named Newton–Schulz coefficient lists and their iteration rules, as
  * NVIDIA-NeMo/Emerging-Optimizers defines them (muon_utils.py _COEFFICIENT_SETS and
  * get_coefficient_iterator; reference-facts §5.4). Plain C: tested without a GPU. */
 #include <string.h>

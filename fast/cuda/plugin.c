@@ -1,5 +1,5 @@
 /* The CUDA backend behind the implementation ABI (include/optcert/impl.h), so that
- * `optcert certify --impl fast-cuda` judges it against every vector family (CUDA-ABI-1). Each
+ * `optcert certify --impl fast-cuda` judges it against every vector family (FAST-CUDA-ABI-1). Each
  * entry point copies the host buffers to the device, runs the multi-tensor step with a list
  * of one tensor, and copies the results back through a host staging buffer: the caller's
  * buffers are written only after the whole step succeeded (nothing written on error). The
@@ -151,7 +151,7 @@ static oc_impl fast_cuda = {
     .schedule_eval = cuda_schedule,
 };
 
-/* CUDA-DEV-1: NULL when a device can run the backend, else the reason (the harness prints
+/* FAST-CUDA-DEV-1: NULL when a device can run the backend, else the reason (the harness prints
  * "no CUDA device: <reason>" and exits 2). */
 const char *optcert_fast_cuda_unavailable(void)
 {

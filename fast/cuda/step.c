@@ -18,7 +18,7 @@ static oc_status prepare(oc_cuda_ctx *c, oc_status hp_status, const oc_fast_opts
     oc_status st = oc_fast_prep_check(hp_status, *o, nt, t, states);
     if (st == OC_OK)
         st = oc_cuda_table_upload(c, nt, t, *o, l);
-    if (st == OC_OK && c->clip_pending) { /* CUDA-CLIP-1: the coefficient stays on the device */
+    if (st == OC_OK && c->clip_pending) { /* FAST-CUDA-CLIP-1: stays on the device */
         l->clip_dev = c->clip;
         c->clip_pending = 0;
     }
@@ -66,7 +66,7 @@ oc_status oc_cuda_lion_step(oc_cuda_ctx *c, const oc_lion_hparams *hp, int64_t s
     return oc_cuda_status(oc_cuda_launch_lion(&l, &k));
 }
 
-/* ---- CUDA-NORM-1, CUDA-CLIP-1 ---- */
+/* ---- FAST-CUDA-NORM-1, FAST-CUDA-CLIP-1 ---- */
 
 oc_status oc_cuda_grad_sumsq(oc_cuda_ctx *c, size_t nt, const oc_fast_tensor *t, float inv_scale)
 {

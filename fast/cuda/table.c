@@ -1,5 +1,5 @@
-/* CUDA-MT-1: the host side of the device table (table.h), plain C: built on the host, copied to
- * the device in one transfer, tested on machines without a GPU. */
+/* FAST-CUDA-MT-1: the host side of the device table (table.h), plain C: built on the host,
+ * copied to the device in one transfer, tested on machines without a GPU. */
 #include "host.h"
 
 uint64_t oc_cuda_table_fill(void *buf, size_t nt, const oc_fast_tensor *t,

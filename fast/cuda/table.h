@@ -1,4 +1,4 @@
-/* CUDA-MT-1: the device-side table of a multi-tensor launch, and the arithmetic that maps a
+/* FAST-CUDA-MT-1: the device-side table of a multi-tensor launch, and the arithmetic that maps a
  * block to its chunk. Plain C shared by the host (which builds the table, fast/cuda/step.c),
  * the kernels (fast/cuda/kernels.cu) and the CPU tests (fast/cuda/tests/test_cuda_host.c).
  *

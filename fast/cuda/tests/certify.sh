@@ -1,5 +1,5 @@
 #!/bin/sh
-# CUDA-ABI-1 / CUDA-DEV-1: `optcert certify --impl fast-cuda` exits 2 with "no CUDA device: ..."
+# FAST-CUDA-ABI-1 / FAST-CUDA-DEV-1: `optcert certify --impl fast-cuda` exits 2 with "no CUDA device: ..."
 # where the probe finds none, and conforms (exit 0) where it finds one.
 #   certify.sh PROBE OPTCERT
 probe=$1 optcert=$2

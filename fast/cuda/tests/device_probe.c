@@ -1,5 +1,5 @@
 /* Exit 0 when a CUDA device can run the backend, 77 (ctest's skip code) with the reason when
- * not (CUDA-DEV-1). Used by the tests and ci/gpu-check. */
+ * not (FAST-CUDA-DEV-1). Used by the tests and ci/gpu-check. */
 #include <stdio.h>
 #include "optcert/fast_cuda.h"
 

@@ -1,9 +1,9 @@
 /* CUnit suite of the CUDA backend's host side, run on every machine (no GPU needed;
- * spec/fast.md §5): the device table and the block-to-chunk map (CUDA-MT-1), the kernels'
+ * spec/fast.md §5): the device table and the block-to-chunk map (FAST-CUDA-MT-1), the kernels'
  * per-element work replayed on the host from that table and the shared step preparation
- * against the CPU backend, bit for bit (CUDA-DET-1), the norm kernel's order replayed on the
- * host against the CPU backend's norm (CUDA-NORM-1), the checks (FAST-ERR-1) and the
- * Newton–Schulz coefficient lists (CUDA-NS-2). */
+ * against the CPU backend, bit for bit (FAST-CUDA-DET-1), the norm kernel's order replayed on the
+ * host against the CPU backend's norm (FAST-CUDA-NORM-1), the checks (FAST-ERR-1) and the
+ * Newton–Schulz coefficient lists (FAST-CUDA-NS-2). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +14,7 @@
 #include "fixture.h"
 #include "optcert/fast_cuda.h"
 
-/* ---- CUDA-MT-1 ---- */
+/* ---- FAST-CUDA-MT-1 ---- */
 
 /* The table against an independent enumeration: tensor by tensor, chunk by chunk. */
 static void test_table_maps_every_chunk(void)
@@ -127,7 +127,7 @@ static void test_comparison_has_teeth(void)
     CU_ASSERT(fx_compare_with_cpu(replay_step_off, 1) > 0);
 }
 
-/* ---- CUDA-NORM-1 ---- */
+/* ---- FAST-CUDA-NORM-1 ---- */
 
 /* The norm kernels on the host: 16 lanes per chunk (norm.h), the shuffle tree (lane k takes
  * lane k + w's value when k + w < 16, else keeps its own, as __shfl_down_sync with width 16),
@@ -194,7 +194,8 @@ static void test_norm_order_matches_cpu(void)
     fx_free(&m);
 }
 
-/* ---- FAST-ERR-1: the CUDA backend's checks give the CPU backend's statuses ---- */
+/* ---- FAST-ERR-1: the CUDA backend's checks give the CPU backend's statuses; the same check
+ * guards the plugin's host buffers (FAST-CUDA-ABI-1) ---- */
 
 static void test_checks_match_cpu(void)
 {
@@ -225,7 +226,7 @@ static void test_checks_match_cpu(void)
     }
 }
 
-/* ---- CUDA-NS-2 ---- */
+/* ---- FAST-CUDA-NS-2 ---- */
 
 static void test_ns_coefficient_lists(void)
 {
@@ -247,11 +248,11 @@ static void test_ns_coefficient_lists(void)
 void register_suites(void)
 {
     ADD_SUITE("fast_cuda_host",
-              {"table maps every chunk (CUDA-MT-1)", test_table_maps_every_chunk},
+              {"table maps every chunk (FAST-CUDA-MT-1)", test_table_maps_every_chunk},
               {"kernels replayed on the host = CPU backend, bit for bit",
                test_replayed_kernels_match_cpu},
               {"the comparison rejects a one-ulp coefficient change", test_comparison_has_teeth},
               {"norm kernels' order replayed = CPU norm, bit for bit", test_norm_order_matches_cpu},
               {"checks give the CPU backend's statuses (FAST-ERR-1)", test_checks_match_cpu},
-              {"Newton-Schulz coefficient lists (CUDA-NS-2)", test_ns_coefficient_lists});
+              {"Newton-Schulz coefficient lists (FAST-CUDA-NS-2)", test_ns_coefficient_lists});
 }

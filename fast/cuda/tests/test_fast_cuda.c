@@ -1,9 +1,10 @@
 /* CUnit suite of the CUDA backend on a GPU (spec/fast.md §5). Without a usable device it
- * prints why and exits 77, which ctest reports as Skipped (CUDA-DEV-1). On a device:
- * the kernels against the CPU backend bit for bit on every family and option (CUDA-DET-1,
- * CUDA-MT-1), the norm bit for bit and run to run (CUDA-NORM-1), the clip coefficient
- * (CUDA-CLIP-1), bad input (FAST-ERR-1), Newton–Schulz against a binary64 host evaluation of
- * the same iteration (CUDA-NS-1), and NCCL collectives on a world of one rank (CUDA-COMM-1). */
+ * prints why and exits 77, which ctest reports as Skipped (FAST-CUDA-DEV-1). On a device:
+ * the kernels against the CPU backend bit for bit on every family and option (FAST-CUDA-DET-1,
+ * FAST-CUDA-MT-1), the norm bit for bit and run to run (FAST-CUDA-NORM-1), the clip coefficient
+ * (FAST-CUDA-CLIP-1), bad input (FAST-ERR-1), Newton–Schulz against a binary64 host evaluation of
+ * the same iteration (FAST-CUDA-NS-1), and NCCL collectives on a world of one rank
+ * (FAST-CUDA-COMM-1). */
 #include <CUnit/Basic.h>
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -71,9 +72,10 @@ static oc_status gpu_step(const fx_case *c, int64_t step, size_t nt, const oc_fa
 {
     dev_list l;
     to_dev(&l, nt, t);
-    oc_status st = c->family == FX_ADAM ? oc_cuda_adam_step(ctx, &c->adam, step, &c->opts, nt, l.d)
-                   : c->family == FX_SGD ? oc_cuda_sgd_step(ctx, &c->sgd, step, &c->opts, nt, l.d)
-                                         : oc_cuda_lion_step(ctx, &c->lion, step, &c->opts, nt, l.d);
+    const oc_fast_opts *o = &c->opts;
+    oc_status st = c->family == FX_ADAM ? oc_cuda_adam_step(ctx, &c->adam, step, o, nt, l.d)
+                   : c->family == FX_SGD ? oc_cuda_sgd_step(ctx, &c->sgd, step, o, nt, l.d)
+                                         : oc_cuda_lion_step(ctx, &c->lion, step, o, nt, l.d);
     if (st == OC_OK)
         st = oc_cuda_found_nonfinite_sync(ctx, found);
     back_to_host(&l, t);
@@ -85,7 +87,7 @@ static void test_kernels_match_cpu(void)
     CU_ASSERT_EQUAL(fx_compare_with_cpu(gpu_step, 3), 0);
 }
 
-/* ---- CUDA-NORM-1, CUDA-CLIP-1 ---- */
+/* ---- FAST-CUDA-NORM-1, FAST-CUDA-CLIP-1 ---- */
 
 static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
@@ -111,7 +113,7 @@ static void test_norm_matches_cpu_and_repeats(void)
             CU_ASSERT(same_bits(per_cpu[i], per_gpu[i]));
         CU_ASSERT_EQUAL(fc, fg);
         CU_ASSERT_EQUAL(fg, bad < FX_TENSORS);
-        if (bad == FX_TENSORS) { /* CUDA-CLIP-1: a Lion step with the device coefficient */
+        if (bad == FX_TENSORS) { /* FAST-CUDA-CLIP-1: a Lion step with the device coefficient */
             double max_norm = sqrt(tc) / 3.0;
             float want = (float)(max_norm / (sqrt(tc) + 1e-6));
             fx_model h;
@@ -169,7 +171,7 @@ static void test_bad_input_writes_nothing(void)
     fx_free(&m);
 }
 
-/* ---- CUDA-NS-1 ---- */
+/* ---- FAST-CUDA-NS-1 ---- */
 
 /* The same iteration on the host in binary64: X/(||X||_F+eps), Gram on the smaller side. */
 static void ns_host(double *x, int r, int c, float eps, int steps, const oc_cuda_ns_coef *k)
@@ -291,7 +293,7 @@ static void test_newton_schulz(void)
                                           NULL), OC_ERR_BAD_HPARAM);
 }
 
-/* ---- CUDA-COMM-1 on one rank ---- */
+/* ---- FAST-CUDA-COMM-1 on one rank ---- */
 
 static void test_nccl_world_of_one(void)
 {

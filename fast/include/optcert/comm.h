@@ -1,4 +1,4 @@
-/* The communicator the layouts run on (spec/fast.md §5, CUDA-COMM-1): the four collectives a
+/* The communicator the layouts run on (spec/fast.md §5, FAST-CUDA-COMM-1): the four collectives a
  * sharded optimizer step needs, behind one table of function pointers, so that the same layout
  * code runs on MPI (CPU ranks) or NCCL (GPU ranks). Buffers live where the engine wants them
  * (host memory for MPI, device memory for NCCL). Collectives are enqueued in call order; the
@@ -46,7 +46,8 @@ struct oc_comm {
 /* Size in bytes of one element of type t (0 for an unknown type). */
 static inline size_t oc_comm_dtype_size(oc_comm_dtype t)
 {
-    return t == OC_COMM_F32 ? 4 : t == OC_COMM_F64 ? 8 : t == OC_COMM_BF16 ? 2 : t == OC_COMM_U8 ? 1 : 0;
+    return t == OC_COMM_F32 ? 4 : t == OC_COMM_F64 ? 8 : t == OC_COMM_BF16 ? 2
+           : t == OC_COMM_U8 ? 1 : 0;
 }
 
 #endif

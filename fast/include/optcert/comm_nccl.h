@@ -1,4 +1,4 @@
-/* The communicator (optcert/comm.h) on NCCL, for GPU ranks (CUDA-COMM-1). Buffers are device
+/* The communicator (optcert/comm.h) on NCCL, for GPU ranks (FAST-CUDA-COMM-1). Buffers are device
  * pointers; collectives are enqueued on the engine's stream. */
 #ifndef OPTCERT_COMM_NCCL_H
 #define OPTCERT_COMM_NCCL_H

@@ -15,7 +15,7 @@
 
 typedef struct oc_cuda_ctx oc_cuda_ctx;
 
-/* CUDA-DEV-1: OC_OK if a CUDA device can run the backend; else OC_ERR_NO_DEVICE with the
+/* FAST-CUDA-DEV-1: OC_OK if a CUDA device can run the backend; else OC_ERR_NO_DEVICE with the
  * runtime's reason in why[0..len-1] (NUL-terminated; why may be NULL). Never aborts. */
 oc_status oc_cuda_device_check(char *why, size_t len);
 
@@ -28,7 +28,7 @@ void *oc_cuda_stream(oc_cuda_ctx *ctx);
 /* Waits for everything enqueued so far; reports an asynchronous CUDA error as OC_ERR_INTERNAL. */
 oc_status oc_cuda_sync(oc_cuda_ctx *ctx);
 
-/* CUDA-MT-1: one launch updates every tensor of the list (device pointers). The gradient the
+/* FAST-CUDA-MT-1: one launch updates every tensor of the list (device pointers). The gradient the
  * update sees is (g * inv_scale) * clip (FAST-GRAD-1) where clip is o->clip_coeff, or, if
  * oc_cuda_clip_from_norm was called since the last step, the coefficient it left on the device
  * (no host round trip). Non-finite update gradients raise the context's flag
@@ -40,7 +40,7 @@ oc_status oc_cuda_sgd_step(oc_cuda_ctx *ctx, const oc_sgd_hparams *hp, int64_t s
 oc_status oc_cuda_lion_step(oc_cuda_ctx *ctx, const oc_lion_hparams *hp, int64_t step,
                             const oc_fast_opts *o, size_t ntensors, const oc_fast_tensor *t);
 
-/* CUDA-NORM-1: the squared gradient norm of FAST-NORM-1 in the same order, so the result is
+/* FAST-CUDA-NORM-1: the squared gradient norm of FAST-NORM-1 in the same order, so the result is
  * bit-identical to oc_fast_grad_sumsq on the same values. Enqueued only: the per-tensor sums
  * and the total stay on the device until oc_cuda_grad_sumsq_read_sync copies them out
  * (per_tensor may be NULL; ntensors as given to the last oc_cuda_grad_sumsq). */
@@ -48,14 +48,14 @@ oc_status oc_cuda_grad_sumsq(oc_cuda_ctx *ctx, size_t ntensors, const oc_fast_te
                              float inv_scale);
 oc_status oc_cuda_grad_sumsq_read_sync(oc_cuda_ctx *ctx, double *per_tensor, double *total,
                                        int *found_nonfinite);
-/* CUDA-CLIP-1: on the device, from the last norm: clip = max_norm / (sqrt(total) + 1e-6) if
+/* FAST-CUDA-CLIP-1: on the device, from the last norm: clip = max_norm / (sqrt(total) + 1e-6) if
  * that is below 1, else 1 (Megatron's float path, reference-facts §6.2), rounded to binary32;
  * the next step uses it. */
 oc_status oc_cuda_clip_from_norm(oc_cuda_ctx *ctx, double max_norm);
 /* The non-finite flag raised by the steps since the last read; reading clears it. Waits. */
 oc_status oc_cuda_found_nonfinite_sync(oc_cuda_ctx *ctx, int *found);
 
-/* ---- Newton–Schulz (CUDA-NS-1) ---- */
+/* ---- Newton–Schulz (FAST-CUDA-NS-1) ---- */
 
 typedef enum oc_cuda_ns_mode {
     OC_CUDA_NS_FP32 = 0, /* fp32 operands, fp32 products */
