@@ -128,7 +128,7 @@ static const oc_impl *load_plugin(const char *path, oc_diag *d)
 }
 
 #ifdef OPTCERT_FAST_CUDA_PLUGIN
-/* The CUDA backend, after asking it whether a device can run it (CUDA-DEV-1). */
+/* The CUDA backend, after asking it whether a device can run it (FAST-CUDA-DEV-1). */
 static const oc_impl *load_fast_cuda(oc_diag *d)
 {
     void *h = dlopen(OPTCERT_FAST_CUDA_PLUGIN, RTLD_NOW | RTLD_LOCAL);
