@@ -2,7 +2,9 @@
  * validates (nothing written on error), the per-step scalars in binary64 rounded once to
  * binary32, and the threads: every tensor is cut into chunks of OC_FAST_CHUNK elements, the
  * chunks of all tensors are shared among the OpenMP threads (FAST-MT-1). Element-wise
- * results do not depend on the cut, the thread count or the instruction set (FAST-DET-1). */
+ * results do not depend on the cut, the thread count or the instruction set (FAST-DET-1), and
+ * stay within the fp32 class of the families' tolerances (checked by the vectors and, along
+ * multi-step trajectories, by LAYOUT-INV-2). */
 #include <math.h>
 #include <stdlib.h>
 #include "optcert/buffers.h"

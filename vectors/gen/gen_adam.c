@@ -42,13 +42,37 @@ static void adam_element(void *ctx, float grad, float *state, double *bound, gen
     adam_exact_element(a->cx, a->hp, grad, state, bound, out);
 }
 
+static gen_stepper stepper_of(adam_stepper_ctx *ctx, const oc_adam_hparams *hp)
+{
+    return (gen_stepper){"AdamStep", state_names, hp->amsgrad ? ADAM_NOUT : ADAM_VMAX, ctx,
+                         adam_begin, adam_element};
+}
+
 /* Computes and writes case c under hyper-parameters hp (spec/vectors.md VEC-FMT-3..5). */
 static void emit(family *f, adam_exact_ctx *cx, const oc_adam_hparams *hp, gen_case *c)
 {
     adam_stepper_ctx ctx = {cx, hp};
-    gen_stepper s = {"AdamStep", state_names, hp->amsgrad ? ADAM_NOUT : ADAM_VMAX, &ctx,
-                     adam_begin, adam_element};
+    gen_stepper s = stepper_of(&ctx, hp);
     family_emit(f, &s, hparams_json(hp), c);
+}
+
+int gen_adam_stepper(const oc_adam_hparams *hp, mpfr_prec_t prec, gen_stepper *out)
+{
+    adam_stepper_ctx *ctx = malloc(sizeof *ctx);
+    if (!ctx || !(ctx->cx = adam_exact_new(prec))) {
+        free(ctx);
+        return -1;
+    }
+    ctx->hp = hp;
+    *out = stepper_of(ctx, hp);
+    return 0;
+}
+
+void gen_adam_stepper_free(gen_stepper *s)
+{
+    adam_stepper_ctx *ctx = s->ctx;
+    adam_exact_free(ctx->cx);
+    free(ctx);
 }
 
 /* ---- hyper-parameter choices (all exactly representable in binary32) ---- */

@@ -72,11 +72,35 @@ static json_t *hparams_json(const oc_lion_hparams *hp)
                      "beta2", hexfloat(hp->beta2), "weightDecay", hexfloat(hp->weight_decay));
 }
 
-static void emit(family *f, lion_ctx *cx, const oc_lion_hparams *hp, gen_case *c)
+static gen_stepper stepper_of(lion_ctx *cx, const oc_lion_hparams *hp)
 {
     cx->hp = hp;
-    gen_stepper s = {"LionStep", state_names, LION_NOUT, cx, lion_begin, lion_element};
+    return (gen_stepper){"LionStep", state_names, LION_NOUT, cx, lion_begin, lion_element};
+}
+
+static void emit(family *f, lion_ctx *cx, const oc_lion_hparams *hp, gen_case *c)
+{
+    gen_stepper s = stepper_of(cx, hp);
     family_emit(f, &s, hparams_json(hp), c);
+}
+
+int gen_lion_stepper(const oc_lion_hparams *hp, mpfr_prec_t prec, gen_stepper *out)
+{
+    lion_ctx *cx = malloc(sizeof *cx);
+    if (!cx)
+        return -1;
+    for (int i = 0; i < NVARS; i++)
+        mpfr_init2(cx->x[i], prec);
+    *out = stepper_of(cx, hp);
+    return 0;
+}
+
+void gen_lion_stepper_free(gen_stepper *s)
+{
+    lion_ctx *cx = s->ctx;
+    for (int i = 0; i < NVARS; i++)
+        mpfr_clear(cx->x[i]);
+    free(cx);
 }
 
 static oc_lion_hparams defaults(void)

@@ -103,12 +103,36 @@ static json_t *hparams_json(const oc_sgd_hparams *hp)
                      hp->maximize);
 }
 
-static void emit(family *f, sgd_ctx *cx, const oc_sgd_hparams *hp, gen_case *c)
+static gen_stepper stepper_of(sgd_ctx *cx, const oc_sgd_hparams *hp)
 {
     cx->hp = hp;
-    gen_stepper s = {"SgdStep", state_names, hp->momentum != 0.0 ? 2 : 1, cx, sgd_begin,
-                     sgd_element};
+    return (gen_stepper){"SgdStep", state_names, hp->momentum != 0.0 ? 2 : 1, cx, sgd_begin,
+                         sgd_element};
+}
+
+static void emit(family *f, sgd_ctx *cx, const oc_sgd_hparams *hp, gen_case *c)
+{
+    gen_stepper s = stepper_of(cx, hp);
     family_emit(f, &s, hparams_json(hp), c);
+}
+
+int gen_sgd_stepper(const oc_sgd_hparams *hp, mpfr_prec_t prec, gen_stepper *out)
+{
+    sgd_ctx *cx = malloc(sizeof *cx);
+    if (!cx)
+        return -1;
+    for (int i = 0; i < NVARS; i++)
+        mpfr_init2(cx->x[i], prec);
+    *out = stepper_of(cx, hp);
+    return 0;
+}
+
+void gen_sgd_stepper_free(gen_stepper *s)
+{
+    sgd_ctx *cx = s->ctx;
+    for (int i = 0; i < NVARS; i++)
+        mpfr_clear(cx->x[i]);
+    free(cx);
 }
 
 static const char *const profile_rules[OC_SGD_PROFILE_COUNT] = {"SGD-PROF-TORCH", "SGD-PROF-EMA"};

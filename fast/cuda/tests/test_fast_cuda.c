@@ -297,26 +297,29 @@ static void test_newton_schulz(void)
 
 static void test_nccl_world_of_one(void)
 {
-    int dev = 0;
-    oc_comm *c = NULL;
+    int dev = 0, flag = 1;
+    oc_comm c;
     CU_ASSERT_EQUAL_FATAL(oc_comm_nccl_init_all(1, &dev, &c), OC_OK);
-    CU_ASSERT(c->rank == 0 && c->size == 1);
+    CU_ASSERT(c.rank == 0 && c.size == 1);
     float h[64], back[64];
     for (int i = 0; i < 64; i++)
         h[i] = (float)i * 0.25f - 3.0f;
     float *a = dup_dev(h, sizeof h), *b = NULL;
     cudaMalloc((void **)&b, sizeof h);
-    CU_ASSERT_EQUAL(c->ops->all_reduce_sum(c, a, b, 64, OC_COMM_F32), OC_OK);
-    CU_ASSERT_EQUAL(c->ops->reduce_scatter_sum(c, b, a, 64, OC_COMM_F32), OC_OK);
-    CU_ASSERT_EQUAL(c->ops->all_gather(c, a, b, 64, OC_COMM_F32), OC_OK);
-    CU_ASSERT_EQUAL(c->ops->broadcast(c, b, 64, OC_COMM_F32, 0), OC_OK);
-    CU_ASSERT_EQUAL(c->ops->broadcast(c, b, 64, OC_COMM_F32, 1), OC_ERR_BAD_HPARAM);
-    CU_ASSERT_EQUAL(c->ops->sync(c), OC_OK);
+    CU_ASSERT_EQUAL(c.allreduce_sum(c.ctx, a, 64), OC_OK);
+    CU_ASSERT_EQUAL(c.reduce_scatter_sum(c.ctx, a, b, 64), OC_OK);
+    CU_ASSERT_EQUAL(c.allgather(c.ctx, b, 64), OC_OK);
+    CU_ASSERT_EQUAL(c.allreduce_max_int(c.ctx, &flag), OC_OK);
+    CU_ASSERT_EQUAL(flag, 1);
+    CU_ASSERT_EQUAL(oc_comm_nccl_broadcast(&c, b, 64, 0), OC_OK);
+    CU_ASSERT_EQUAL(oc_comm_nccl_broadcast(&c, b, 64, 1), OC_ERR_BAD_HPARAM);
+    CU_ASSERT_EQUAL(c.allreduce_sum(c.ctx, NULL, 64), OC_ERR_NULL_POINTER);
     cudaMemcpy(back, b, sizeof back, cudaMemcpyDeviceToHost);
     CU_ASSERT(memcmp(back, h, sizeof h) == 0);
     cudaFree(a);
     cudaFree(b);
-    c->ops->destroy(c);
+    oc_comm_nccl_free(&c);
+    CU_ASSERT_PTR_NULL(c.ctx);
 }
 
 int main(void)

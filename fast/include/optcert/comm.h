@@ -1,53 +1,23 @@
-/* The communicator the layouts run on (spec/fast.md §5, FAST-CUDA-COMM-1): the four collectives a
- * sharded optimizer step needs, behind one table of function pointers, so that the same layout
- * code runs on MPI (CPU ranks) or NCCL (GPU ranks). Buffers live where the engine wants them
- * (host memory for MPI, device memory for NCCL). Collectives are enqueued in call order; the
- * NCCL engine does not wait for the GPU (oc_comm_sync does). Sums are the engine's: NCCL's
- * reduction order is its own, so layouts that must be bit-identical reduce only exact values
- * (disjoint contributions, zeros elsewhere) or gather and reduce in a fixed order themselves. */
+/* The communicator the layouts run on (spec/layouts.md §6): a table of collectives over float
+ * buffers of one group of ranks. Engines: MPI (fast/comm/mpi.c, CPU ranks); NCCL (CUDA
+ * backend) and an in-process multi-rank engine fill the same table. */
 #ifndef OPTCERT_COMM_H
 #define OPTCERT_COMM_H
 
 #include <stddef.h>
 #include "optcert/status.h"
 
-typedef enum oc_comm_dtype {
-    OC_COMM_F32 = 0,
-    OC_COMM_F64,
-    OC_COMM_BF16, /* raw bits; sums in bf16 are the engine's */
-    OC_COMM_U8,   /* bytes (flags, packed records); sum wraps */
-} oc_comm_dtype;
-
-typedef struct oc_comm oc_comm;
-
-typedef struct oc_comm_ops {
-    /* recv[i] = sum over ranks of send[i], i < count (send == recv allowed) */
-    oc_status (*all_reduce_sum)(oc_comm *c, const void *send, void *recv, size_t count,
-                                oc_comm_dtype t);
-    /* recv[i] = sum over ranks of send[rank*count + i], i < count */
-    oc_status (*reduce_scatter_sum)(oc_comm *c, const void *send, void *recv, size_t count,
-                                    oc_comm_dtype t);
-    /* recv[r*count + i] = send of rank r [i] */
-    oc_status (*all_gather)(oc_comm *c, const void *send, void *recv, size_t count,
-                            oc_comm_dtype t);
-    /* buf of every rank = buf of root */
-    oc_status (*broadcast)(oc_comm *c, void *buf, size_t count, oc_comm_dtype t, int root);
-    /* waits until every collective enqueued so far has completed on this rank */
-    oc_status (*sync)(oc_comm *c);
-    void (*destroy)(oc_comm *c);
-} oc_comm_ops;
-
-struct oc_comm {
-    const oc_comm_ops *ops;
+typedef struct oc_comm {
+    void *ctx;
     int rank, size;
-    void *engine; /* the engine's own state */
-};
-
-/* Size in bytes of one element of type t (0 for an unknown type). */
-static inline size_t oc_comm_dtype_size(oc_comm_dtype t)
-{
-    return t == OC_COMM_F32 ? 4 : t == OC_COMM_F64 ? 8 : t == OC_COMM_BF16 ? 2
-           : t == OC_COMM_U8 ? 1 : 0;
-}
+    /* buf[0..n) := sum over ranks, in place */
+    oc_status (*allreduce_sum)(void *ctx, float *buf, size_t n);
+    /* out[0..shard) := sum over ranks of in[rank*shard .. (rank+1)*shard) */
+    oc_status (*reduce_scatter_sum)(void *ctx, const float *in, float *out, size_t shard);
+    /* buf[r*shard .. (r+1)*shard) := rank r's, for every r; in place */
+    oc_status (*allgather)(void *ctx, float *buf, size_t shard);
+    /* *x := max over ranks (found_inf: every rank skips together) */
+    oc_status (*allreduce_max_int)(void *ctx, int *x);
+} oc_comm;
 
 #endif

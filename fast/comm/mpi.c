@@ -1,0 +1,55 @@
+/* The communicator's MPI engine (spec/layouts.md §6). MPI counts are int: larger buffers go
+ * in pieces of at most INT_MAX elements, each piece a complete collective. */
+#include <limits.h>
+#include <stdlib.h>
+#include "optcert/comm_mpi.h"
+
+#define PIECE ((size_t)INT_MAX)
+
+static MPI_Comm comm_of(void *ctx) { return *(MPI_Comm *)ctx; }
+
+static oc_status allreduce_sum(void *ctx, float *buf, size_t n)
+{
+    for (size_t o = 0; o < n; o += PIECE) {
+        int k = (int)(n - o < PIECE ? n - o : PIECE);
+        if (MPI_Allreduce(MPI_IN_PLACE, buf + o, k, MPI_FLOAT, MPI_SUM, comm_of(ctx)) != MPI_SUCCESS)
+            return OC_ERR_IO;
+    }
+    return OC_OK;
+}
+
+static oc_status reduce_scatter_sum(void *ctx, const float *in, float *out, size_t shard)
+{
+    if (shard > PIECE)
+        return OC_ERR_UNSUPPORTED; /* one bucket's shard beyond 2^31 elements */
+    return MPI_Reduce_scatter_block(in, out, (int)shard, MPI_FLOAT, MPI_SUM, comm_of(ctx)) ==
+                   MPI_SUCCESS ? OC_OK : OC_ERR_IO;
+}
+
+static oc_status allgather(void *ctx, float *buf, size_t shard)
+{
+    if (shard > PIECE)
+        return OC_ERR_UNSUPPORTED;
+    return MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, (int)shard, MPI_FLOAT,
+                         comm_of(ctx)) == MPI_SUCCESS ? OC_OK : OC_ERR_IO;
+}
+
+static oc_status allreduce_max_int(void *ctx, int *x)
+{
+    return MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_INT, MPI_MAX, comm_of(ctx)) == MPI_SUCCESS
+               ? OC_OK : OC_ERR_IO;
+}
+
+oc_status oc_comm_mpi(MPI_Comm comm, oc_comm *out)
+{
+    static MPI_Comm saved; /* one MPI engine per process: the group the layouts use */
+    int rank, size;
+    if (!out)
+        return OC_ERR_NULL_POINTER;
+    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+        return OC_ERR_IO;
+    saved = comm;
+    *out = (oc_comm){&saved, rank, size, allreduce_sum, reduce_scatter_sum, allgather,
+                     allreduce_max_int};
+    return OC_OK;
+}
