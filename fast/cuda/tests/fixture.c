@@ -169,3 +169,52 @@ size_t fx_compare_with_cpu(fx_runner run, int steps)
     }
     return total;
 }
+
+void fx_ns_normalize(double *x, size_t n, float eps)
+{
+    double nrm = 0.0;
+    for (size_t i = 0; i < n; i++)
+        nrm += x[i] * x[i];
+    double d = (double)((float)sqrt(nrm) + eps);
+    for (size_t i = 0; i < n; i++)
+        x[i] /= d;
+}
+
+void fx_ns_iterate(double *x, int r, int c, int steps, const oc_cuda_ns_coef *k)
+{
+    int wide = r <= c, s = wide ? r : c, l = wide ? c : r;
+    double *a = calloc((size_t)s * s, sizeof *a), *b = calloc((size_t)s * s, sizeof *b);
+    double *y = calloc((size_t)r * c, sizeof *y);
+    /* Z = X (s x l) when wide, else X^T: element (i, j) of Z */
+#define Z(i, j) (*(wide ? &x[(size_t)(i) * c + (j)] : &x[(size_t)(j) * c + (i)]))
+    for (int it = 0; it < steps; it++) {
+        for (int i = 0; i < s; i++)
+            for (int j = 0; j < s; j++) {
+                double acc = 0.0;
+                for (int q = 0; q < l; q++)
+                    acc += Z(i, q) * Z(j, q);
+                a[(size_t)i * s + j] = acc;
+            }
+        for (int i = 0; i < s; i++)
+            for (int j = 0; j < s; j++) {
+                double acc = 0.0;
+                for (int q = 0; q < s; q++)
+                    acc += a[(size_t)i * s + q] * a[(size_t)q * s + j];
+                b[(size_t)i * s + j] = k[it].b * a[(size_t)i * s + j] + k[it].c * acc;
+            }
+        for (int i = 0; i < s; i++)
+            for (int j = 0; j < l; j++) {
+                double acc = 0.0;
+                for (int q = 0; q < s; q++)
+                    acc += b[(size_t)i * s + q] * Z(q, j);
+                y[(size_t)i * l + j] = k[it].a * Z(i, j) + acc;
+            }
+        for (int i = 0; i < s; i++)
+            for (int j = 0; j < l; j++)
+                Z(i, j) = y[(size_t)i * l + j];
+    }
+#undef Z
+    free(a);
+    free(b);
+    free(y);
+}

@@ -7,7 +7,7 @@
 #define OPTCERT_FAST_CUDA_FIXTURE_H
 
 #include <stdint.h>
-#include "optcert/fast.h"
+#include "optcert/fast_cuda.h"
 
 #define FX_TENSORS 7
 
@@ -46,5 +46,11 @@ typedef oc_status (*fx_runner)(const fx_case *c, int64_t step, size_t nt, const 
  * the number of differing elements (params, states, model copies, the found flag; NaN equals
  * NaN) and prints the first cases that differ. */
 size_t fx_compare_with_cpu(fx_runner run, int steps);
+
+/* Newton–Schulz written from the row-major formulas in binary64 (FAST-CUDA-NS-1):
+ * x /= (float)||x||_F + eps; then X <- a X + (b A + c A A) X with A = X X^T, on X^T when
+ * rows > cols. */
+void fx_ns_normalize(double *x, size_t n, float eps);
+void fx_ns_iterate(double *x, int rows, int cols, int steps, const oc_cuda_ns_coef *k);
 
 #endif

@@ -11,6 +11,7 @@
 #include "../../common/step_prep.h"
 #include "../host.h"
 #include "../norm.h"
+#include "../ns_iter.h"
 #include "fixture.h"
 #include "optcert/fast_cuda.h"
 
@@ -245,6 +246,80 @@ static void test_ns_coefficient_lists(void)
     CU_ASSERT_EQUAL(oc_cuda_ns_coefficients("simple", 2, NULL), OC_ERR_NULL_POINTER);
 }
 
+/* ---- FAST-CUDA-NS-1: the operand mapping of the cuBLAS calls ---- */
+
+/* cuBLAS's gemm semantics in binary64: column-major, op = transpose when t, strided batch. */
+static int host_gemm(void *ctx, int ta, int tb, int m, int n, int k, float alpha, const void *a,
+                     int lda, long long sa, const void *b, int ldb, long long sb, float beta,
+                     void *c, int ldc, long long sc, int batch)
+{
+    (void)ctx;
+    for (int z = 0; z < batch; z++) {
+        const double *A = (const double *)a + z * sa, *B = (const double *)b + z * sb;
+        double *C = (double *)c + z * sc;
+        for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++) {
+                double acc = 0.0;
+                for (int q = 0; q < k; q++)
+                    acc += (ta ? A[q + (size_t)i * lda] : A[i + (size_t)q * lda]) *
+                           (tb ? B[j + (size_t)q * ldb] : B[q + (size_t)j * ldb]);
+                C[i + (size_t)j * ldc] = alpha * acc + beta * C[i + (size_t)j * ldc];
+            }
+    }
+    return 0;
+}
+
+static int host_copy(void *ctx, void *dst, const void *src, size_t bytes)
+{
+    (void)ctx;
+    memcpy(dst, src, bytes);
+    return 0;
+}
+
+/* The products and copies the GPU issues, performed on the host, against the row-major
+ * formula, for a batch of r x c matrices. mistake 1: the buffer read as c x r (a reshape in
+ * place of the transposed problem); mistake 2: the "simple" coefficients in place of the
+ * "quintic" ones the formula uses. Both must be seen (the comparison has teeth). */
+static double ns_mapping_error(int r, int c, int batch, int mistake)
+{
+    size_t mat = (size_t)r * c, n = mat * batch, s = (size_t)(r < c ? r : c);
+    double *x = malloc(n * sizeof *x), *ref = malloc(n * sizeof *ref);
+    double *ga = malloc(s * s * batch * sizeof *ga), *gb = malloc(s * s * batch * sizeof *gb);
+    double *y = malloc(n * sizeof *y);
+    uint64_t st = 12345;
+    for (size_t i = 0; i < n; i++) {
+        st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+        x[i] = (double)(st >> 11) * 0x1p-53 - 0.5;
+    }
+    oc_cuda_ns_coef k[5], used[5];
+    oc_cuda_ns_coefficients("quintic", 5, k);
+    oc_cuda_ns_coefficients(mistake == 2 ? "simple" : "quintic", 5, used);
+    for (int m = 0; m < batch; m++)
+        fx_ns_normalize(x + m * mat, mat, 1e-7f);
+    memcpy(ref, x, n * sizeof *x);
+    for (int m = 0; m < batch; m++)
+        fx_ns_iterate(ref + m * mat, r, c, 5, k);
+    oc_ns_ops ops = {NULL, sizeof(double), host_gemm, host_copy};
+    CU_ASSERT_EQUAL(oc_ns_iterate(&ops, mistake == 1 ? c : r, mistake == 1 ? r : c, batch, x, ga,
+                                  gb, y, 5, used), 0);
+    double err = 0.0;
+    for (size_t i = 0; i < n; i++)
+        err = fmax(err, fabs(x[i] - ref[i]));
+    free(x), free(ref), free(ga), free(gb), free(y);
+    return err;
+}
+
+static void test_ns_operand_mapping(void)
+{
+    static const int shapes[][3] = {{5, 9, 3}, {9, 5, 2}, {7, 7, 1}, {1, 6, 2}, {6, 1, 1}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        double e = ns_mapping_error(shapes[i][0], shapes[i][1], shapes[i][2], 0);
+        CU_ASSERT(e < 1e-12);
+    }
+    CU_ASSERT(ns_mapping_error(9, 5, 2, 1) > 1e-3);
+    CU_ASSERT(ns_mapping_error(5, 9, 3, 2) > 1e-3);
+}
+
 void register_suites(void)
 {
     ADD_SUITE("fast_cuda_host",
@@ -254,5 +329,6 @@ void register_suites(void)
               {"the comparison rejects a one-ulp coefficient change", test_comparison_has_teeth},
               {"norm kernels' order replayed = CPU norm, bit for bit", test_norm_order_matches_cpu},
               {"checks give the CPU backend's statuses (FAST-ERR-1)", test_checks_match_cpu},
-              {"Newton-Schulz coefficient lists (FAST-CUDA-NS-2)", test_ns_coefficient_lists});
+              {"Newton-Schulz coefficient lists (FAST-CUDA-NS-2)", test_ns_coefficient_lists},
+              {"Newton-Schulz cuBLAS operand mapping (FAST-CUDA-NS-1)", test_ns_operand_mapping});
 }

@@ -173,53 +173,6 @@ static void test_bad_input_writes_nothing(void)
 
 /* ---- FAST-CUDA-NS-1 ---- */
 
-/* The same iteration on the host in binary64: X/(||X||_F+eps), Gram on the smaller side. */
-static void ns_host(double *x, int r, int c, float eps, int steps, const oc_cuda_ns_coef *k)
-{
-    int wide = r <= c, s = wide ? r : c, l = wide ? c : r;
-    size_t n = (size_t)r * (size_t)c;
-    double nrm = 0.0;
-    for (size_t i = 0; i < n; i++)
-        nrm += x[i] * x[i];
-    double d = (float)sqrt(nrm) + eps;
-    for (size_t i = 0; i < n; i++)
-        x[i] /= d;
-    double *a = calloc((size_t)s * s, sizeof *a), *b = calloc((size_t)s * s, sizeof *b);
-    double *y = calloc(n, sizeof *y);
-    /* Z = X (s x l, row-major) when wide, else X^T: element (i, j) of Z */
-#define Z(i, j) (*(wide ? &x[(size_t)(i) * c + (j)] : &x[(size_t)(j) * c + (i)]))
-    for (int it = 0; it < steps; it++) {
-        for (int i = 0; i < s; i++)
-            for (int j = 0; j < s; j++) {
-                double acc = 0.0;
-                for (int q = 0; q < l; q++)
-                    acc += Z(i, q) * Z(j, q);
-                a[(size_t)i * s + j] = acc;
-            }
-        for (int i = 0; i < s; i++)
-            for (int j = 0; j < s; j++) {
-                double acc = 0.0;
-                for (int q = 0; q < s; q++)
-                    acc += a[(size_t)i * s + q] * a[(size_t)q * s + j];
-                b[(size_t)i * s + j] = k[it].b * a[(size_t)i * s + j] + k[it].c * acc;
-            }
-        for (int i = 0; i < s; i++)
-            for (int j = 0; j < l; j++) {
-                double acc = 0.0;
-                for (int q = 0; q < s; q++)
-                    acc += b[(size_t)i * s + q] * Z(q, j);
-                y[(size_t)i * l + j] = k[it].a * Z(i, j) + acc;
-            }
-        for (int i = 0; i < s; i++)
-            for (int j = 0; j < l; j++)
-                Z(i, j) = y[(size_t)i * l + j];
-    }
-#undef Z
-    free(a);
-    free(b);
-    free(y);
-}
-
 static uint16_t to_bf16(float f)
 {
     uint32_t u;
@@ -252,8 +205,10 @@ static double ns_error(oc_cuda_ns_mode mode, int r, int c, int batch)
         h[i] = to_bf16(f[i]);
         ref[i] = mode == OC_CUDA_NS_BF16 ? from_bf16(h[i]) : f[i];
     }
-    for (int m = 0; m < batch; m++)
-        ns_host(ref + (size_t)m * r * c, r, c, 1e-7f, 5, k);
+    for (int m = 0; m < batch; m++) {
+        fx_ns_normalize(ref + (size_t)m * r * c, (size_t)r * c, 1e-7f);
+        fx_ns_iterate(ref + (size_t)m * r * c, r, c, 5, k);
+    }
     void *d = NULL;
     double num = 0.0, den = 0.0;
     int same = 1;
