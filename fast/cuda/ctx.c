@@ -117,7 +117,7 @@ oc_status oc_cuda_table_upload(oc_cuda_ctx *c, size_t nt, const oc_fast_tensor *
     void *fresh = malloc(bytes);
     if (!fresh)
         return OC_ERR_INTERNAL;
-    uint64_t chunks = oc_cuda_table_fill(fresh, nt, t, o);
+    uint64_t chunks = oc_cuda_table_fill(fresh, nt, t);
     if (chunks > 0x7fffffffu) {
         free(fresh);
         return OC_ERR_UNSUPPORTED; /* one block per chunk: the grid's x limit */

@@ -6,10 +6,10 @@
 #include "table.h"
 
 /* Writes the table of the tensors (oc_cuda_table_bytes(nt) bytes, 8-aligned) to buf: their
- * descriptors (the model pointer only when o->model asks for a copy) and chunk starts.
- * Returns the number of chunks over all tensors. */
-uint64_t oc_cuda_table_fill(void *buf, size_t nt, const oc_fast_tensor *t,
-                            const oc_fast_opts *o);
+ * descriptors and chunk starts. The table does not depend on the options (the launch carries
+ * them), so a norm and a step over the same list share one upload. Returns the number of
+ * chunks over all tensors. */
+uint64_t oc_cuda_table_fill(void *buf, size_t nt, const oc_fast_tensor *t);
 
 #ifdef OPTCERT_FAST_CUDA_RUNTIME /* the files that talk to the CUDA runtime */
 #include <cublas_v2.h>

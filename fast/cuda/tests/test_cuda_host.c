@@ -26,7 +26,7 @@ static void test_table_maps_every_chunk(void)
     oc_fast_tensor t[FX_TENSORS];
     size_t nt = fx_tensors(&m, &c, t);
     void *buf = malloc(oc_cuda_table_bytes(nt));
-    uint64_t chunks = oc_cuda_table_fill(buf, nt, t, &c.opts);
+    uint64_t chunks = oc_cuda_table_fill(buf, nt, t);
     const oc_cuda_tdesc *d = buf;
     const uint64_t *start = (const uint64_t *)(d + nt);
     uint64_t b = 0, wrong = 0;
@@ -46,11 +46,6 @@ static void test_table_maps_every_chunk(void)
     CU_ASSERT_EQUAL(chunks, b);
     CU_ASSERT_EQUAL(start[nt], b);
     CU_ASSERT(chunks > nt); /* several chunks in some tensors, none in the empty one */
-    /* without a model copy in the options, no descriptor carries the model pointer */
-    c.opts.model = OC_FAST_MODEL_NONE;
-    oc_cuda_table_fill(buf, nt, t, &c.opts);
-    for (size_t i = 0; i < nt; i++)
-        CU_ASSERT_PTR_NULL(d[i].model);
     free(buf);
     fx_free(&m);
 }
@@ -72,7 +67,7 @@ static oc_status replay_step(const fx_case *c, int64_t step, size_t nt, const oc
     oc_fast_lion_coef lc = oc_fast_prep_lion(&c->lion);
     int ams = c->adam.amsgrad != 0, mom = c->sgd.momentum != 0.0;
     void *buf = malloc(oc_cuda_table_bytes(nt));
-    uint64_t chunks = oc_cuda_table_fill(buf, nt, t, &c->opts);
+    uint64_t chunks = oc_cuda_table_fill(buf, nt, t);
     const oc_cuda_tdesc *d = buf;
     const uint64_t *start = (const uint64_t *)(d + nt);
     int bad = 0;
@@ -135,9 +130,8 @@ static void test_comparison_has_teeth(void)
  * per-tensor sums in chunk order, the total in tensor order. */
 static double replay_norm(size_t nt, const oc_fast_tensor *t, float inv_scale, double *per)
 {
-    oc_fast_opts o = {inv_scale, 1.0f, OC_FAST_MODEL_NONE};
     void *buf = malloc(oc_cuda_table_bytes(nt));
-    uint64_t chunks = oc_cuda_table_fill(buf, nt, t, &o);
+    uint64_t chunks = oc_cuda_table_fill(buf, nt, t);
     const oc_cuda_tdesc *d = buf;
     const uint64_t *start = (const uint64_t *)(d + nt);
     double *part = malloc((chunks + 1) * sizeof *part);
