@@ -87,6 +87,44 @@ oc_status oc_comm_nccl_broadcast(const oc_comm *c, float *buf, size_t n, int roo
     return finish(e, ncclBroadcast(buf, buf, n, ncclFloat32, root, e->comm, e->stream));
 }
 
+/* Gather (to_root) or scatter (!to_root) as one group of point-to-point calls: the root posts
+ * one receive (send) per rank, itself included; every rank posts one send (receive). */
+static oc_status rooted(const oc_comm *c, const float *send, float *recv, size_t n, int root,
+                        int to_root)
+{
+    nccl_engine *e;
+    const void *mine = to_root ? (const void *)send : recv;
+    const void *roots = to_root ? (const void *)recv : send;
+    oc_status st = c ? enter(c->ctx, mine, mine, n, &e) : OC_ERR_NULL_POINTER;
+    if (st != OC_OK)
+        return st;
+    if (root < 0 || root >= c->size)
+        return OC_ERR_BAD_HPARAM;
+    if (c->rank == root && n > 0 && !roots)
+        return OC_ERR_NULL_POINTER;
+    ncclResult_t r = ncclGroupStart();
+    for (int k = 0; k < c->size && c->rank == root && r == ncclSuccess; k++)
+        r = to_root ? ncclRecv(recv + (size_t)k * n, n, ncclFloat32, k, e->comm, e->stream)
+                    : ncclSend(send + (size_t)k * n, n, ncclFloat32, k, e->comm, e->stream);
+    if (r == ncclSuccess)
+        r = to_root ? ncclSend(send, n, ncclFloat32, root, e->comm, e->stream)
+                    : ncclRecv(recv, n, ncclFloat32, root, e->comm, e->stream);
+    ncclResult_t end = ncclGroupEnd();
+    return finish(e, r != ncclSuccess ? r : end);
+}
+
+oc_status oc_comm_nccl_gather(const oc_comm *c, const float *send, float *recv, size_t n,
+                              int root)
+{
+    return rooted(c, send, recv, n, root, 1);
+}
+
+oc_status oc_comm_nccl_scatter(const oc_comm *c, const float *send, float *recv, size_t n,
+                               int root)
+{
+    return rooted(c, send, recv, n, root, 0);
+}
+
 void oc_comm_nccl_free(oc_comm *c)
 {
     if (!c)

@@ -269,6 +269,9 @@ static void test_nccl_world_of_one(void)
     CU_ASSERT_EQUAL(oc_comm_nccl_broadcast(&c, b, 64, 0), OC_OK);
     CU_ASSERT_EQUAL(oc_comm_nccl_broadcast(&c, b, 64, 1), OC_ERR_BAD_HPARAM);
     CU_ASSERT_EQUAL(c.allreduce_sum(c.ctx, NULL, 64), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_comm_nccl_gather(&c, b, a, 64, 0), OC_OK);
+    CU_ASSERT_EQUAL(oc_comm_nccl_scatter(&c, a, b, 64, 0), OC_OK);
+    CU_ASSERT_EQUAL(oc_comm_nccl_scatter(&c, a, b, 64, 2), OC_ERR_BAD_HPARAM);
     cudaMemcpy(back, b, sizeof back, cudaMemcpyDeviceToHost);
     CU_ASSERT(memcmp(back, h, sizeof h) == 0);
     cudaFree(a);

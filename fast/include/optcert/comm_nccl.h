@@ -23,6 +23,14 @@ oc_status oc_comm_nccl_init_all(int ndev, const int *devices, oc_comm *out);
  * Not in the communicator table (the layouts do not need it). */
 oc_status oc_comm_nccl_broadcast(const oc_comm *c, float *buf, size_t n, int root);
 
+/* Gather: root's recv[r*n .. (r+1)*n) := rank r's send[0..n) (recv is read only on root).
+ * Scatter: every rank's recv[0..n) := root's send[r*n .. (r+1)*n) (send is read only on root).
+ * Grouped NCCL sends and receives (ncclGroupStart/End); device pointers; blocking. */
+oc_status oc_comm_nccl_gather(const oc_comm *c, const float *send, float *recv, size_t n,
+                              int root);
+oc_status oc_comm_nccl_scatter(const oc_comm *c, const float *send, float *recv, size_t n,
+                               int root);
+
 /* Releases what oc_comm_nccl / oc_comm_nccl_init_all made (the NCCL communicator and stream
  * too when init_all made them); *c is zeroed. */
 void oc_comm_nccl_free(oc_comm *c);
