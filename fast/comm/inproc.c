@@ -89,14 +89,15 @@ static oc_status reduce_scatter_sum(void *ctx, const float *in, float *out, size
     return OC_OK;
 }
 
-static oc_status allgather(void *ctx, float *buf, size_t shard)
+static oc_status allgather(void *ctx, void *buf, size_t shard, size_t elem)
 {
     oc_inproc_world *w = publish(ctx, buf);
     int me = ((rank_ctx *)ctx)->rank;
+    size_t bytes = shard * elem;
     for (int r = 0; r < w->size; r++)
         if (r != me)
-            memcpy(buf + (size_t)r * shard, (const float *)w->buf[r] + (size_t)r * shard,
-                   shard * sizeof(float));
+            memcpy((char *)buf + (size_t)r * bytes, (const char *)w->buf[r] + (size_t)r * bytes,
+                   bytes);
     pthread_barrier_wait(&w->bar);
     return OC_OK;
 }

@@ -26,11 +26,11 @@ static oc_status reduce_scatter_sum(void *ctx, const float *in, float *out, size
                    MPI_SUCCESS ? OC_OK : OC_ERR_IO;
 }
 
-static oc_status allgather(void *ctx, float *buf, size_t shard)
+static oc_status allgather(void *ctx, void *buf, size_t shard, size_t elem)
 {
-    if (shard > PIECE)
+    if (elem == 0 || shard > PIECE / elem)
         return OC_ERR_UNSUPPORTED;
-    return MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, (int)shard, MPI_FLOAT,
+    return MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, (int)(shard * elem), MPI_BYTE,
                          comm_of(ctx)) == MPI_SUCCESS ? OC_OK : OC_ERR_IO;
 }
 

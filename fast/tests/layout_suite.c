@@ -40,15 +40,15 @@ typedef struct step_ctx {
     int64_t step;
 } step_ctx;
 
-static oc_status family_step(void *ctx, size_t nt, const oc_fast_tensor *t)
+static oc_status family_step(void *ctx, const oc_fast_opts *o, size_t nt, const oc_fast_tensor *t)
 {
     const step_ctx *s = ctx;
     switch (s->f) {
-    case ADAMW: return oc_fast_adam_step(&adamw, s->step, NULL, nt, t, NULL);
-    case ADAM_AMS: return oc_fast_adam_step(&adam_ams, s->step, NULL, nt, t, NULL);
-    case SGD_NEST: return oc_fast_sgd_step(&sgd_nest, s->step, NULL, nt, t, NULL);
-    case SGD_EMA: return oc_fast_sgd_step(&sgd_ema, s->step, NULL, nt, t, NULL);
-    default: return oc_fast_lion_step(&lion, s->step, NULL, nt, t, NULL);
+    case ADAMW: return oc_fast_adam_step(&adamw, s->step, o, nt, t, NULL);
+    case ADAM_AMS: return oc_fast_adam_step(&adam_ams, s->step, o, nt, t, NULL);
+    case SGD_NEST: return oc_fast_sgd_step(&sgd_nest, s->step, o, nt, t, NULL);
+    case SGD_EMA: return oc_fast_sgd_step(&sgd_ema, s->step, o, nt, t, NULL);
+    default: return oc_fast_lion_step(&lion, s->step, o, nt, t, NULL);
     }
 }
 
@@ -179,9 +179,34 @@ static int check_rules(const oc_layout *l, const oc_layout_opts *o)
     return bad;
 }
 
+/* The rank's buffers and the single-rank run they must equal. */
+typedef struct run_bufs {
+    oc_fast_dtype mode;   /* NONE: fp32 mode; else mixed with this model copy */
+    float *pbuf, *master; /* fp32 mode: flat parameters; mixed: owned masters */
+    uint16_t *mbuf;       /* mixed: flat model copy */
+    float *p1;            /* single-rank parameters (logical order) */
+    uint16_t *copy1;      /* single-rank model copy */
+    size_t loff[NP];      /* logical offset of each parameter */
+} run_bufs;
+
+/* LAYOUT-INV-1: what differs from the single-rank run (parameters in fp32 mode; owned masters
+ * and the gathered model copy in mixed mode). */
+static size_t count_differences(const oc_layout *l, const oc_dist *d, const run_bufs *rb)
+{
+    size_t diff = 0, pos = 0;
+    for (size_t i = 0; i < NP; i++)
+        diff += rb->mode == OC_FAST_MODEL_NONE
+                    ? memcmp(rb->pbuf + l->offset[i], rb->p1 + rb->loff[i], numel(i) * 4) != 0
+                    : memcmp(rb->mbuf + l->offset[i], rb->copy1 + rb->loff[i], numel(i) * 2) != 0;
+    for (size_t k = 0; rb->mode != OC_FAST_MODEL_NONE && k < d->nseg; pos += d->seg[k].len, k++)
+        diff += memcmp(rb->master + pos, rb->p1 + rb->loff[d->seg[k].param] + d->seg[k].off,
+                       d->seg[k].len * 4) != 0;
+    return diff;
+}
+
 /* One family under one layout: returns the number of failed checks on this rank. */
-static int run(fam_kind f, oc_layout_kind kind, const oc_layout_opts *opts, const oc_comm *c,
-               FILE *log)
+static int run(fam_kind f, oc_layout_kind kind, const oc_layout_opts *opts, oc_fast_dtype mode,
+               const oc_comm *c, FILE *log)
 {
     oc_layout l;
     oc_dist d;
@@ -217,13 +242,23 @@ static int run(fam_kind f, oc_layout_kind kind, const oc_layout_opts *opts, cons
         st[k] = calloc(d.owned + 1, sizeof(float));
         s1[k] = calloc(logical, sizeof(float));
     }
+    run_bufs rb = {mode, pbuf, mode ? calloc(d.owned + 1, sizeof(float)) : NULL,
+                   mode ? calloc(l.size, sizeof(uint16_t)) : NULL, p1,
+                   mode ? calloc(logical, sizeof(uint16_t)) : NULL, {0}};
     size_t off = 0;
-    for (size_t i = 0; i < NP; off += numel(i), i++)
+    for (size_t i = 0; i < NP; off += numel(i), i++) {
+        rb.loff[i] = off;
         for (size_t j = 0; j < numel(i); j++)
             pbuf[l.offset[i] + j] = p1[off + j] = init_param(i, j);
+    }
+    for (size_t k = 0, pos = 0; mode && k < d.nseg; pos += d.seg[k].len, k++)
+        for (size_t j = 0; j < d.seg[k].len; j++)
+            rb.master[pos + j] = init_param(d.seg[k].param, d.seg[k].off + j);
+    oc_fast_opts o = {1.0f, 1.0f, mode};
+    oc_dist_buffers db = {pbuf, rb.master, rb.mbuf, gbuf, {st[0], st[1], st[2]}};
 
     /* the exact trajectory with its fp32-class bound (rank 0, once per family and rank count) */
-    int exact = c->rank == 0 && kind == OC_LAYOUT_REPLICATED && opts->bucket_size == 0;
+    int exact = c->rank == 0 && kind == OC_LAYOUT_REPLICATED && mode == OC_FAST_MODEL_NONE;
     gen_stepper gs;
     exact = exact && exact_stepper(f, &gs) == 0;
     float (*gold)[GEN_MAX_STATE] = exact ? calloc(logical, sizeof *gold) : NULL;
@@ -245,16 +280,13 @@ static int run(fam_kind f, oc_layout_kind kind, const oc_layout_opts *opts, cons
             }
         step_ctx sc = {f, s};
         /* LAYOUT-STEP-1: reduce to the owners, step the owned pieces, gather */
-        if (oc_dist_step(&d, pbuf, gbuf, st, family_step, &sc) != OC_OK) {
+        if (oc_dist_step(&d, &db, &o, family_step, &sc) != OC_OK) {
             fails++;
             break;
         }
-        oc_fast_tensor one = {logical, p1, g1, {s1[0], s1[1], s1[2]}, NULL};
-        fails += family_step(&sc, 1, &one) != OC_OK;
-        size_t diff = 0;
-        off = 0;
-        for (size_t i = 0; i < NP; off += numel(i), i++)
-            diff += memcmp(pbuf + l.offset[i], p1 + off, numel(i) * sizeof(float)) != 0;
+        oc_fast_tensor one = {logical, p1, g1, {s1[0], s1[1], s1[2]}, rb.copy1};
+        fails += family_step(&sc, &o, 1, &one) != OC_OK;
+        size_t diff = count_differences(&l, &d, &rb);
         if (diff)
             fprintf(stderr, "rank %d: %s %s step %d: %zu parameters differ from single-rank\n",
                     c->rank, fam_names[f], oc_layout_kind_name(kind), s, diff);
@@ -289,7 +321,7 @@ static int run(fam_kind f, oc_layout_kind kind, const oc_layout_opts *opts, cons
         fprintf(log, "  %s dp=%d bucket=%zu: makespan/lower bound = %.4f (%zu buckets)\n",
                 oc_layout_kind_name(kind), c->size, opts->bucket_size,
                 l.makespan / l.lower_bound, l.nbuckets);
-    free(pbuf), free(gbuf), free(p1), free(g1);
+    free(pbuf), free(gbuf), free(p1), free(g1), free(rb.master), free(rb.mbuf), free(rb.copy1);
     for (int k = 0; k < 3; k++)
         free(st[k]), free(s1[k]);
     oc_dist_free(&d);
@@ -300,19 +332,22 @@ static int run(fam_kind f, oc_layout_kind kind, const oc_layout_opts *opts, cons
 int layout_suite(const oc_comm *c, int verbose)
 {
     static const oc_layout_opts bucket_opts[] = {{0, 0}, {4000, 0}, {4000, 1}};
+    static const char *const mode_names[] = {"fp32", "bf16", "fp16"};
     int fails = 0;
     FILE *log = verbose && c->rank == 0 ? stdout : NULL;
     for (int f = 0; f < NFAM; f++)
         for (int k = 0; k < OC_LAYOUT_KIND_COUNT; k++)
             for (int b = 0; b < 3; b++) {
-                int bad = run((fam_kind)f, (oc_layout_kind)k, &bucket_opts[b], c, log) != 0;
+                /* fp32 mode with one bucket, bf16 and fp16 model copies with the others */
+                oc_fast_dtype mode = (oc_fast_dtype)b;
+                int bad = run((fam_kind)f, (oc_layout_kind)k, &bucket_opts[b], mode, c, log) != 0;
                 fails += bad;
                 if (c->allreduce_max_int(c->ctx, &bad) != OC_OK)
                     return fails + 1;
                 if (c->rank == 0 && (verbose || bad))
-                    printf("%-16s %-14s bucket=%-5zu busbw=%d ranks=%d: %s\n", fam_names[f],
+                    printf("%-16s %-15s bucket=%-5zu busbw=%d %-5s ranks=%d: %s\n", fam_names[f],
                            oc_layout_kind_name((oc_layout_kind)k), bucket_opts[b].bucket_size,
-                           bucket_opts[b].high_busbw, c->size, bad ? "FAIL" : "ok");
+                           bucket_opts[b].high_busbw, mode_names[b], c->size, bad ? "FAIL" : "ok");
             }
     return fails;
 }

@@ -14,8 +14,9 @@ typedef struct oc_comm {
     oc_status (*allreduce_sum)(void *ctx, float *buf, size_t n);
     /* out[0..shard) := sum over ranks of in[rank*shard .. (rank+1)*shard) */
     oc_status (*reduce_scatter_sum)(void *ctx, const float *in, float *out, size_t shard);
-    /* buf[r*shard .. (r+1)*shard) := rank r's, for every r; in place */
-    oc_status (*allgather)(void *ctx, float *buf, size_t shard);
+    /* elements of `elem` bytes: buf[r*shard .. (r+1)*shard) := rank r's, for every r; in place
+     * (fp32 parameters, or the bf16/fp16 model copy) */
+    oc_status (*allgather)(void *ctx, void *buf, size_t shard, size_t elem);
     /* *x := max over ranks (found_inf: every rank skips together) */
     oc_status (*allreduce_max_int)(void *ctx, int *x);
 } oc_comm;
