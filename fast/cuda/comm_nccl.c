@@ -1,6 +1,7 @@
 /* FAST-CUDA-COMM-1: the communicator of optcert/comm.h on NCCL. */
 #include <cuda_runtime_api.h>
 #include <nccl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "optcert/comm_nccl.h"
@@ -47,18 +48,22 @@ static oc_status reduce_scatter_sum(void *ctx, const float *in, float *out, size
                                                           e->comm, e->stream));
 }
 
-/* In place: rank r's shard is already at buf + r*shard (NCCL's in-place all-gather). */
-static oc_status allgather(void *ctx, float *buf, size_t shard)
+/* In place: rank r's shard is already at buf + r*shard (NCCL's in-place all-gather), moved as
+ * bytes (fp32 parameters or a 16-bit model copy: no arithmetic). */
+static oc_status allgather(void *ctx, void *buf, size_t shard, size_t elem)
 {
     nccl_engine *e;
     int rank = 0;
     oc_status st = enter(ctx, buf, buf, shard, &e);
     if (st != OC_OK)
         return st;
+    if (elem == 0 || shard > SIZE_MAX / elem)
+        return OC_ERR_BAD_HPARAM;
     if (ncclCommUserRank(e->comm, &rank) != ncclSuccess)
         return OC_ERR_INTERNAL;
-    return finish(e, ncclAllGather(buf + (size_t)rank * shard, buf, shard, ncclFloat32, e->comm,
-                                   e->stream));
+    size_t bytes = shard * elem;
+    return finish(e, ncclAllGather((char *)buf + (size_t)rank * bytes, buf, bytes, ncclUint8,
+                                   e->comm, e->stream));
 }
 
 static oc_status allreduce_max_int(void *ctx, int *x)

@@ -263,7 +263,8 @@ static void test_nccl_world_of_one(void)
     cudaMalloc((void **)&b, sizeof h);
     CU_ASSERT_EQUAL(c.allreduce_sum(c.ctx, a, 64), OC_OK);
     CU_ASSERT_EQUAL(c.reduce_scatter_sum(c.ctx, a, b, 64), OC_OK);
-    CU_ASSERT_EQUAL(c.allgather(c.ctx, b, 64), OC_OK);
+    CU_ASSERT_EQUAL(c.allgather(c.ctx, b, 64, sizeof(float)), OC_OK);
+    CU_ASSERT_EQUAL(c.allgather(c.ctx, b, 32, sizeof(uint16_t)), OC_OK);
     CU_ASSERT_EQUAL(c.allreduce_max_int(c.ctx, &flag), OC_OK);
     CU_ASSERT_EQUAL(flag, 1);
     CU_ASSERT_EQUAL(oc_comm_nccl_broadcast(&c, b, 64, 0), OC_OK);
