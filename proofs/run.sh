@@ -152,3 +152,5 @@ count() { awk -v s="$2" '$2 == s' "$1" | wc -l; }
          "total $((t4 - t0)) s (WP_PAR=$par)"
 } | tee "$out/summary.txt"
 echo "per-goal status: $goals"
+# The CUDA kernels' block-to-chunk arithmetic (fast/cuda/table.h): its own goals and baseline.
+proofs/cuda_table.sh

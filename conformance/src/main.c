@@ -28,7 +28,7 @@ static int usage(const char *msg)
     fprintf(stderr,
             "usage:\n"
             "  optcert families [--vectors DIR]\n"
-            "  optcert certify [--impl ref|fast-cpu|mutant:[ALGO/]NAME|PATH.so] [--class exact|fp32] [--vectors DIR]\n"
+            "  optcert certify [--impl ref|fast-cpu|fast-cuda|mutant:[ALGO/]NAME|PATH.so] [--class exact|fp32] [--vectors DIR]\n"
             "                  [--family NAME] [--report table|json:FILE|junit:FILE]... [--verbose]\n"
             "  optcert judge --results FILE [--class exact|fp32] [--vectors DIR] [--family NAME]\n"
             "                [--report ...] [--verbose]\n"
@@ -127,6 +127,23 @@ static const oc_impl *load_plugin(const char *path, oc_diag *d)
     return impl; /* the handle stays open for the life of the process */
 }
 
+#ifdef OPTCERT_FAST_CUDA_PLUGIN
+/* The CUDA backend, after asking it whether a device can run it (FAST-CUDA-DEV-1). */
+static const oc_impl *load_fast_cuda(oc_diag *d)
+{
+    void *h = dlopen(OPTCERT_FAST_CUDA_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+    const char *(*unavailable)(void) = NULL;
+    if (h)
+        *(void **)&unavailable = dlsym(h, "optcert_fast_cuda_unavailable");
+    const char *why = unavailable ? unavailable() : NULL;
+    if (why) {
+        oc_fail(d, OC_ERR_NO_DEVICE, "no CUDA device: %s", why);
+        return NULL;
+    }
+    return load_plugin(OPTCERT_FAST_CUDA_PLUGIN, d);
+}
+#endif
+
 static int cmd_certify(const options *o)
 {
     oc_diag d;
@@ -151,6 +168,14 @@ static int cmd_certify(const options *o)
 #ifdef OPTCERT_FAST_CPU_PLUGIN
     else if (strcmp(o->impl, "fast-cpu") == 0) /* the fast CPU backend (fast/cpu) */
         impl = load_plugin(OPTCERT_FAST_CPU_PLUGIN, &d);
+#endif
+#ifdef OPTCERT_FAST_CUDA_PLUGIN
+    else if (strcmp(o->impl, "fast-cuda") == 0) /* the CUDA backend (fast/cuda) */
+        impl = load_fast_cuda(&d);
+#else
+    else if (strcmp(o->impl, "fast-cuda") == 0)
+        oc_fail(&d, OC_ERR_NO_DEVICE, "no CUDA device: this optcert was built without the CUDA "
+                "backend (CMake found no CUDA compiler)");
 #endif
     else
         impl = load_plugin(o->impl, &d);

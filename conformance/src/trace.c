@@ -195,7 +195,8 @@ static int harness_rule(const rule *r)
  * checked by fast/tests (bit-identity, layout maps), not by vector files. */
 static const char *const fast_impl_dirs[][2] = {
     {"fast/common", ".h"}, {"fast/include/optcert", ".h"}, {"fast/cpu", ".c"},
-    {"fast/cpu", ".inc"}, {"fast/comm", ".c"}, {"fast/layout", ".c"}};
+    {"fast/cpu", ".inc"}, {"fast/comm", ".c"}, {"fast/layout", ".c"},
+    {"fast/cuda", ".c"}, {"fast/cuda", ".cu"}, {"fast/cuda", ".h"}};
 
 static int backend_rule(const rule *r)
 {
@@ -224,6 +225,7 @@ int oc_trace(const char *root, FILE *out)
             t->rules[i].cited[IN_IMPL] = saved[i].cited[IN_IMPL];
     scan_dir(t, root, "conformance/tests", ".c", IN_TESTS, 0);
     scan_dir(t, root, "fast/tests", ".c", IN_TESTS, 0);
+    scan_dir(t, root, "fast/cuda/tests", ".c", IN_TESTS, 0);
     scan_vectors(t, root);
 
     fprintf(out, "%-22s %-12s %-6s %-8s %-6s\n", "rule", "spec", "impl", "vectors", "tests");
