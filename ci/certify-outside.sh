@@ -1,8 +1,11 @@
 #!/bin/sh
 # Certifies real outside implementations through the results path: PyTorch's own
 # torch.optim.Adam/AdamW and torch.optim.SGD (single-tensor and foreach), lion-pytorch's Lion,
-# each against its `torch`-profile family, and megatron-core's OptimizerParamScheduler against
-# schedule-megatron. The adapter runs the library over the vectors,
+# each against its `torch`-profile family, megatron-core's OptimizerParamScheduler against
+# schedule-megatron, megatron-core's grad scalers against loss-scale-megatron[-constant] and
+# torch's _amp_update_scale_ against loss-scale-torch (skipped where torch has no kernel for
+# the device: torch 1.13 without CUDA, spec/loss_scale.md §6), and torch.nn.utils.clip_grad_norm_
+# against clip-torch. The adapter runs the library over the vectors,
 # `optcert judge` prints the certificate. Exit 0 when every failure is a known divergence listed
 # (and explained) in conformance/adapters/known-divergences.txt, and every listed one still fails.
 #   ci/certify-outside.sh [BUILD_DIR]
@@ -13,12 +16,16 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 rc=0
 for run in adam-torch: adam-torch:--foreach sgd-torch: sgd-torch:--foreach lion-torch: \
-    schedule-megatron:; do
+    schedule-megatron: loss-scale-megatron: loss-scale-megatron-constant: loss-scale-torch: \
+    clip-torch:; do
     family=${run%%:*}
     flag=${run#*:}
     res="$out/$family$flag"
     adapter=torch_optim.py
     [ "$family" = schedule-megatron ] && adapter=megatron_schedule.py
+    case $family in loss-scale-megatron*) adapter=megatron_grad_scaler.py ;; esac
+    [ "$family" = loss-scale-torch ] && adapter=torch_grad_scaler.py
+    [ "$family" = clip-torch ] && adapter=torch_clip.py
     /usr/bin/python3 "conformance/adapters/$adapter" $flag \
         --vectors "vectors/$family/$family.json" --out "$res.safetensors"
     "$build"/optcert judge --results "$res.safetensors" --family "$family" --verbose \

@@ -28,7 +28,8 @@ typedef struct oc_case {
     int nstate;              /* outputs used, named by algo->state_names */
     float *in[OC_MAX_STATE]; /* elementwise: input state [n] */
     float *g;                /* elementwise: gradients [steps * n] */
-    int64_t *positions;      /* schedules: evaluation points [n]; loss scale: found_inf [steps] */
+    int64_t *positions;      /* schedules: evaluation points [n]; loss scale: found_inf
+                              * [steps]; clip: view metadata (conformance/src/clip.c) */
     oc_expect exp[OC_MAX_STATE];
 } oc_case;
 

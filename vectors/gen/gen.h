@@ -19,6 +19,9 @@ int gen_schedule(const gen_options *opt, const char *outdir);
 /* Writes vectors/loss-scale-<profile>/ (spec/loss_scale.md); 0 on success. */
 int gen_loss_scale(const gen_options *opt, const char *outdir);
 
+/* Writes vectors/clip-<profile>/ (spec/clip.md); 0 on success. */
+int gen_clip(const gen_options *opt, const char *outdir);
+
 /* Writes every family at the given options; 0 on success. */
 int gen_all(const gen_options *opt, const char *outdir);
 
