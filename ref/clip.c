@@ -69,7 +69,7 @@ oc_status oc_clip_check(const oc_clip_config *c, size_t nviews, const oc_clip_vi
     if ((unsigned)c->profile >= OC_CLIP_PROFILE_COUNT || !(fabs(c->max_norm) <= DBL_MAX) ||
         (c->inf_norm != 0 && c->inf_norm != 1) || !(c->skip_threshold > 0) ||
         c->tp_size < 1 || c->pp_size < 1 || c->dp_size < 1 ||
-        (c->profile == OC_CLIP_TORCH && c->skip_threshold != INFINITY))
+        (c->profile == OC_CLIP_TORCH && !(c->skip_threshold > DBL_MAX)))
         return OC_ERR_BAD_HPARAM;
     for (size_t i = 0; i < nviews; i++) {
         const oc_clip_view *v = &views[i];
@@ -133,7 +133,7 @@ static double clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_vi
                 sum_add(&sum, g * g);                       /* exact square */
         }
     }
-    return c->inf_norm ? max : sqrt(sum.s + sum.e);
+    return c->inf_norm ? max : sqrt(fmax(sum.s + sum.e, 0.0)); /* the sum is >= 0 */
 }
 
 /* The factor every gradient is multiplied by (CLIP-COEF-1: megatron's and torch's forms), 1 for none. */
