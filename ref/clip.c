@@ -68,8 +68,7 @@ oc_status oc_clip_check(const oc_clip_config *c, size_t nviews, const oc_clip_vi
         return OC_ERR_NULL_POINTER;
     if ((unsigned)c->profile >= OC_CLIP_PROFILE_COUNT || !(fabs(c->max_norm) <= DBL_MAX) ||
         (c->inf_norm != 0 && c->inf_norm != 1) || !(c->skip_threshold > 0) ||
-        c->tp_size < 1 || c->pp_size < 1 || c->dp_size < 1 ||
-        (c->profile == OC_CLIP_TORCH && !(c->skip_threshold > DBL_MAX)))
+        c->tp_size < 1 || c->pp_size < 1 || c->dp_size < 1)
         return OC_ERR_BAD_HPARAM;
     for (size_t i = 0; i < nviews; i++) {
         const oc_clip_view *v = &views[i];
@@ -179,7 +178,7 @@ oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
     }
     double norm = clip_norm(c, nviews, views, -1, mutant);        /* CLIP-CHAIN-1 */
     *total_norm = to_f32(norm);
-    *skipped = norm > c->skip_threshold;                          /* CLIP-SKIP-1 */
+    *skipped = c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold; /* CLIP-SKIP-1 */
     if (*skipped)
         return OC_OK;
     if (mutant != OC_CLIP_MUT_PER_OPTIMIZER_NORM) {

@@ -63,6 +63,9 @@ static void test_variants(void)
     c = cfg(OC_CLIP_TORCH, 0.0);
     CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
     CU_ASSERT(b[0] == 0 && b[1] == 0);                        /* torch: times 0 */
+    c.skip_threshold = 1.0;                                   /* torch: not read */
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(skipped, 0);
     float e[2] = {3, 4};
     v = view(e, 2);
     c = cfg(OC_CLIP_TORCH, -5.0);
@@ -133,8 +136,8 @@ static void test_rejections(void)
     CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped, OC_CLIP_CORRECT), OC_ERR_BAD_HPARAM);
     c.max_norm = NAN;
     CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &w, &norm, &skipped, OC_CLIP_CORRECT), OC_ERR_BAD_HPARAM);
-    c = cfg(OC_CLIP_TORCH, 1.0);
-    c.skip_threshold = 3.0;
+    c = cfg(OC_CLIP_MEGATRON, 1.0);
+    c.skip_threshold = 0.0;
     CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &w, &norm, &skipped, OC_CLIP_CORRECT), OC_ERR_BAD_HPARAM);
     c = cfg(OC_CLIP_MEGATRON, 1.0);
     w.tp_rank = 1;
@@ -170,7 +173,7 @@ static oc_status naive_clip(void *ctx, const oc_clip_config *c, size_t nviews,
             }
     float norm = c->inf_norm ? acc : sqrtf(acc);
     *total_norm = norm;
-    if ((*skipped = norm > c->skip_threshold))
+    if ((*skipped = c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold))
         return OC_OK;
     float coeff = (float)c->max_norm / (norm + 1e-6f);
     if (c->profile == OC_CLIP_TORCH ? 0 : !(coeff < 1.0f))

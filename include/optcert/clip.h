@@ -20,7 +20,7 @@ typedef struct oc_clip_config {
     oc_clip_profile profile;
     double max_norm;        /* Megatron clip_grad (<= 0 disables), torch max_norm */
     int inf_norm;           /* 0: 2-norm, 1: inf-norm */
-    double skip_threshold;  /* Megatron grad_norm_skip_threshold (+inf: never skip) */
+    double skip_threshold;  /* Megatron grad_norm_skip_threshold (+inf: never); torch: unused */
     int distributed;        /* ZeRO-1 distributed optimizer: dp ranks hold disjoint shards */
     int32_t tp_size, pp_size, dp_size; /* >= 1 */
 } oc_clip_config;
