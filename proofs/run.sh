@@ -98,6 +98,8 @@ done
 # ref/loss_scale.c: its own script (Eva, then WP in three passes; STATUS.md), which writes
 # $out/wp-loss_scale.goals.
 proofs/run_loss_scale.sh
+# ref/clip.c: Eva (proofs/run_clip.sh; WP not yet, STATUS.md).
+proofs/run_clip.sh
 t4=$(date +%s)
 
 parts=(main float sgd-main sgd-float lion-main lion-float)

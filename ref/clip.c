@@ -152,12 +152,12 @@ static float to_f32(double x)
     return (float)x;
 }
 
-static void scale_views(size_t nviews, oc_clip_view *views, int opt, double factor)
+/* Every view's gradient times the factor of its sub-optimizer. */
+static void scale_views(size_t nviews, oc_clip_view *views, const double *factor)
 {
     for (size_t i = 0; i < nviews; i++)
-        if (opt < 0 || views[i].optimizer == opt)
-            for (size_t j = 0; j < views[i].length; j++)
-                views[i].grad[j] = to_f32(views[i].grad[j] * factor);
+        for (size_t j = 0; j < views[i].length; j++)
+            views[i].grad[j] = to_f32(views[i].grad[j] * factor[views[i].optimizer]);
 }
 
 /* CLIP-ERR-1: checks everything first; on error nothing is written. */
@@ -181,14 +181,11 @@ oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
     *skipped = c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold; /* CLIP-SKIP-1 */
     if (*skipped)
         return OC_OK;
-    if (mutant != OC_CLIP_MUT_PER_OPTIMIZER_NORM) {
-        scale_views(nviews, views, -1, clip_factor(c, norm, mutant));
-        return OC_OK;
-    }
-    double own[CLIP_MAX_OPTIMIZERS];     /* every norm before any gradient changes */
+    double factor[CLIP_MAX_OPTIMIZERS]; /* every norm before any gradient changes */
     for (int o = 0; o < CLIP_MAX_OPTIMIZERS; o++)
-        own[o] = clip_norm(c, nviews, views, o, mutant);
-    for (int o = 0; o < CLIP_MAX_OPTIMIZERS; o++)
-        scale_views(nviews, views, o, clip_factor(c, own[o], mutant));
+        factor[o] = clip_factor(c, mutant == OC_CLIP_MUT_PER_OPTIMIZER_NORM
+                                       ? clip_norm(c, nviews, views, o, mutant)
+                                       : norm, mutant);
+    scale_views(nviews, views, factor);
     return OC_OK;
 }
