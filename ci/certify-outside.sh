@@ -5,7 +5,11 @@
 # each against its `torch`-profile family and its mixed-precision family (fp32 master stepped by
 # torch, bf16/fp16 write-back with copy_, as Megatron does); megatron-core's
 # OptimizerParamScheduler, torch.optim.lr_scheduler and optax.schedules (where they express the
-# schedule) against schedule-megatron. The adapter runs the library over the vectors,
+# schedule) against schedule-megatron;
+# megatron-core's grad scalers against loss-scale-megatron[-constant], torch's
+# _amp_update_scale_ against loss-scale-torch (unsupported where torch has no kernel for the
+# device: torch 1.13 without CUDA, spec/loss_scale.md §6), and torch.nn.utils.clip_grad_norm_
+# against clip-torch. The adapter runs the library over the vectors,
 # `optcert judge` prints the certificate. Exit 0 when every failure is a known divergence listed
 # (and explained) in conformance/adapters/known-divergences.txt, and every listed one still fails.
 #   ci/certify-outside.sh [BUILD_DIR]
@@ -20,7 +24,9 @@ for run in torch_optim:adam-torch torch_optim:adam-torch:--foreach torch_optim:s
     torch_optim:sgd-torch:--foreach torch_optim:lion-torch torch_optim:adam-torch-mixed \
     torch_optim:adam-torch-mixed:--foreach torch_optim:sgd-torch-mixed \
     torch_optim:lion-torch-mixed optax_optim:adam-optax megatron_schedule:schedule-megatron \
-    torch_schedule:schedule-megatron optax_schedule:schedule-megatron; do
+    torch_schedule:schedule-megatron optax_schedule:schedule-megatron \
+    megatron_grad_scaler:loss-scale-megatron megatron_grad_scaler:loss-scale-megatron-constant \
+    torch_grad_scaler:loss-scale-torch torch_clip:clip-torch; do
     adapter=${run%%:*}
     rest=${run#*:}
     family=${rest%%:*}

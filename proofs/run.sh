@@ -30,28 +30,8 @@ fi
 common=(-cpp-extra-args=-Iinclude -warn-special-float non-finite)
 float_props=is_nan_or_infinite,finite_arg,arg_positive,finite_logic_res
 
-# "[wp] [<prover>] Goal <name> : <status> ..." or, when several provers failed,
-# "[wp] [Failed] Goal <name>" followed by one "  <prover>: <status> ..." line per prover.
-# Prints "<name> <status>"; a failed goal reports Timeout if any prover timed out, else
-# Unknown if any answered unknown, else Failed.
-parse_wp() {
-    awk '
-    function flush() { if (goal != "") print goal, (st == "" ? "Failed" : st); goal = ""; st = "" }
-    function rank(s) { return s == "Valid" ? 4 : s == "Timeout" ? 3 : s == "Unknown" ? 2 : 1 }
-    /^\[wp\] \[[^]]*\] Goal / {
-        flush()
-        goal = $0; sub(/^.*\] Goal /, "", goal); sub(/ .*$/, "", goal)
-        if (match($0, / : [A-Za-z]+/)) st = substr($0, RSTART + 3, RLENGTH - 3)
-        next
-    }
-    goal != "" && /^  [^ ][^:]*: [A-Za-z]+/ {
-        v = $0; sub(/^[^:]*: /, "", v); sub(/ .*$/, "", v)
-        if (rank(v) > rank(st)) st = v
-        next
-    }
-    { flush() }
-    END { flush() }' "$1"
-}
+# "<goal> <status>" per goal of a WP log (proofs/parse_wp.awk).
+parse_wp() { awk -f proofs/parse_wp.awk "$1"; }
 
 # Number of goals WP says it scheduled (0 if none).
 scheduled() {
@@ -115,6 +95,11 @@ for f in sgd lion; do
         > "$out/wp-$f-float.log" 2>&1
     ts+=($(date +%s))
 done
+# ref/loss_scale.c: its own script (Eva, then WP in three passes; STATUS.md), which writes
+# $out/wp-loss_scale.goals.
+proofs/run_loss_scale.sh
+# ref/clip.c: Eva (proofs/run_clip.sh; WP not yet, STATUS.md).
+proofs/run_clip.sh
 t4=$(date +%s)
 
 parts=(main float sgd-main sgd-float lion-main lion-float)
@@ -129,7 +114,7 @@ for part in "${parts[@]}"; do
         exit 1
     fi
 done
-sort $(printf "$out/wp-%s.goals " "${parts[@]}") > "$goals"
+sort $(printf "$out/wp-%s.goals " "${parts[@]}") "$out/wp-loss_scale.goals" > "$goals"
 dups=$(cut -d' ' -f1 "$goals" | uniq -d)
 if [ -n "$dups" ]; then
     echo "run.sh: duplicate goal names: $dups" >&2

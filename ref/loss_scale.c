@@ -22,63 +22,65 @@
       // RN32(s * f) with IEEE overflow to +inf (LS-MUL-1). Left abstract for WP: its value is
       // the C function ls_mul's, checked against MPFR by the vectors.
       logic float ls_mul_l(float s, float f);
+      // Rounding is monotone and RN32(0) = 0: a product of non-negative values is >= 0.
+      axiom ls_mul_nonneg: \forall float s, f; s >= 0.0 && f > 0.0 ==> ls_mul_l(s, f) >= 0.0;
     }
 
-    predicate ls_cfg_ok(oc_loss_scaler *c) =
-        OC_LS_MEGATRON <= c->profile < OC_LS_PROFILE_COUNT &&
-        \is_finite(c->initial_scale) && 0.0 < c->initial_scale &&
-        (c->profile != OC_LS_MEGATRON_CONSTANT ==>
-            \is_finite(c->growth_factor) && 1.0 < c->growth_factor &&
-            \is_finite(c->backoff_factor) && 0.0 < c->backoff_factor < 1.0 &&
-            1 <= c->growth_interval <= OC_LS_MAX_INTERVAL) &&
-        (c->profile == OC_LS_MEGATRON ==>
-            \is_finite(c->min_scale) && 0.0 < c->min_scale <= c->initial_scale &&
-            1 <= c->hysteresis <= OC_LS_MAX_INTERVAL);
+    predicate ls_cfg_ok(oc_loss_scaler c) =
+        OC_LS_MEGATRON <= c.profile < OC_LS_PROFILE_COUNT &&
+        \is_finite(c.initial_scale) && 0.0 < c.initial_scale &&
+        (c.profile != OC_LS_MEGATRON_CONSTANT ==>
+            \is_finite(c.growth_factor) && 1.0 < c.growth_factor &&
+            \is_finite(c.backoff_factor) && 0.0 < c.backoff_factor < 1.0 &&
+            1 <= c.growth_interval <= OC_LS_MAX_INTERVAL) &&
+        (c.profile == OC_LS_MEGATRON ==>
+            \is_finite(c.min_scale) && 0.0 < c.min_scale <= c.initial_scale &&
+            1 <= c.hysteresis <= OC_LS_MAX_INTERVAL);
 
     // The growth tracker after the n first updates of history h (LS-GROW-1, LS-INF-1).
-    logic integer ls_growth{L}(oc_loss_scaler *c, unsigned char *h, integer n) =
-        n <= 0 || c->profile == OC_LS_MEGATRON_CONSTANT ? 0 :
+    logic integer ls_growth{L}(oc_loss_scaler c, unsigned char *h, integer n) =
+        n <= 0 || c.profile == OC_LS_MEGATRON_CONSTANT ? 0 :
         h[n - 1] != 0 ? 0 :
-        ls_growth(c, h, n - 1) + 1 == c->growth_interval ? 0 : ls_growth(c, h, n - 1) + 1;
+        ls_growth(c, h, n - 1) + 1 == c.growth_interval ? 0 : ls_growth(c, h, n - 1) + 1;
 
     // Update n (1-based) grows the scale: a clean step that completes an interval.
-    predicate ls_grows{L}(oc_loss_scaler *c, unsigned char *h, integer n) =
-        c->profile != OC_LS_MEGATRON_CONSTANT && h[n - 1] == 0 &&
-        ls_growth(c, h, n - 1) + 1 == c->growth_interval;
+    logic boolean ls_grows{L}(oc_loss_scaler c, unsigned char *h, integer n) =
+        c.profile != OC_LS_MEGATRON_CONSTANT && h[n - 1] == 0 &&
+        ls_growth(c, h, n - 1) + 1 == c.growth_interval;
 
     // The hysteresis tracker (LS-HYST-1): decremented by every inf, reset only by growth.
-    logic integer ls_hyst{L}(oc_loss_scaler *c, unsigned char *h, integer n) =
-        n <= 0 || c->profile != OC_LS_MEGATRON ? c->hysteresis :
+    logic integer ls_hyst{L}(oc_loss_scaler c, unsigned char *h, integer n) =
+        n <= 0 || c.profile != OC_LS_MEGATRON ? c.hysteresis :
         h[n - 1] != 0 ? ls_hyst(c, h, n - 1) - 1 :
-        ls_grows(c, h, n) ? c->hysteresis : ls_hyst(c, h, n - 1);
+        ls_grows(c, h, n) ? c.hysteresis : ls_hyst(c, h, n - 1);
 
     // Update n backs the scale off (LS-BACKOFF-1): torch on every inf, Megatron once the
     // hysteresis tracker is exhausted.
-    predicate ls_backs_off{L}(oc_loss_scaler *c, unsigned char *h, integer n) =
+    logic boolean ls_backs_off{L}(oc_loss_scaler c, unsigned char *h, integer n) =
         h[n - 1] != 0 &&
-        (c->profile == OC_LS_TORCH || (c->profile == OC_LS_MEGATRON && ls_hyst(c, h, n) <= 0));
+        (c.profile == OC_LS_TORCH || (c.profile == OC_LS_MEGATRON && ls_hyst(c, h, n) <= 0));
 
     // The scale after the n first updates (LS-INIT-1, LS-GROW-1, LS-BACKOFF-1, LS-OVF-1).
-    logic float ls_scale{L}(oc_loss_scaler *c, unsigned char *h, integer n) =
-        n <= 0 ? c->initial_scale :
+    logic float ls_scale{L}(oc_loss_scaler c, unsigned char *h, integer n) =
+        n <= 0 ? c.initial_scale :
         ls_grows(c, h, n) ?
-            (c->profile == OC_LS_TORCH && !\is_finite(ls_mul_l(ls_scale(c, h, n - 1), c->growth_factor))
+            (c.profile == OC_LS_TORCH && ls_mul_l(ls_scale(c, h, n - 1), c.growth_factor) > FLT_MAX
                  ? ls_scale(c, h, n - 1)
-                 : ls_mul_l(ls_scale(c, h, n - 1), c->growth_factor)) :
+                 : ls_mul_l(ls_scale(c, h, n - 1), c.growth_factor)) :
         ls_backs_off(c, h, n) ?
-            (c->profile == OC_LS_MEGATRON &&
-             ls_mul_l(ls_scale(c, h, n - 1), c->backoff_factor) < c->min_scale
-                 ? c->min_scale
-                 : ls_mul_l(ls_scale(c, h, n - 1), c->backoff_factor)) :
+            (c.profile == OC_LS_MEGATRON &&
+             ls_mul_l(ls_scale(c, h, n - 1), c.backoff_factor) < c.min_scale
+                 ? c.min_scale
+                 : ls_mul_l(ls_scale(c, h, n - 1), c.backoff_factor)) :
         ls_scale(c, h, n - 1);
 
     // A state the configuration can be in (LS-STATE-1), for the update's preconditions.
-    predicate ls_state_ok(oc_loss_scaler *c, oc_loss_scale_state *s, integer slack) =
-        !\is_NaN(s->scale) && s->scale >= 0.0 &&
-        (c->profile != OC_LS_MEGATRON_CONSTANT ==>
-            0 <= s->growth_tracker < c->growth_interval + slack) &&
-        (c->profile == OC_LS_MEGATRON ==>
-            OC_LS_MIN_HYSTERESIS_TRACKER < s->hysteresis_tracker <= c->hysteresis);
+    predicate ls_state_ok(oc_loss_scaler c, oc_loss_scale_state s, integer slack) =
+        s.scale >= 0.0 &&
+        (c.profile != OC_LS_MEGATRON_CONSTANT ==>
+            0 <= s.growth_tracker < c.growth_interval + slack) &&
+        (c.profile == OC_LS_MEGATRON ==>
+            OC_LS_MIN_HYSTERESIS_TRACKER < s.hysteresis_tracker <= c.hysteresis);
 */
 
 static const char *const mutant_names[OC_LS_MUTANT_COUNT] = {
@@ -117,10 +119,26 @@ const char *oc_loss_scale_mutant_description(oc_loss_scale_mutant mu)
     return (unsigned)mu < OC_LS_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
 }
 
+/*@ requires name == \null || valid_read_string(name);
+    requires out == \null || \valid(out);
+    assigns *out;
+    ensures \result == OC_OK ==> 0 <= *out < OC_LS_PROFILE_COUNT;
+*/
 oc_status oc_loss_scale_profile_parse(const char *name, oc_loss_scale_profile *out)
 {
     if (name == NULL || out == NULL)
         return OC_ERR_NULL_POINTER;
+    /* The names are valid strings: literals of 8, 17 and 5 characters (-wp-literals). */
+    //@ assert name_0: \valid_read(profile_names[0] + (0 .. 8)) && profile_names[0][8] == '\0';
+    //@ assert name_0_str: valid_read_string(profile_names[0]);
+    //@ assert name_1: \valid_read(profile_names[1] + (0 .. 17)) && profile_names[1][17] == '\0';
+    //@ assert name_1_str: valid_read_string(profile_names[1]);
+    //@ assert name_2: \valid_read(profile_names[2] + (0 .. 5)) && profile_names[2][5] == '\0';
+    //@ assert name_2_str: valid_read_string(profile_names[2]);
+    /*@ loop invariant 0 <= i <= OC_LS_PROFILE_COUNT;
+        loop assigns i;
+        loop variant OC_LS_PROFILE_COUNT - i;
+    */
     for (int i = 0; i < OC_LS_PROFILE_COUNT; i++)
         if (strcmp(name, profile_names[i]) == 0) {
             *out = (oc_loss_scale_profile)i;
@@ -138,7 +156,7 @@ static int finite_above(float x, float lo) { return x > lo && x <= FLT_MAX; }
 /*@ requires c == \null || \valid_read(c);
     assigns \nothing;
     ensures c == \null ==> \result == OC_ERR_NULL_POINTER;
-    ensures \result == OC_OK <==> c != \null && ls_cfg_ok(c);
+    ensures \result == OC_OK <==> c != \null && ls_cfg_ok(*c);
 */
 oc_status oc_loss_scaler_check(const oc_loss_scaler *c)
 {
@@ -148,7 +166,7 @@ oc_status oc_loss_scaler_check(const oc_loss_scaler *c)
         return OC_ERR_BAD_HPARAM;
     if (c->profile == OC_LS_MEGATRON_CONSTANT)
         return OC_OK;
-    if (!finite_above(c->growth_factor, 1.0f) || !(c->backoff_factor > 0.0f) ||
+    if (!finite_above(c->growth_factor, 1.0f) || !finite_above(c->backoff_factor, 0.0f) ||
         !(c->backoff_factor < 1.0f) || c->growth_interval < 1 ||
         c->growth_interval > OC_LS_MAX_INTERVAL)
         return OC_ERR_BAD_HPARAM;
@@ -162,10 +180,9 @@ oc_status oc_loss_scaler_check(const oc_loss_scaler *c)
 /* LS-MUL-1: RN32(s * f) for s >= 0 (or +inf) and a finite factor f > 0. The exact product of
  * two binary32 values has at most 48 significant bits and lies far inside binary64's range,
  * so the binary64 product is exact and its conversion is the one rounding to binary32. */
-/*@ requires !\is_NaN(s) && s >= 0.0 && \is_finite(f) && 0.0 < f;
+/*@ requires s >= 0.0 && \is_finite(f) && 0.0 < f;
     assigns \nothing;
     ensures \result == ls_mul_l(s, f);
-    ensures !\is_NaN(\result) && \result >= 0.0;
 */
 static float ls_mul(float s, float f)
 {
@@ -177,41 +194,25 @@ static float ls_mul(float s, float f)
     return (float)p;
 }
 
-/* LS-STATE-1: a scale >= 0 (or +inf), the growth tracker below growth_interval (one more for
- * the off-by-one mutant, which counts up to it), Megatron's hysteresis tracker at most
- * `hysteresis` and above OC_LS_MIN_HYSTERESIS_TRACKER. */
-/*@ requires \valid_read(c) && \valid_read(s) && ls_cfg_ok(c);
+/*@ requires ls_cfg_ok(c);
     assigns \nothing;
-    ensures \result != 0 <==> ls_state_ok(c, s, slack);
+    ensures \result.scale == c.initial_scale && \result.growth_tracker == 0 &&
+            \result.hysteresis_tracker == c.hysteresis;
 */
-static int state_ok(const oc_loss_scaler *c, const oc_loss_scale_state *s, int slack)
+static oc_loss_scale_state ls_init(oc_loss_scaler c)
 {
-    if (!(s->scale >= 0.0f))
-        return 0;
-    if (c->profile == OC_LS_MEGATRON_CONSTANT)
-        return 1;
-    if (s->growth_tracker < 0 || s->growth_tracker >= c->growth_interval + slack)
-        return 0;
-    return c->profile != OC_LS_MEGATRON ||
-           (s->hysteresis_tracker > OC_LS_MIN_HYSTERESIS_TRACKER &&
-            s->hysteresis_tracker <= c->hysteresis);
+    oc_loss_scale_state s = {c.initial_scale, 0, c.hysteresis};   /* LS-INIT-1 */
+    return s;
 }
 
-/*@ requires \valid_read(c) && ls_cfg_ok(c);
-    requires \valid(s);
+/*@ requires c == \null || \valid_read(c);
+    requires s == \null || \valid(s);
     assigns *s;
-    ensures \result == OC_OK;
-    ensures s->scale == c->initial_scale && s->growth_tracker == 0 &&
-            s->hysteresis_tracker == c->hysteresis;
+    ensures \result == OC_OK <==> c != \null && s != \null && \old(ls_cfg_ok(*c));
+    ensures \result == OC_OK ==> s->scale == \old(c->initial_scale) && s->growth_tracker == 0 &&
+                                 s->hysteresis_tracker == \old(c->hysteresis);
+    ensures \result != OC_OK && s != \null ==> *s == \old(*s);
 */
-static oc_status ls_init(const oc_loss_scaler *c, oc_loss_scale_state *s)
-{
-    s->scale = c->initial_scale;                           /* LS-INIT-1 */
-    s->growth_tracker = 0;
-    s->hysteresis_tracker = c->hysteresis;
-    return OC_OK;
-}
-
 oc_status oc_ref_loss_scale_init(const oc_loss_scaler *c, oc_loss_scale_state *s)
 {
     oc_status st;
@@ -219,82 +220,90 @@ oc_status oc_ref_loss_scale_init(const oc_loss_scaler *c, oc_loss_scale_state *s
         return OC_ERR_NULL_POINTER;
     if ((st = oc_loss_scaler_check(c)) != OC_OK)
         return st;
-    return ls_init(c, s);
+    *s = ls_init(*c);
+    return OC_OK;
 }
 
-/* One update of a valid state (LS-GROW-1 ... LS-BACKOFF-1), with the mutants of §5. */
-/*@ requires \valid_read(c) && ls_cfg_ok(c);
-    requires \valid(s) && \separated(c, s);
+/* One update of a valid state (LS-GROW-1 ... LS-BACKOFF-1), with the mutants of §5. The
+ * configuration and the state are values, so that the proof of oc_ref_loss_scale_run needs
+ * no reasoning about memory. */
+/*@ requires ls_cfg_ok(c);
     requires ls_state_ok(c, s, mu == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE ? 1 : 0);
     requires OC_LS_CORRECT <= mu < OC_LS_MUTANT_COUNT;
-    assigns *s;
-    ensures !\is_NaN(s->scale) && s->scale >= 0.0;
-    ensures c->profile != OC_LS_MEGATRON_CONSTANT ==>
-            0 <= s->growth_tracker < c->growth_interval + (mu == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE ? 1 : 0);
-    ensures c->profile == OC_LS_MEGATRON_CONSTANT ==> *s == \old(*s);
-    ensures c->profile == OC_LS_MEGATRON ==>
-            \old(s->hysteresis_tracker) - 1 <= s->hysteresis_tracker <= c->hysteresis;
-    ensures mu == OC_LS_CORRECT && c->profile == OC_LS_MEGATRON_CONSTANT ==>
-            s->scale == \old(s->scale) && s->growth_tracker == \old(s->growth_tracker) &&
-            s->hysteresis_tracker == \old(s->hysteresis_tracker);
-    ensures mu == OC_LS_CORRECT && c->profile != OC_LS_MEGATRON_CONSTANT ==>
-            s->growth_tracker == (inf != 0 ? 0 :
-                \old(s->growth_tracker) + 1 == c->growth_interval ? 0 :
-                \old(s->growth_tracker) + 1);
-    ensures mu == OC_LS_CORRECT && c->profile == OC_LS_MEGATRON ==>
-            s->hysteresis_tracker == (inf != 0 ? \old(s->hysteresis_tracker) - 1 :
-                \old(s->growth_tracker) + 1 == c->growth_interval ? c->hysteresis :
-                \old(s->hysteresis_tracker));
-    ensures mu == OC_LS_CORRECT && c->profile == OC_LS_TORCH ==>
-            s->hysteresis_tracker == \old(s->hysteresis_tracker);
-    ensures mu == OC_LS_CORRECT && c->profile != OC_LS_MEGATRON_CONSTANT ==>
-            s->scale == (inf == 0 ?
-                (\old(s->growth_tracker) + 1 == c->growth_interval ?
-                    (c->profile == OC_LS_TORCH && !\is_finite(ls_mul_l(\old(s->scale), c->growth_factor))
-                         ? \old(s->scale) : ls_mul_l(\old(s->scale), c->growth_factor)) :
-                    \old(s->scale)) :
-                c->profile == OC_LS_TORCH || s->hysteresis_tracker <= 0 ?
-                    (c->profile == OC_LS_MEGATRON &&
-                     ls_mul_l(\old(s->scale), c->backoff_factor) < c->min_scale
-                         ? c->min_scale : ls_mul_l(\old(s->scale), c->backoff_factor)) :
-                \old(s->scale));
+    assigns \nothing;
+    ensures \result.scale >= 0.0;
+    ensures c.profile != OC_LS_MEGATRON_CONSTANT ==> 0 <= \result.growth_tracker <
+            c.growth_interval + (mu == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE ? 1 : 0);
+    ensures c.profile == OC_LS_MEGATRON_CONSTANT ==> \result == s;
+    ensures c.profile == OC_LS_MEGATRON ==>
+            s.hysteresis_tracker - 1 <= \result.hysteresis_tracker <= c.hysteresis;
+    ensures c.profile == OC_LS_TORCH ==> \result.hysteresis_tracker == s.hysteresis_tracker;
+    ensures mu == OC_LS_CORRECT && c.profile != OC_LS_MEGATRON_CONSTANT ==>
+            \result.growth_tracker == (inf != 0 ? 0 :
+                s.growth_tracker + 1 == c.growth_interval ? 0 : s.growth_tracker + 1);
+    ensures mu == OC_LS_CORRECT && c.profile == OC_LS_MEGATRON ==>
+            \result.hysteresis_tracker == (inf != 0 ? s.hysteresis_tracker - 1 :
+                s.growth_tracker + 1 == c.growth_interval ? c.hysteresis : s.hysteresis_tracker);
+    ensures scale_kept: mu == OC_LS_CORRECT && c.profile != OC_LS_MEGATRON_CONSTANT &&
+            (inf == 0 ? s.growth_tracker + 1 != c.growth_interval
+                      : c.profile == OC_LS_MEGATRON && \result.hysteresis_tracker > 0) ==>
+            \result.scale == s.scale;
+    ensures scale_grown: mu == OC_LS_CORRECT && c.profile != OC_LS_MEGATRON_CONSTANT &&
+            inf == 0 && s.growth_tracker + 1 == c.growth_interval ==>
+            \result.scale == (c.profile == OC_LS_TORCH && ls_mul_l(s.scale, c.growth_factor) > FLT_MAX
+                               ? s.scale : ls_mul_l(s.scale, c.growth_factor));
+    ensures scale_backed_off: mu == OC_LS_CORRECT && c.profile != OC_LS_MEGATRON_CONSTANT &&
+            inf != 0 && (c.profile == OC_LS_TORCH || \result.hysteresis_tracker <= 0) ==>
+            \result.scale == (c.profile == OC_LS_MEGATRON &&
+                               ls_mul_l(s.scale, c.backoff_factor) < c.min_scale
+                               ? c.min_scale : ls_mul_l(s.scale, c.backoff_factor));
 */
-static void ls_step(const oc_loss_scaler *c, oc_loss_scale_state *s, int inf,
-                    oc_loss_scale_mutant mu)
+static oc_loss_scale_state ls_step(oc_loss_scaler c, oc_loss_scale_state s, int inf,
+                                   oc_loss_scale_mutant mu)
 {
-    if (c->profile == OC_LS_MEGATRON_CONSTANT)             /* LS-PROF-CONSTANT */
-        return;
-    int megatron = c->profile == OC_LS_MEGATRON;
+    if (c.profile == OC_LS_MEGATRON_CONSTANT)              /* LS-PROF-CONSTANT */
+        return s;
+    int megatron = c.profile == OC_LS_MEGATRON;
     if (inf) {                                             /* LS-INF-1 */
         if (mu != OC_LS_MUT_GROWTH_TRACKER_KEPT_ON_INF)
-            s->growth_tracker = 0;
+            s.growth_tracker = 0;
         if (megatron)
-            s->hysteresis_tracker -= 1;                    /* LS-HYST-1 */
-        if (!megatron || s->hysteresis_tracker <= 0 || mu == OC_LS_MUT_BACKOFF_ON_FIRST_INF) {
-            float backed = ls_mul(s->scale, c->backoff_factor); /* LS-BACKOFF-1 */
-            if (megatron && backed < c->min_scale && mu != OC_LS_MUT_NO_MIN_SCALE)
-                backed = c->min_scale;
-            s->scale = backed;
+            s.hysteresis_tracker -= 1;                     /* LS-HYST-1 */
+        if (!megatron || s.hysteresis_tracker <= 0 || mu == OC_LS_MUT_BACKOFF_ON_FIRST_INF) {
+            float backed = ls_mul(s.scale, c.backoff_factor); /* LS-BACKOFF-1 */
+            if (megatron && backed < c.min_scale && mu != OC_LS_MUT_NO_MIN_SCALE)
+                backed = c.min_scale;
+            s.scale = backed;
         }
-        return;
+        return s;
     }
-    int64_t clean = s->growth_tracker + 1;                 /* LS-GROW-1 */
-    int64_t interval = c->growth_interval + (mu == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE);
+    int64_t clean = s.growth_tracker + 1;                  /* LS-GROW-1 */
+    int64_t interval = c.growth_interval + (mu == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE);
     if (megatron && mu == OC_LS_MUT_HYSTERESIS_RESET_ON_CLEAN)
-        s->hysteresis_tracker = c->hysteresis;
+        s.hysteresis_tracker = c.hysteresis;
     if (clean != interval) {
-        s->growth_tracker = clean;
-        return;
+        s.growth_tracker = clean;
+        return s;
     }
-    s->growth_tracker = 0;
+    s.growth_tracker = 0;
     if (megatron && mu != OC_LS_MUT_HYSTERESIS_KEPT_ON_GROWTH)
-        s->hysteresis_tracker = c->hysteresis;             /* LS-HYST-1 */
-    float grown = ls_mul(s->scale, c->growth_factor);
+        s.hysteresis_tracker = c.hysteresis;               /* LS-HYST-1 */
+    float grown = ls_mul(s.scale, c.growth_factor);
     if (megatron || grown <= FLT_MAX)                      /* LS-OVF-1: torch keeps its scale */
-        s->scale = grown;
+        s.scale = grown;
+    return s;
 }
 
 /* LS-ERR-1: checks everything, then updates; on error nothing is written. */
+/*@ requires c == \null || \valid_read(c);
+    requires s == \null || \valid(s);
+    assigns *s;
+    ensures \result == OC_OK <==>
+            c != \null && s != \null && OC_LS_CORRECT <= mutant < OC_LS_MUTANT_COUNT &&
+            \old(ls_cfg_ok(*c)) &&
+            \old(ls_state_ok(*c, *s, mutant == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE ? 1 : 0));
+    ensures \result != OC_OK && s != \null ==> *s == \old(*s);
+*/
 oc_status oc_ref_loss_scale_update(const oc_loss_scaler *c, oc_loss_scale_state *s,
                                    int found_inf, oc_loss_scale_mutant mutant)
 {
@@ -305,11 +314,19 @@ oc_status oc_ref_loss_scale_update(const oc_loss_scaler *c, oc_loss_scale_state 
         return OC_ERR_BAD_PROFILE;
     if ((st = oc_loss_scaler_check(c)) != OC_OK)
         return st;
-    if (!state_ok(c, s, mutant == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE))
+    /* LS-STATE-1: a scale >= 0 (or +inf), the growth tracker below growth_interval (one more
+     * for the off-by-one mutant, which counts up to it), Megatron's hysteresis tracker at most
+     * `hysteresis` and above OC_LS_MIN_HYSTERESIS_TRACKER. */
+    if (!(s->scale >= 0.0f))
         return OC_ERR_BAD_STEP;
-    oc_loss_scale_state next = *s;
-    ls_step(c, &next, found_inf, mutant);
-    *s = next;
+    if (c->profile != OC_LS_MEGATRON_CONSTANT &&
+        (s->growth_tracker < 0 ||
+         s->growth_tracker >= c->growth_interval + (mutant == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE)))
+        return OC_ERR_BAD_STEP;
+    if (c->profile == OC_LS_MEGATRON && (s->hysteresis_tracker <= OC_LS_MIN_HYSTERESIS_TRACKER ||
+                                         s->hysteresis_tracker > c->hysteresis))
+        return OC_ERR_BAD_STEP;
+    *s = ls_step(*c, *s, found_inf, mutant);
     return OC_OK;
 }
 
@@ -319,16 +336,16 @@ oc_status oc_ref_loss_scale_update(const oc_loss_scaler *c, oc_loss_scale_state 
     requires n <= 4611686018427387904;
     requires found_inf == \null || \valid_read(found_inf + (0 .. n - 1));
     requires trajectory == \null || \valid(trajectory + (0 .. n - 1));
-    requires c != \null && trajectory != \null ==>
-             \separated(c, trajectory + (0 .. n - 1));
     requires found_inf != \null && trajectory != \null ==>
              \separated(found_inf + (0 .. n - 1), trajectory + (0 .. n - 1));
     assigns trajectory[0 .. n - 1];
-    ensures \result == OC_OK && mutant == OC_LS_CORRECT ==>
+    ensures run_trackers: \result == OC_OK && mutant == OC_LS_CORRECT ==>
             \forall integer k; 0 <= k < n ==>
-                trajectory[k].growth_tracker == ls_growth(c, (unsigned char *)found_inf, k + 1) &&
-                trajectory[k].hysteresis_tracker == ls_hyst(c, (unsigned char *)found_inf, k + 1) &&
-                trajectory[k].scale == ls_scale(c, (unsigned char *)found_inf, k + 1);
+                trajectory[k].growth_tracker == ls_growth(\old(*c), (unsigned char *)found_inf, k + 1) &&
+                trajectory[k].hysteresis_tracker == ls_hyst(\old(*c), (unsigned char *)found_inf, k + 1);
+    ensures run_scale: \result == OC_OK && mutant == OC_LS_CORRECT ==>
+            \forall integer k; 0 <= k < n ==>
+                trajectory[k].scale == ls_scale(\old(*c), (unsigned char *)found_inf, k + 1);
     ensures \result != OC_OK ==> \forall integer k; 0 <= k < n ==> trajectory[k] == \old(trajectory[k]);
 */
 oc_status oc_ref_loss_scale_run(const oc_loss_scaler *c, const unsigned char *found_inf, size_t n,
@@ -341,30 +358,35 @@ oc_status oc_ref_loss_scale_run(const oc_loss_scaler *c, const unsigned char *fo
         return OC_ERR_BAD_PROFILE;
     if ((st = oc_loss_scaler_check(c)) != OC_OK)
         return st;
-    oc_loss_scale_state cur;
-    ls_init(c, &cur);
+    const oc_loss_scaler cfg = *c; /* trajectory may overlap *c: read it once */
+    oc_loss_scale_state cur = ls_init(cfg);
     /*@ loop invariant 0 <= i <= n;
-        loop invariant !\is_NaN(cur.scale) && cur.scale >= 0.0;
-        loop invariant c->profile != OC_LS_MEGATRON_CONSTANT ==> 0 <= cur.growth_tracker <
-                       c->growth_interval + (mutant == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE ? 1 : 0);
-        loop invariant c->profile == OC_LS_MEGATRON_CONSTANT ==>
-                       cur.growth_tracker == 0 && cur.hysteresis_tracker == c->hysteresis;
-        loop invariant c->profile == OC_LS_MEGATRON ==>
-                       c->hysteresis - i <= cur.hysteresis_tracker <= c->hysteresis;
-        loop invariant mutant == OC_LS_CORRECT ==>
-            cur.growth_tracker == ls_growth(c, (unsigned char *)found_inf, i) &&
-            cur.hysteresis_tracker == ls_hyst(c, (unsigned char *)found_inf, i) &&
-            cur.scale == ls_scale(c, (unsigned char *)found_inf, i);
-        loop invariant mutant == OC_LS_CORRECT ==>
+        loop invariant cur.scale >= 0.0;
+        loop invariant cfg.profile != OC_LS_MEGATRON_CONSTANT ==> 0 <= cur.growth_tracker <
+                       cfg.growth_interval + (mutant == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE ? 1 : 0);
+        loop invariant cfg.profile == OC_LS_MEGATRON_CONSTANT ==>
+                       cur.growth_tracker == 0 && cur.hysteresis_tracker == cfg.hysteresis;
+        loop invariant cfg.profile == OC_LS_TORCH ==> cur.hysteresis_tracker == cfg.hysteresis;
+        loop invariant hyst_range: cfg.profile == OC_LS_MEGATRON ==>
+                       cfg.hysteresis - i <= cur.hysteresis_tracker <= cfg.hysteresis;
+        loop invariant growth_is_history: mutant == OC_LS_CORRECT ==>
+            cur.growth_tracker == ls_growth(cfg, (unsigned char *)found_inf, i);
+        loop invariant hyst_is_history: mutant == OC_LS_CORRECT ==>
+            cur.hysteresis_tracker == ls_hyst(cfg, (unsigned char *)found_inf, i);
+        loop invariant scale_is_history: mutant == OC_LS_CORRECT ==>
+            cur.scale == ls_scale(cfg, (unsigned char *)found_inf, i);
+        loop invariant trajectory_trackers: mutant == OC_LS_CORRECT ==>
             \forall integer k; 0 <= k < i ==>
-                trajectory[k].growth_tracker == ls_growth(c, (unsigned char *)found_inf, k + 1) &&
-                trajectory[k].hysteresis_tracker == ls_hyst(c, (unsigned char *)found_inf, k + 1) &&
-                trajectory[k].scale == ls_scale(c, (unsigned char *)found_inf, k + 1);
+                trajectory[k].growth_tracker == ls_growth(cfg, (unsigned char *)found_inf, k + 1) &&
+                trajectory[k].hysteresis_tracker == ls_hyst(cfg, (unsigned char *)found_inf, k + 1);
+        loop invariant trajectory_scale: mutant == OC_LS_CORRECT ==>
+            \forall integer k; 0 <= k < i ==>
+                trajectory[k].scale == ls_scale(cfg, (unsigned char *)found_inf, k + 1);
         loop assigns i, cur, trajectory[0 .. n - 1];
         loop variant n - i;
     */
     for (size_t i = 0; i < n; i++) {
-        ls_step(c, &cur, found_inf[i], mutant);
+        cur = ls_step(cfg, cur, found_inf[i], mutant);
         trajectory[i] = cur;
     }
     return OC_OK;

@@ -23,6 +23,18 @@ oc_status oc_get_hex(const char *path, json_t *obj, const char *key, double *out
     return OC_OK;
 }
 
+/* A hex-float string exact in binary64 (the binary64 families and bounds, VEC-FMT-1). */
+oc_status oc_get_hex64(const char *path, json_t *obj, const char *key, double *out, oc_diag *d)
+{
+    const char *s = json_string_value(json_object_get(obj, key));
+    char *end = NULL;
+    if (s && (strstr(s, "0x") || strstr(s, "nan") || strstr(s, "inf")))
+        *out = strtod(s, &end);
+    if (!end || end == s || *end != '\0')
+        return oc_fail(d, OC_ERR_FORMAT, "%s: %s must be a hex-float string", path, key);
+    return OC_OK;
+}
+
 oc_status oc_get_bool(const char *path, json_t *obj, const char *key, int *out, oc_diag *d)
 {
     json_t *v = json_object_get(obj, key);
@@ -183,7 +195,8 @@ const oc_algo oc_algo_lion = {"lion", "LionStep", {"p", "m"}, 24,
                               lion_step, OC_LION_MUTANT_COUNT, OC_ALG_LION};
 
 const oc_algo *const oc_algos[OC_NALGOS] = {&oc_algo_adam, &oc_algo_sgd, &oc_algo_lion,
-                                            &oc_algo_schedule, &oc_algo_loss_scale};
+                                            &oc_algo_schedule, &oc_algo_loss_scale,
+                                            &oc_algo_clip};
 
 const oc_algo *oc_algo_find(const char *name)
 {

@@ -20,6 +20,7 @@ typedef union oc_hparams {
     oc_lion_hparams lion;
     oc_schedule sched;
     oc_loss_scaler ls;
+    oc_clip_config clip;
 } oc_hparams;
 
 typedef struct oc_algo {
@@ -52,14 +53,16 @@ typedef struct oc_algo {
 } oc_algo;
 
 extern const oc_algo oc_algo_adam, oc_algo_sgd, oc_algo_lion, oc_algo_schedule;
-extern const oc_algo oc_algo_loss_scale;
+extern const oc_algo oc_algo_loss_scale, oc_algo_clip;
 extern const oc_algo *const oc_algos[];
-#define OC_NALGOS 5
+#define OC_NALGOS 6
 
 /* VEC-FMT-1 readers shared by the descriptors: a hex-float string exact in binary32 (or
  * nan/inf), and a boolean. */
 oc_status oc_get_hex(const char *path, json_t *obj, const char *key, double *out, oc_diag *d);
 oc_status oc_get_bool(const char *path, json_t *obj, const char *key, int *out, oc_diag *d);
+/* A hex-float string exact in binary64. */
+oc_status oc_get_hex64(const char *path, json_t *obj, const char *key, double *out, oc_diag *d);
 
 /* The descriptor named `name`, or NULL. */
 const oc_algo *oc_algo_find(const char *name);

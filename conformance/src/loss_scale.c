@@ -113,7 +113,9 @@ static void ls_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_stat
         oc_loss_scale_state before = s;
         *st = impl->loss_scale_update(impl->ctx, cfg, &s, (int)c->positions[i]);
         if (*st != OC_OK) {
-            *dirty = memcmp(&before, &s, sizeof s) != 0;
+            *dirty = memcmp(&before.scale, &s.scale, sizeof s.scale) != 0 || /* bits: NaN too */
+                     before.growth_tracker != s.growth_tracker ||
+                     before.hysteresis_tracker != s.hysteresis_tracker;
             return;
         }
         double v[3] = {s.scale, (double)s.growth_tracker, (double)s.hysteresis_tracker};

@@ -96,19 +96,27 @@ static oc_status ref_loss_scale(void *ctx, const oc_loss_scaler *c, oc_loss_scal
                                     (oc_loss_scale_mutant)mutant_for(ctx, &oc_algo_loss_scale));
 }
 
+static oc_status ref_clip(void *ctx, const oc_clip_config *c, size_t nviews, oc_clip_view *views,
+                          float *total_norm, int *skipped)
+{
+    return oc_ref_clip_step(c, nviews, views, total_norm, skipped,
+                            (oc_clip_mutant)mutant_for(ctx, &oc_algo_clip));
+}
+
 #define ALL_CAPS                                                                              \
     (OC_CAP_ADAM_TORCH | OC_CAP_ADAM_OPTAX | OC_CAP_ADAM_PAPER | OC_CAP_ADAM_KERAS |          \
      OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE | OC_CAP_SGD_TORCH | OC_CAP_SGD_EMA |         \
      OC_CAP_SGD_NESTEROV | OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON | \
      OC_CAP_MIXED_BF16 | OC_CAP_MIXED_F16 | OC_CAP_MIXED_STATE_BF16 | OC_CAP_LOSS_SCALE_MEGATRON | \
-     OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT | OC_CAP_LOSS_SCALE_TORCH)
+     OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT | OC_CAP_LOSS_SCALE_TORCH | OC_CAP_CLIP_MEGATRON | \
+     OC_CAP_CLIP_TORCH)
 
 const oc_impl *oc_ref(void)
 {
     static const ref_ctx correct = {NULL, 0};
     static const oc_impl table = {OC_IMPL_ABI_VERSION, "optcert-ref", "1", ALL_CAPS,
                                   (void *)&correct, ref_adam, ref_sgd, ref_lion, ref_schedule,
-                                  ref_mixed, ref_loss_scale};
+                                  ref_mixed, ref_loss_scale, ref_clip};
     return &table;
 }
 
@@ -128,6 +136,7 @@ const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
                               a == &oc_algo_lion ? ref_lion : NULL,
                               a == &oc_algo_schedule ? ref_schedule : NULL,
                               a->own_mutants ? ref_mixed : NULL,
-                              a == &oc_algo_loss_scale ? ref_loss_scale : NULL};
+                              a == &oc_algo_loss_scale ? ref_loss_scale : NULL,
+                              a == &oc_algo_clip ? ref_clip : NULL};
     return &tables[k][mu];
 }

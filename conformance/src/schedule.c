@@ -23,18 +23,6 @@ static oc_status get_style(const char *path, json_t *h, const char *key, const c
     return oc_fail(d, OC_ERR_FORMAT, "%s: hparams.%s: unknown style '%s'", path, key, s ? s : "");
 }
 
-/* A hex-float string exact in binary64 (schedules carry binary64 values, VEC-FMT-1). */
-static oc_status get_hex64(const char *path, json_t *obj, const char *key, double *out, oc_diag *d)
-{
-    const char *s = json_string_value(json_object_get(obj, key));
-    char *end = NULL;
-    if (s && (strstr(s, "0x") || strstr(s, "nan") || strstr(s, "inf")))
-        *out = strtod(s, &end);
-    if (!end || end == s || *end != '\0')
-        return oc_fail(d, OC_ERR_FORMAT, "%s: %s must be a hex-float string", path, key);
-    return OC_OK;
-}
-
 static oc_status schedule_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
                                 oc_diag *d)
 {
@@ -47,12 +35,12 @@ static oc_status schedule_parse(const char *path, const char *profile, json_t *h
     oc_status st;
     if (strcmp(profile, "megatron") != 0)
         return oc_fail(d, OC_ERR_FORMAT, "%s: unknown schedule profile '%s'", path, profile);
-    if ((st = get_hex64(path, h, "initLr", &s->init_lr, d)) ||
-        (st = get_hex64(path, h, "maxLr", &s->max_lr, d)) ||
-        (st = get_hex64(path, h, "minLr", &s->min_lr, d)) ||
-        (st = get_hex64(path, h, "startWd", &s->start_wd, d)) ||
-        (st = get_hex64(path, h, "endWd", &s->end_wd, d)) ||
-        (st = get_hex64(path, h, "wdMult", &s->wd_mult, d)))
+    if ((st = oc_get_hex64(path, h, "initLr", &s->init_lr, d)) ||
+        (st = oc_get_hex64(path, h, "maxLr", &s->max_lr, d)) ||
+        (st = oc_get_hex64(path, h, "minLr", &s->min_lr, d)) ||
+        (st = oc_get_hex64(path, h, "startWd", &s->start_wd, d)) ||
+        (st = oc_get_hex64(path, h, "endWd", &s->end_wd, d)) ||
+        (st = oc_get_hex64(path, h, "wdMult", &s->wd_mult, d)))
         return st;
     if ((st = oc_get_int(path, 0, h, "warmupSteps", INT64_MIN / 2, INT64_MAX / 2, &v, d)))
         return st;
@@ -107,9 +95,9 @@ static oc_status schedule_load_case(const char *path, const oc_st_file *st, json
         oc_status s = oc_get_int(path, c->tcid, pt, "samples", INT64_MIN / 2, INT64_MAX / 2,
                                  &c->positions[i], d);
         for (int k = 0; k < 2 && s == OC_OK && c->result == OC_RESULT_VALID; k++) {
-            if ((s = get_hex64(path, pt, keys[k][0], &c->exp[k].stored[i], d)) ||
-                (s = get_hex64(path, pt, keys[k][1], &c->exp[k].f64[i], d)) ||
-                (s = get_hex64(path, pt, keys[k][2], &c->exp[k].tol[i], d)))
+            if ((s = oc_get_hex64(path, pt, keys[k][0], &c->exp[k].stored[i], d)) ||
+                (s = oc_get_hex64(path, pt, keys[k][1], &c->exp[k].f64[i], d)) ||
+                (s = oc_get_hex64(path, pt, keys[k][2], &c->exp[k].tol[i], d)))
                 break;
             if (!(c->exp[k].tol[i] >= 0))
                 s = oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: negative or NaN tolerance", path,

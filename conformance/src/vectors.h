@@ -33,7 +33,8 @@ typedef struct oc_case {
     int precision[OC_MAX_STATE];     /* significand bits of each output: 8, 11, 24, 53 */
     float *in[OC_MAX_STATE]; /* elementwise: input state [n] (16-bit values widened) */
     float *g;                /* elementwise: gradients [steps * n] */
-    int64_t *positions;      /* schedules: evaluation points [n]; loss scale: found_inf [steps] */
+    int64_t *positions;      /* schedules: evaluation points [n]; loss scale: found_inf
+                              * [steps]; clip: view metadata (conformance/src/clip.c) */
     oc_expect exp[OC_MAX_STATE];
 } oc_case;
 

@@ -39,7 +39,7 @@ static void test_reference_is_exact(void)
     oc_free_list(paths);
     CU_ASSERT_EQUAL(cert.nfams, nfams); /* every committed family */
     for (size_t i = 0; i < cert.nfams; i++) {
-        CU_ASSERT(cert.fams[i].counts[OC_PASS] >= 15);
+        CU_ASSERT(cert.fams[i].counts[OC_PASS] >= 10);
         CU_ASSERT_EQUAL(cert.fams[i].counts[OC_FAIL], 0);
         CU_ASSERT(cert.fams[i].worst_ulps <= 1.0);
     }
@@ -68,7 +68,8 @@ static void test_outside_plugin_is_fp32_not_exact(void)
     CU_ASSERT(cert.conforms);
     for (size_t i = 0; i < cert.nfams; i++)
         if ((strstr(cert.fams[i].name, "-torch") || strstr(cert.fams[i].name, "-megatron")) &&
-            strncmp(cert.fams[i].name, "loss-scale-", 11) != 0) { /* not claimed by it */
+            strncmp(cert.fams[i].name, "loss-scale-", 11) != 0 &&
+            strncmp(cert.fams[i].name, "clip-", 5) != 0) { /* not claimed by it */
             CU_ASSERT(cert.fams[i].counts[OC_PASS] > 15); /* the profiles it claims */
             CU_ASSERT(cert.fams[i].worst_ratio <= 1.0 && cert.fams[i].worst_ratio > 0.01);
         }

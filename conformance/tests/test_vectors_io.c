@@ -401,7 +401,8 @@ static void test_committed_hparams_hex_VEC_FMT_1(void)
 }
 
 static const char *const bug_types[] = {"BASIC",      "EDGE_CASE",     "KNOWN_MISTAKE",
-                                        "TRAJECTORY", "INVALID_INPUT", "STORAGE_ROUNDING"};
+                                        "TRAJECTORY", "INVALID_INPUT", "STORAGE_ROUNDING",
+                                        "SHARDING"};
 
 /* VEC-FMT-6 notes (every flag used is defined once, with a known bugType, description, effect
  * and links) and VEC-FMT-8 (the committed files are the "ci" level of the seeded generator),

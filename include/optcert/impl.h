@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include "optcert/status.h"
 #include "optcert/adam.h"
+#include "optcert/clip.h"
 #include "optcert/lion.h"
 #include "optcert/mixed.h"
 #include "optcert/loss_scale.h"
@@ -37,6 +38,8 @@
 #define OC_CAP_LOSS_SCALE_MEGATRON          (1ull << 32)
 #define OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT (1ull << 33)
 #define OC_CAP_LOSS_SCALE_TORCH             (1ull << 34)
+#define OC_CAP_CLIP_MEGATRON                (1ull << 35)
+#define OC_CAP_CLIP_TORCH                   (1ull << 36)
 
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
@@ -65,6 +68,11 @@ typedef struct oc_impl {
      * nothing written on error. NULL if no loss-scale capability is claimed. */
     oc_status (*loss_scale_update)(void *ctx, const oc_loss_scaler *c, oc_loss_scale_state *s,
                                    int found_inf);
+    /* As oc_ref_clip_step without the mutant: the views' gradients clipped in place, the
+     * total norm and the skip flag written; nothing written on error. NULL if no clip
+     * capability is claimed. */
+    oc_status (*clip_step)(void *ctx, const oc_clip_config *c, size_t nviews,
+                           oc_clip_view *views, float *total_norm, int *skipped);
 } oc_impl;
 
 /* A plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */

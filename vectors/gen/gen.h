@@ -50,6 +50,9 @@ void gen_sgd_stepper_free(gen_stepper *s);
 int gen_lion_stepper(const oc_lion_hparams *hp, mpfr_prec_t prec, gen_stepper *out);
 void gen_lion_stepper_free(gen_stepper *s);
 
+/* Writes vectors/clip-<profile>/ (spec/clip.md); 0 on success. */
+int gen_clip(const gen_options *opt, const char *outdir);
+
 /* Writes every family at the given options; 0 on success. */
 int gen_all(const gen_options *opt, const char *outdir);
 

@@ -1,0 +1,56 @@
+#!/usr/bin/python3
+"""optcert adapter: run torch.nn.utils.clip_grad_norm_ on clip-torch.
+
+For every test (spec/clip.md, spec/vectors.md VEC-FMT-11): one float32 CPU parameter per view
+(the torch family has one rank), its .grad set to the view's gradient; call
+`torch.nn.utils.clip_grad_norm_(params, max_norm, norm_type, error_if_nonfinite=True)` (norm
+type 2.0 or inf; the flag is torch's way to refuse non-finite gradients, CLIP-FINITE-1) and
+record the returned total norm followed by every clipped gradient, as the harness's `value` output. An
+exception (torch rejects the input) marks the case `rejected`.
+
+    /usr/bin/python3 conformance/adapters/torch_clip.py \\
+        --vectors vectors/clip-torch/clip-torch.json --out results.safetensors
+Exit status: 0 on success, 2 on malformed input.
+"""
+import sys
+
+import numpy as np
+import torch
+
+import results_file
+
+ADAPTER = "optcert torch_clip.py 1"
+
+
+def run_case(h, views):
+    params = []
+    for v in views:
+        p = torch.zeros(len(v["grad"]), dtype=torch.float32, requires_grad=True)
+        p.grad = torch.tensor([float.fromhex(x) for x in v["grad"]], dtype=torch.float32)
+        params.append(p)
+    norm_type = float("inf") if h["normType"] == "inf" else 2.0
+    total = torch.nn.utils.clip_grad_norm_(params, float.fromhex(h["maxNorm"]), norm_type,
+                                           error_if_nonfinite=True)
+    values = [float(total)] + [x for p in params for x in p.grad.tolist()]
+    return np.array([values], dtype=np.float32)
+
+
+def main(argv=None):
+    out, doc, cases = results_file.read_family(
+        argv, __doc__.splitlines()[0], "torch_clip",
+        lambda d: d.get("algorithm") == "clip" and d.get("profile") == "torch")
+    family, results, meta = doc["family"], {}, {}
+    for h, t in cases:
+        try:
+            results[f"{family}/{t['tcId']}/value"] = run_case(h, t["views"])
+            status = "ok"
+        except (RuntimeError, ValueError):
+            status = "rejected"
+        meta[f"status/{family}/{t['tcId']}"] = status
+    results_file.write(out, results, meta, "torch.nn.utils.clip_grad_norm_",
+                       f"torch {torch.__version__} (CPU)", ADAPTER, "torch_clip", family)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

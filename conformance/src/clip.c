@@ -1,0 +1,169 @@
+/* The clipping family's descriptor (spec/clip.md): values inline in the JSON (VEC-FMT-11). A
+ * test is a configuration and the per-rank views of a logical parameter set; the one output,
+ * "value", is the total norm followed by every view's clipped gradient, in view order. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "judge.h"
+#include "vectors.h"
+
+enum { VIEW_TP, VIEW_PP, VIEW_DP, VIEW_OPT, VIEW_TP_SHARDED, VIEW_SHARED, VIEW_LEN, VIEW_FIELDS };
+
+static const char *clip_mutant(int mu) { return oc_clip_mutant_name((oc_clip_mutant)mu); }
+static int clip_nstate(const oc_hparams *hp) { return (void)hp, 1; }
+
+static oc_status clip_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
+                            oc_diag *d)
+{
+    oc_clip_config *c = &u->clip;
+    const char *norm = json_string_value(json_object_get(h, "normType"));
+    int64_t v[3];
+    oc_status st;
+    if (oc_clip_profile_parse(profile, &c->profile) != OC_OK)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: unknown clip profile '%s'", path, profile);
+    if (!norm || (strcmp(norm, "2") != 0 && strcmp(norm, "inf") != 0))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: hparams.normType must be \"2\" or \"inf\"", path);
+    c->inf_norm = strcmp(norm, "inf") == 0;
+    if ((st = oc_get_hex(path, h, "maxNorm", &c->max_norm, d)) ||
+        (st = oc_get_hex(path, h, "skipThreshold", &c->skip_threshold, d)) ||
+        (st = oc_get_bool(path, h, "distributed", &c->distributed, d)) ||
+        (st = oc_get_int(path, 0, h, "tpSize", 0, 1 << 20, &v[0], d)) ||
+        (st = oc_get_int(path, 0, h, "ppSize", 0, 1 << 20, &v[1], d)) ||
+        (st = oc_get_int(path, 0, h, "dpSize", 0, 1 << 20, &v[2], d)))
+        return st;
+    c->tp_size = (int32_t)v[0];
+    c->pp_size = (int32_t)v[1];
+    c->dp_size = (int32_t)v[2];
+    return OC_OK;
+}
+
+static int clip_supports(const oc_impl *impl, const oc_hparams *hp)
+{
+    uint64_t cap = hp->clip.profile == OC_CLIP_TORCH ? OC_CAP_CLIP_TORCH : OC_CAP_CLIP_MEGATRON;
+    return impl->clip_step && (unsigned)hp->clip.profile < OC_CLIP_PROFILE_COUNT &&
+           (impl->capabilities & cap);
+}
+
+/* A JSON array of hex floats into out[0 .. n-1]. */
+static oc_status hex_array(const char *path, int tcid, json_t *a, size_t n, float *out, oc_diag *d)
+{
+    json_t *v;
+    size_t i;
+    if (!json_is_array(a) || json_array_size(a) != n)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: a gradient list has the wrong length",
+                       path, tcid);
+    json_array_foreach(a, i, v) {
+        json_t *one = json_pack("{s:O}", "v", v);
+        double x;
+        oc_status s = oc_get_hex(path, one, "v", &x, d);
+        json_decref(one);
+        if (s != OC_OK)
+            return s;
+        out[i] = (float)x;
+    }
+    return OC_OK;
+}
+
+/* "views": [{"tp", "pp", "dp", "optimizer", "tensorParallel", "shared", "grad": [hex]}],
+ * "expected": {"norm", "normTol", "gradRelTol", "grad": [[hex] per view]} (valid cases).
+ * The view metadata is kept in c->positions: the number of views, then VIEW_FIELDS integers
+ * per view; the inputs (every
+ * view's gradient, in order) in c->in[0][1 ..], so that output element 0 is the norm. */
+static oc_status clip_load_case(const char *path, const oc_st_file *st, json_t *t, oc_case *c,
+                                oc_diag *d)
+{
+    static const char *const keys[] = {"tp", "pp", "dp", "optimizer"};
+    (void)st;
+    json_t *views = json_object_get(t, "views"), *v;
+    size_t i, total = 0;
+    if (!json_is_array(views))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: views must be a list", path, c->tcid);
+    json_array_foreach(views, i, v) total += json_array_size(json_object_get(v, "grad"));
+    c->steps = 1;
+    c->n = 1 + total;
+    c->positions = calloc(json_array_size(views) * VIEW_FIELDS + 1, sizeof *c->positions);
+    c->positions[0] = (int64_t)json_array_size(views);
+    c->in[0] = calloc(c->n, sizeof(float));
+    size_t at = 1;
+    json_array_foreach(views, i, v) {
+        int64_t *m = &c->positions[1 + i * VIEW_FIELDS];
+        json_t *g = json_object_get(v, "grad");
+        oc_status s = OC_OK;
+        int flag[2];
+        for (int k = 0; k < 4 && s == OC_OK; k++)
+            s = oc_get_int(path, c->tcid, v, keys[k], 0, 1 << 20, &m[k], d);
+        if (s || (s = oc_get_bool(path, v, "tensorParallel", &flag[0], d)) ||
+            (s = oc_get_bool(path, v, "shared", &flag[1], d)) ||
+            (s = hex_array(path, c->tcid, g, json_array_size(g), c->in[0] + at, d)))
+            return s;
+        m[VIEW_TP_SHARDED] = flag[0];
+        m[VIEW_SHARED] = flag[1];
+        m[VIEW_LEN] = (int64_t)json_array_size(g);
+        at += json_array_size(g);
+    }
+    if (c->result != OC_RESULT_VALID)
+        return OC_OK;
+    json_t *exp = json_object_get(t, "expected"), *eg = json_object_get(exp, "grad");
+    double rel, norm, norm_tol;
+    oc_status s;
+    if ((s = oc_get_hex(path, exp, "norm", &norm, d)) ||
+        (s = oc_get_hex64(path, exp, "normTol", &norm_tol, d)) ||
+        (s = oc_get_hex64(path, exp, "gradRelTol", &rel, d)))
+        return s;
+    if (!json_is_array(eg) || json_array_size(eg) != json_array_size(views) || !(rel >= 0) ||
+        !(norm_tol >= 0))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: expected.grad needs one list per view",
+                       path, c->tcid);
+    float *x = calloc(c->n, sizeof(float));
+    c->exp[0].stored = calloc(c->n, sizeof(double));
+    c->exp[0].f64 = calloc(c->n, sizeof(double));
+    c->exp[0].tol = calloc(c->n, sizeof(double));
+    at = 1;
+    json_array_foreach(eg, i, v) {
+        if ((s = hex_array(path, c->tcid, v, (size_t)c->positions[1 + i * VIEW_FIELDS + VIEW_LEN],
+                           x + at, d))) {
+            free(x);
+            return s;
+        }
+        at += json_array_size(v);
+    }
+    x[0] = (float)norm;
+    for (size_t j = 0; j < c->n; j++) { /* CLIP-TOL-2: relative bounds, 2^-149 below them */
+        c->exp[0].stored[j] = c->exp[0].f64[j] = x[j];
+        c->exp[0].tol[j] = j == 0 ? norm_tol : fabs((double)x[j]) * rel + 0x1p-149;
+    }
+    free(x);
+    return OC_OK;
+}
+
+/* One call with fresh buffers; a rejected call must leave the gradients and the norm alone. */
+static void clip_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+                     int *dirty)
+{
+    size_t nv = (size_t)c->positions[0], at = 1;
+    oc_clip_view *views = calloc(nv + 1, sizeof *views);
+    float *g = malloc(c->n * sizeof(float));
+    memcpy(g, c->in[0], c->n * sizeof(float));
+    for (size_t i = 0; i < nv; i++) {
+        const int64_t *m = &c->positions[1 + i * VIEW_FIELDS];
+        views[i] = (oc_clip_view){(int32_t)m[VIEW_TP], (int32_t)m[VIEW_PP], (int32_t)m[VIEW_DP],
+                                  (int32_t)m[VIEW_OPT], (int)m[VIEW_TP_SHARDED],
+                                  (int)m[VIEW_SHARED], (size_t)m[VIEW_LEN], g + at};
+        at += (size_t)m[VIEW_LEN];
+    }
+    float norm = -1.0f; /* sentinel */
+    int skipped = -1;
+    *st = impl->clip_step(impl->ctx, &c->hp.clip, nv, views, &norm, &skipped);
+    g[0] = norm;
+    if (*st != OC_OK)
+        *dirty = norm != -1.0f || memcmp(g + 1, c->in[0] + 1, (c->n - 1) * sizeof(float)) != 0;
+    o->out[0] = malloc((c->n + 1) * sizeof(double));
+    for (size_t j = 0; j < c->n; j++)
+        o->out[0][j] = g[j];
+    free(g);
+    free(views);
+}
+
+const oc_algo oc_algo_clip = {"clip", "ClipStep", {"value"}, 24, OC_CLIP_MUTANT_COUNT,
+                              clip_mutant, clip_nstate, clip_parse, clip_supports,
+                              clip_load_case, clip_run, NULL, 0, OC_ALG_COUNT};

@@ -1,0 +1,68 @@
+/* Global-norm gradient clipping with deduplication (spec/clip.md): the norm of a logical
+ * parameter set computed from per-rank views (tensor-parallel shards and duplicates, pipeline
+ * stages with a shared embedding, data-parallel replicas or ZeRO-1 shards, sub-optimizers of a
+ * chained optimizer) and the clipping of every view's gradient. */
+#ifndef OPTCERT_CLIP_H
+#define OPTCERT_CLIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "optcert/status.h"
+
+typedef enum oc_clip_profile {
+    OC_CLIP_MEGATRON = 0, /* clip_grad_norm_fp32: coeff max/(norm+1e-6) applied if < 1  CLIP-PROF-MEGATRON */
+    OC_CLIP_TORCH,        /* torch.nn.utils.clip_grad_norm_: coeff clamped at 1, always applied CLIP-PROF-TORCH */
+    OC_CLIP_PROFILE_COUNT
+} oc_clip_profile;
+
+/* The clipping configuration (CLIP-CFG-1). */
+typedef struct oc_clip_config {
+    oc_clip_profile profile;
+    double max_norm;        /* Megatron clip_grad (<= 0 disables), torch max_norm */
+    int inf_norm;           /* 0: 2-norm, 1: inf-norm */
+    double skip_threshold;  /* Megatron grad_norm_skip_threshold (+inf: never); torch: unused */
+    int distributed;        /* ZeRO-1 distributed optimizer: dp ranks hold disjoint shards */
+    int32_t tp_size, pp_size, dp_size; /* >= 1 */
+} oc_clip_config;
+
+/* One rank's piece of one logical parameter's gradient (CLIP-VIEW-1). */
+typedef struct oc_clip_view {
+    int32_t tp_rank, pp_stage, dp_rank; /* the rank holding it */
+    int32_t optimizer;       /* sub-optimizer of a chained optimizer (0 if not chained) */
+    int tensor_parallel;     /* the parameter is split over TP ranks (tensor_model_parallel) */
+    int shared;              /* the copy of a shared parameter that is not counted (p.shared) */
+    size_t length;           /* elements */
+    float *grad;             /* length fp32 values, clipped in place */
+} oc_clip_view;
+
+typedef enum oc_clip_mutant {
+    OC_CLIP_CORRECT = 0,
+    OC_CLIP_MUT_TP_DUPLICATE_ON_EVERY_RANK, /* TP-replicated parameters counted on every TP rank */
+    OC_CLIP_MUT_SHARED_COUNTED_TWICE,       /* the shared (tied) embedding counted on both stages */
+    OC_CLIP_MUT_DISTRIBUTED_MP_GROUP_ONLY,  /* ZeRO-1 norm reduced over the model-parallel group only */
+    OC_CLIP_MUT_EPS_OMITTED,                /* coeff = max_norm / norm */
+    OC_CLIP_MUT_ALWAYS_SCALE,               /* gradients multiplied even when coeff >= 1 */
+    OC_CLIP_MUT_PER_OPTIMIZER_NORM,         /* each sub-optimizer clipped with its own norm */
+    OC_CLIP_MUTANT_COUNT
+} oc_clip_mutant;
+
+const char *oc_clip_mutant_name(oc_clip_mutant mu);
+const char *oc_clip_mutant_description(oc_clip_mutant mu);
+oc_status oc_clip_profile_parse(const char *name, oc_clip_profile *out);
+
+/* Checks a configuration (CLIP-CFG-1) and views (CLIP-VIEW-1). */
+oc_status oc_clip_check(const oc_clip_config *c, size_t nviews, const oc_clip_view *views);
+
+/* Whether a view's elements enter the norm (CLIP-DEDUP-SHARED-1, CLIP-DEDUP-TP-1,
+ * CLIP-DEDUP-DP-1): not the shared copy, sharded over TP or on TP rank 0, and, without the
+ * distributed optimizer, on DP rank 0 (every DP rank holds the same full gradients). */
+int oc_clip_view_counted(const oc_clip_config *c, const oc_clip_view *v);
+
+/* The clipping step (CLIP-NORM-1 ... CLIP-SKIP-1): computes the total norm of the counted
+ * elements (of every sub-optimizer: CLIP-CHAIN-1), writes it (as binary32) to *total_norm,
+ * *skipped = 1 if the step is skipped (CLIP-SKIP-1), and scales every view's gradient by the
+ * clip coefficient of the profile. On error nothing is written. */
+oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
+                           float *total_norm, int *skipped, oc_clip_mutant mutant);
+
+#endif
