@@ -15,20 +15,22 @@
 #include "schedule_exact.h"
 
 /*@ predicate finite_ge0(double x) = \is_finite(x) && 0.0 <= x;
-    predicate sched_ok(oc_schedule *s) =
+    predicate sched_lr_ok(oc_schedule *s) =
         finite_ge0(s->min_lr) && finite_ge0(s->max_lr) && s->min_lr <= s->max_lr &&
         finite_ge0(s->init_lr) && s->init_lr <= s->max_lr &&
         0 < s->decay_steps && 0 <= s->warmup_steps < s->decay_steps &&
         OC_LR_CONSTANT <= s->decay_style < OC_LR_DECAY_STYLE_COUNT &&
         (s->decay_style == OC_LR_WSD ==>
              0 < s->wsd_decay_steps <= s->decay_steps &&
-             OC_WSD_LINEAR <= s->wsd_style < OC_WSD_DECAY_STYLE_COUNT) &&
+             OC_WSD_LINEAR <= s->wsd_style < OC_WSD_DECAY_STYLE_COUNT);
+    predicate sched_wd_ok(oc_schedule *s) =
         finite_ge0(s->start_wd) && finite_ge0(s->end_wd) && s->start_wd <= s->end_wd &&
         OC_WD_CONSTANT <= s->wd_style < OC_WD_INCR_STYLE_COUNT &&
         (s->wd_style == OC_WD_CONSTANT ==> s->start_wd == s->end_wd) &&
         0 < s->wd_incr_steps &&
         finite_ge0(s->wd_mult) &&
         \is_finite(\round_double(\NearestEven, s->end_wd * s->wd_mult));
+    predicate sched_ok(oc_schedule *s) = sched_lr_ok(s) && sched_wd_ok(s);
 */
 
 static const char *const mutant_names[OC_SCHED_MUTANT_COUNT] = {
@@ -66,6 +68,15 @@ const char *oc_schedule_mutant_description(oc_schedule_mutant mu)
 */
 static int is_finite_ge0(double x) { return x >= 0.0 && x <= 0x1.fffffffffffffp+1023; }
 
+/* a <= b for finite a, b. A function of its own because its contract is the one fact about
+ * binary64 comparison that the WP proof of SCHED-RANGE-1 needs and that the provers of
+ * proofs/setup.sh do not prove (proofs/STATUS.md, "ref/schedule.c"). */
+/*@ requires \is_finite(a) && \is_finite(b);
+    assigns \nothing;
+    ensures \result != 0 <==> a <= b;
+*/
+static int at_most(double a, double b) { return a <= b; }
+
 /* SCHED-CFG-1: the asserts of Megatron's constructor and get_wd, plus finiteness, the enums'
  * ranges and the fields Megatron leaves unchecked (warmup_steps >= 0, init_lr >= 0,
  * wsd_decay_steps, wd_incr_steps > 0, wd_mult >= 0, a finite end_wd * wd_mult). Comparisons
@@ -74,15 +85,17 @@ static int is_finite_ge0(double x) { return x >= 0.0 && x <= 0x1.fffffffffffffp+
 /*@ requires s == \null || \valid_read(s);
     assigns \nothing;
     ensures s == \null ==> \result == OC_ERR_NULL_POINTER;
-    ensures \result == OC_OK ==> s != \null && sched_ok(s);
+    ensures \result == OC_OK ==> s != \null && sched_lr_ok(s);
+    ensures \result == OC_OK ==> sched_wd_ok(s);
     ensures s != \null && sched_ok(s) ==> \result == OC_OK;
 */
 oc_status oc_schedule_check(const oc_schedule *s)
 {
     if (s == NULL)
         return OC_ERR_NULL_POINTER;
-    if (!is_finite_ge0(s->min_lr) || !is_finite_ge0(s->max_lr) || !(s->min_lr <= s->max_lr) ||
-        !is_finite_ge0(s->init_lr) || !(s->init_lr <= s->max_lr))
+    if (!is_finite_ge0(s->min_lr) || !is_finite_ge0(s->max_lr) ||
+        !at_most(s->min_lr, s->max_lr) || !is_finite_ge0(s->init_lr) ||
+        !at_most(s->init_lr, s->max_lr))
         return OC_ERR_BAD_HPARAM;
     if (!(s->decay_steps > 0) || !(s->warmup_steps >= 0) || !(s->warmup_steps < s->decay_steps))
         return OC_ERR_BAD_HPARAM;
@@ -92,10 +105,11 @@ oc_status oc_schedule_check(const oc_schedule *s)
         (!(s->wsd_decay_steps > 0) || !(s->wsd_decay_steps <= s->decay_steps) ||
          (unsigned)s->wsd_style >= OC_WSD_DECAY_STYLE_COUNT))
         return OC_ERR_BAD_HPARAM;
-    if (!is_finite_ge0(s->start_wd) || !is_finite_ge0(s->end_wd) || !(s->start_wd <= s->end_wd))
+    if (!is_finite_ge0(s->start_wd) || !is_finite_ge0(s->end_wd) ||
+        !at_most(s->start_wd, s->end_wd))
         return OC_ERR_BAD_HPARAM;
-    if ((unsigned)s->wd_style >= OC_WD_INCR_STYLE_COUNT ||
-        (s->wd_style == OC_WD_CONSTANT && s->start_wd != s->end_wd))
+    if ((unsigned)s->wd_style >= OC_WD_INCR_STYLE_COUNT ||                 /* start_wd <= end_wd: */
+        (s->wd_style == OC_WD_CONSTANT && !at_most(s->end_wd, s->start_wd)))  /* start != end */
         return OC_ERR_BAD_HPARAM;
     if (!(s->wd_incr_steps > 0) || !is_finite_ge0(s->wd_mult) ||
         !is_finite_ge0(s->end_wd * s->wd_mult))
@@ -114,7 +128,7 @@ static const oc_sched_shape wsd_shapes[OC_WSD_DECAY_STYLE_COUNT] = {
 
 /* SCHED-ISQRT-1 for W <= n <= D: max_lr sqrt(max(W,1)) / sqrt(max(n,1)), computed as
  * max_lr sqrt(max(W,1) / max(n,1)) (the root is <= 1, so lr <= max_lr), floored at min_lr. */
-/*@ requires \valid_read(s) && sched_ok(s);
+/*@ requires \valid_read(s) && sched_lr_ok(s);
     requires s->warmup_steps <= n <= s->decay_steps;
     assigns \nothing;
     ensures mu != OC_SCHED_MUT_MIN_LR_NOT_FLOOR ==> s->min_lr <= \result <= s->max_lr;
@@ -125,12 +139,12 @@ static double sched_inverse_sqrt_lr(const oc_schedule *s, int64_t n, oc_schedule
     double lr = oc_sched_scaled_sqrt_ratio(s->max_lr, W > 1 ? W : 1, n > 1 ? n : 1);
     if (mu == OC_SCHED_MUT_MIN_LR_NOT_FLOOR)
         return lr;
-    return lr > s->min_lr ? lr : s->min_lr;
+    return at_most(lr, s->min_lr) ? s->min_lr : lr;
 }
 
 /* SCHED-DECAY-1 with SCHED-LINEAR-1, SCHED-COSINE-1 or SCHED-WSD-1 for W <= n <= D: the ratio's
  * complement 1 - r = (D - n) / (D - W), or 1 - w = (L - (n - A)) / L in the WSD anneal. */
-/*@ requires \valid_read(s) && sched_ok(s);
+/*@ requires \valid_read(s) && sched_lr_ok(s);
     requires s->decay_style == OC_LR_LINEAR || s->decay_style == OC_LR_COSINE ||
              s->decay_style == OC_LR_WSD;
     requires s->warmup_steps <= n <= s->decay_steps;
@@ -158,7 +172,7 @@ static double sched_decay_lr(const oc_schedule *s, int64_t n, oc_schedule_mutant
 }
 
 /* The learning rate at position n (SCHED-WARMUP-1 ... SCHED-WSD-1) for a valid schedule. */
-/*@ requires \valid_read(s) && sched_ok(s);
+/*@ requires \valid_read(s) && sched_lr_ok(s);
     requires 0 <= n;
     requires OC_SCHED_CORRECT <= mu < OC_SCHED_MUTANT_COUNT;
     assigns \nothing;
@@ -180,7 +194,7 @@ static double sched_lr(const oc_schedule *s, int64_t n, oc_schedule_mutant mu)
 }
 
 /* The weight decay at position n, multiplied by wd_mult (SCHED-WD-1, SCHED-MULT-1). */
-/*@ requires \valid_read(s) && sched_ok(s);
+/*@ requires \valid_read(s) && sched_wd_ok(s);
     requires 0 <= n;
     requires OC_SCHED_CORRECT <= mu < OC_SCHED_MUTANT_COUNT;
     assigns \nothing;
