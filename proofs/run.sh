@@ -179,13 +179,14 @@ fi
 
 count() { awk -v s="$2" '$2 == s' "$1" | wc -l; }
 {
-    echo "Eva alarms: $(IFS=,; echo "${evas[*]}") ($((t1 - t0)) s without the schedule)"
+    join() { local sep=$1 out=$2; shift 2; for x in "$@"; do out+="$sep$x"; done; echo "$out"; }
+    echo "Eva alarms: $(join ', ' "${evas[@]}") (adam, sgd, lion: $((t1 - t0)) s)"
     for part in "${parts[@]}"; do
         f=$out/wp-$part.goals
         echo "WP $part: $(count "$f" Valid)/$(wc -l < "$f") Valid," \
              "$(count "$f" Timeout) Timeout, $(count "$f" Unknown) Unknown," \
              "$(count "$f" Failed) Failed"
     done
-    echo "time: $(IFS=';'; echo "${times[*]}"); total $((t4 - t0)) s (WP_PAR=$par)"
+    echo "time: $(join '; ' "${times[@]}"); total $((t4 - t0)) s (WP_PAR=$par)"
 } | tee "$out/summary.txt"
 echo "per-goal status: $goals"
