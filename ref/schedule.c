@@ -181,7 +181,7 @@ static double sched_decay_lr(const oc_schedule *s, int64_t n, oc_schedule_mutant
 static double sched_lr(const oc_schedule *s, int64_t n, oc_schedule_mutant mu)
 {
     int64_t W = s->warmup_steps;
-    if (W > 0 && n <= W)                                            /* SCHED-WARMUP-1 */
+    if (W > 0 && n <= W)           /* SCHED-WARMUP-1; the mutant's n + 1 <= W < D cannot overflow */
         return oc_sched_interpolate(s->init_lr, s->max_lr, OC_SCHED_LINEAR,
                                     mu == OC_SCHED_MUT_WARMUP_OFF_BY_ONE ? n + 1 : n, W);
     if (s->decay_style == OC_LR_CONSTANT)                           /* SCHED-CONST-1 */
