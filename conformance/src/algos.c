@@ -81,7 +81,7 @@ static oc_status adam_step(const oc_impl *impl, const oc_hparams *hp, int64_t t,
 
 const oc_algo oc_algo_adam = {"adam", "AdamStep", {"p", "m", "v", "vmax"}, 24,
                               OC_ADAM_MUTANT_COUNT, adam_mutant, adam_nstate, adam_parse,
-                              adam_supports, oc_load_tensor_case, oc_run_elementwise, adam_step};
+                              adam_supports, oc_load_tensor_case, oc_run_elementwise, adam_step, NULL, NULL};
 
 /* ---- SGD ---- */
 static const char *sgd_mutant(int mu) { return oc_sgd_mutant_name((oc_sgd_mutant)mu); }
@@ -124,7 +124,7 @@ static oc_status sgd_step(const oc_impl *impl, const oc_hparams *hp, int64_t t, 
 
 const oc_algo oc_algo_sgd = {"sgd", "SgdStep", {"p", "buf"}, 24, OC_SGD_MUTANT_COUNT,
                              sgd_mutant, sgd_nstate, sgd_parse, sgd_supports,
-                             oc_load_tensor_case, oc_run_elementwise, sgd_step};
+                             oc_load_tensor_case, oc_run_elementwise, sgd_step, NULL, NULL};
 
 /* ---- Lion ---- */
 static const char *lion_mutant(int mu) { return oc_lion_mutant_name((oc_lion_mutant)mu); }
@@ -158,10 +158,10 @@ static oc_status lion_step(const oc_impl *impl, const oc_hparams *hp, int64_t t,
 
 const oc_algo oc_algo_lion = {"lion", "LionStep", {"p", "m"}, 24, OC_LION_MUTANT_COUNT,
                               lion_mutant, lion_nstate, lion_parse, lion_supports,
-                              oc_load_tensor_case, oc_run_elementwise, lion_step};
+                              oc_load_tensor_case, oc_run_elementwise, lion_step, NULL, NULL};
 
 const oc_algo *const oc_algos[OC_NALGOS] = {&oc_algo_adam, &oc_algo_sgd, &oc_algo_lion,
-                                            &oc_algo_schedule};
+                                            &oc_algo_schedule, &oc_algo_newton_schulz};
 
 const oc_algo *oc_algo_find(const char *name)
 {

@@ -13,12 +13,14 @@
 struct oc_case;
 struct oc_outputs;
 struct oc_st_file;
+struct oc_case_result;
 
 typedef union oc_hparams {
     oc_adam_hparams adam;
     oc_sgd_hparams sgd;
     oc_lion_hparams lion;
     oc_schedule sched;
+    oc_ns_hparams ns;
 } oc_hparams;
 
 typedef struct oc_algo {
@@ -43,11 +45,20 @@ typedef struct oc_algo {
     /* Elementwise algorithms: one step through impl's table; state[k] follows state_names. */
     oc_status (*step)(const oc_impl *impl, const oc_hparams *hp, int64_t t, size_t n,
                       float *const *state, const float *g);
+    /* Families judged as a whole rather than element by element (Newton–Schulz, NS-TOL-1);
+     * NULL for the elementwise judgement. judge: valid-case outputs against the expected ones
+     * under class cls (an oc_class); explains: whether a mutant's outputs reproduce observed
+     * ones. */
+    void (*judge)(const struct oc_case *c, const struct oc_outputs *o, int cls,
+                  struct oc_case_result *r);
+    int (*explains)(const struct oc_case *c, const struct oc_outputs *got,
+                    const struct oc_outputs *mutant);
 } oc_algo;
 
 extern const oc_algo oc_algo_adam, oc_algo_sgd, oc_algo_lion, oc_algo_schedule;
+extern const oc_algo oc_algo_newton_schulz;
 extern const oc_algo *const oc_algos[];
-#define OC_NALGOS 4
+#define OC_NALGOS 5
 
 /* VEC-FMT-1 readers shared by the descriptors: a hex-float string exact in binary32 (or
  * nan/inf), and a boolean. */

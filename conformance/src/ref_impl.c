@@ -1,5 +1,6 @@
 /* The reference (and each of its mutants) exposed through the plugin ABI: the harness
  * judges the reference through the same path as any other implementation. */
+#include <stdlib.h>
 #include "algos.h"
 
 #define MAX_MUTANTS 16
@@ -37,16 +38,31 @@ static oc_status ref_schedule(void *ctx, const oc_schedule *s, int64_t samples, 
                                 (oc_schedule_mutant)mutant_for(ctx, &oc_algo_schedule));
 }
 
+static oc_status ref_ns(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t cols,
+                        const float *g, float *out)
+{
+    size_t len = oc_ns_work_len(rows, cols);
+    double *work = malloc((len ? len : 1) * sizeof *work);
+    if (!work)
+        return OC_ERR_INTERNAL;
+    oc_status st = oc_ref_newton_schulz(hp, rows, cols, g, out, work, len,
+                                        (oc_ns_mutant)mutant_for(ctx, &oc_algo_newton_schulz));
+    free(work);
+    return st;
+}
+
 #define ALL_CAPS                                                                              \
     (OC_CAP_ADAM_TORCH | OC_CAP_ADAM_OPTAX | OC_CAP_ADAM_PAPER | OC_CAP_ADAM_KERAS |          \
      OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE | OC_CAP_SGD_TORCH | OC_CAP_SGD_EMA |         \
-     OC_CAP_SGD_NESTEROV | OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON)
+     OC_CAP_SGD_NESTEROV | OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON |    \
+     OC_CAP_NEWTON_SCHULZ)
 
 const oc_impl *oc_ref(void)
 {
     static const ref_ctx correct = {NULL, 0};
     static const oc_impl table = {OC_IMPL_ABI_VERSION, "optcert-ref", "1", ALL_CAPS,
-                                  (void *)&correct, ref_adam, ref_sgd, ref_lion, ref_schedule};
+                                  (void *)&correct, ref_adam, ref_sgd, ref_lion, ref_schedule,
+                                  ref_ns};
     return &table;
 }
 
@@ -64,6 +80,7 @@ const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
                               &ctx[k][mu], a == &oc_algo_adam ? ref_adam : NULL,
                               a == &oc_algo_sgd ? ref_sgd : NULL,
                               a == &oc_algo_lion ? ref_lion : NULL,
-                              a == &oc_algo_schedule ? ref_schedule : NULL};
+                              a == &oc_algo_schedule ? ref_schedule : NULL,
+                              a == &oc_algo_newton_schulz ? ref_ns : NULL};
     return &tables[k][mu];
 }

@@ -8,6 +8,7 @@
 #include "optcert/status.h"
 #include "optcert/adam.h"
 #include "optcert/lion.h"
+#include "optcert/newton_schulz.h"
 #include "optcert/schedule.h"
 #include "optcert/sgd.h"
 
@@ -28,6 +29,7 @@
 #define OC_CAP_SGD_MAXIMIZE  (1ull << 11)
 #define OC_CAP_LION_TORCH    (1ull << 16)
 #define OC_CAP_SCHEDULE_MEGATRON (1ull << 24)
+#define OC_CAP_NEWTON_SCHULZ (1ull << 40) /* NS-* for every coefficient schedule and normalisation */
 
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
@@ -48,6 +50,10 @@ typedef struct oc_impl {
     /* As oc_ref_schedule_eval without the mutant; NULL if no schedule capability is claimed. */
     oc_status (*schedule_eval)(void *ctx, const oc_schedule *s, int64_t samples, double *lr,
                                double *wd);
+    /* As oc_ref_newton_schulz without the workspace and the mutant: out (rows x cols fp32,
+     * row-major) written only on success. NULL if OC_CAP_NEWTON_SCHULZ is not claimed. */
+    oc_status (*newton_schulz)(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t cols,
+                               const float *g, float *out);
 } oc_impl;
 
 /* A plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */
