@@ -7,7 +7,7 @@ set -eu
 PY=/usr/bin/python3
 
 missing=""
-for p in python3-torch python3-numpy python3-jsonschema python3-pip; do
+for p in python3-torch python3-numpy python3-jsonschema python3-pip python3-venv; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
@@ -23,6 +23,18 @@ fi
     "$PY" -m pip install --break-system-packages --no-deps lion-pytorch==0.2.5
 "$PY" -c 'from importlib import metadata; metadata.version("megatron-core")' >/dev/null 2>&1 ||
     "$PY" -m pip install --break-system-packages --no-deps megatron-core==0.16.1
+
+# KellerJordan/Muon as published on PyPI (torch only; Debian's torch 1.13 is enough)
+"$PY" -c 'from importlib import metadata; metadata.version("muon-optimizer")' >/dev/null 2>&1 ||
+    "$PY" -m pip install --break-system-packages --no-deps muon-optimizer==0.1.0
+# optax's Muon needs JAX, and JAX needs numpy >= 1.26, which would replace the numpy Debian's
+# torch 1.13 is built against: a separate virtual environment (about 600 MB, 1 to 2 minutes).
+JAXPY=/opt/optcert-jax/bin/python
+"$JAXPY" -c 'import optax, jax, safetensors' >/dev/null 2>&1 || {
+    "$PY" -m venv /opt/optcert-jax
+    "$JAXPY" -m pip install -q "jax[cpu]==0.7.1" "optax==0.2.5" "safetensors==0.8.0"
+}
+"$JAXPY" -c 'import optax, jax; print("jax venv ok: jax", jax.__version__, "optax", optax.__version__)'
 
 "$PY" -c 'import torch, numpy, safetensors; from importlib import metadata as m
 print("python ok: torch", torch.__version__, "numpy", numpy.__version__, "safetensors",
