@@ -8,6 +8,7 @@
  * tall inputs are transposed so that the Gram matrix A = X X^T is the smaller one (NS-SHAPE-1).
  */
 #include <math.h>
+#include <string.h>
 #include "optcert/newton_schulz.h"
 #include "optcert/buffers.h"
 
@@ -30,17 +31,22 @@
         0 <= hp->profile < OC_NS_PROFILE_COUNT;
 */
 
-/* NS-PROF-*: the published tuples, rounded to binary32 (the vectors carry these values). */
-static const float simple_set[1][3] = {{3.4445f, -4.7750f, 2.0315f}};
-static const float quintic_set[5][3] = {
-    {4.0848f, -6.8946f, 2.9270f}, {3.9505f, -6.3029f, 2.6377f}, {3.7418f, -5.5913f, 2.3037f},
-    {2.8769f, -3.1427f, 1.2046f}, {2.8366f, -3.0525f, 1.2012f}};
-static const float polar_set[8][3] = {
-    {8.2051f, -22.9019f, 16.4607f}, {4.0664f, -2.8612f, 0.5184f}, {3.9096f, -2.8234f, 0.5250f},
-    {3.2856f, -2.4153f, 0.4853f},   {2.2779f, -1.6198f, 0.3985f}, {1.8726f, -1.2307f, 0.3585f},
-    {1.8564f, -1.2132f, 0.3568f},   {1.8750f, -1.2500f, 0.3750f}};
-static const float aol_set[4][3] = {{4.0098f, -7.0585f, 2.4635f}, {3.4585f, -5.5479f, 2.5959f},
-                                    {2.7573f, -3.2939f, 1.4254f}, {2.7215f, -3.0494f, 1.3169f}};
+/* NS-PROF-*: the published tuples, rounded to binary32 (the vectors carry these values), one
+ * row per profile (polar-express-safety shares the polar-express tuples). */
+static const float profile_sets[OC_NS_PROFILE_COUNT][8][3] = {
+    {{3.4445f, -4.7750f, 2.0315f}},
+    {{4.0848f, -6.8946f, 2.9270f}, {3.9505f, -6.3029f, 2.6377f}, {3.7418f, -5.5913f, 2.3037f},
+     {2.8769f, -3.1427f, 1.2046f}, {2.8366f, -3.0525f, 1.2012f}},
+    {{8.2051f, -22.9019f, 16.4607f}, {4.0664f, -2.8612f, 0.5184f}, {3.9096f, -2.8234f, 0.5250f},
+     {3.2856f, -2.4153f, 0.4853f}, {2.2779f, -1.6198f, 0.3985f}, {1.8726f, -1.2307f, 0.3585f},
+     {1.8564f, -1.2132f, 0.3568f}, {1.8750f, -1.2500f, 0.3750f}},
+    {{8.2051f, -22.9019f, 16.4607f}, {4.0664f, -2.8612f, 0.5184f}, {3.9096f, -2.8234f, 0.5250f},
+     {3.2856f, -2.4153f, 0.4853f}, {2.2779f, -1.6198f, 0.3985f}, {1.8726f, -1.2307f, 0.3585f},
+     {1.8564f, -1.2132f, 0.3568f}, {1.8750f, -1.2500f, 0.3750f}},
+    {{4.0098f, -7.0585f, 2.4635f}, {3.4585f, -5.5479f, 2.5959f}, {2.7573f, -3.2939f, 1.4254f},
+     {2.7215f, -3.0494f, 1.3169f}},
+};
+static const int profile_counts[OC_NS_PROFILE_COUNT] = {1, 5, 8, 8, 4};
 
 static const char *const mutant_names[OC_NS_MUTANT_COUNT] = {
     "correct",           "wrong-coefficients",     "schedule-reversed",
@@ -84,24 +90,6 @@ const char *oc_ns_profile_name(oc_ns_profile pr)
     return (unsigned)pr < OC_NS_PROFILE_COUNT ? profile_names[pr] : NULL;
 }
 
-/* Equality of two NUL-terminated strings (no libc: WP sees the whole loop). */
-/*@ requires valid_read_string(x) && valid_read_string(y);
-    assigns \nothing;
-*/
-static int same_name(const char *x, const char *y)
-{
-    /*@ loop invariant 0 <= i;
-        loop invariant \forall integer j; 0 <= j < i ==> x[j] == y[j] && x[j] != '\0';
-        loop assigns i;
-    */
-    for (size_t i = 0;; i++) {
-        if (x[i] != y[i])
-            return 0;
-        if (x[i] == '\0')
-            return 1;
-    }
-}
-
 /*@ requires valid_read_string(name);
     requires \valid(out);
     assigns *out;
@@ -115,28 +103,11 @@ oc_status oc_ns_profile_parse(const char *name, oc_ns_profile *out)
         loop variant OC_NS_PROFILE_COUNT - i;
     */
     for (int i = 0; i < OC_NS_PROFILE_COUNT; i++)
-        if (same_name(name, profile_names[i])) {
+        if (strcmp(name, profile_names[i]) == 0) {
             *out = (oc_ns_profile)i;
             return OC_OK;
         }
     return OC_ERR_BAD_PROFILE;
-}
-
-/* The canonical set of profile pr: its tuples and their count. */
-/*@ requires \valid(count);
-    assigns *count;
-    ensures 1 <= *count <= 8;
-    ensures \valid_read(\result + (0 .. *count - 1));
-*/
-static const float (*canonical_set(oc_ns_profile pr, int *count))[3]
-{
-    switch (pr) {
-    case OC_NS_QUINTIC: *count = 5; return quintic_set;
-    case OC_NS_POLAR_EXPRESS:
-    case OC_NS_POLAR_EXPRESS_SAFETY: *count = 8; return polar_set;
-    case OC_NS_AOL: *count = 4; return aol_set;
-    default: *count = 1; return simple_set;
-    }
 }
 
 /*@ requires \valid(hp);
@@ -146,8 +117,7 @@ oc_status oc_ns_profile_defaults(oc_ns_profile pr, oc_ns_hparams *hp)
 {
     if ((unsigned)pr >= OC_NS_PROFILE_COUNT)
         return OC_ERR_BAD_PROFILE;
-    int count;
-    const float(*set)[3] = canonical_set(pr, &count);
+    int count = profile_counts[pr];
     hp->profile = pr;
     hp->ncoef = count;
     /*@ loop invariant 0 <= t <= count;
@@ -155,9 +125,9 @@ oc_status oc_ns_profile_defaults(oc_ns_profile pr, oc_ns_hparams *hp)
         loop variant count - t;
     */
     for (int t = 0; t < count; t++) {
-        hp->coef[t][0] = set[t][0];
-        hp->coef[t][1] = set[t][1];
-        hp->coef[t][2] = set[t][2];
+        hp->coef[t][0] = profile_sets[pr][t][0];
+        hp->coef[t][1] = profile_sets[pr][t][1];
+        hp->coef[t][2] = profile_sets[pr][t][2];
     }
     /* NS-PROF-*: schedule, normalisation and default iteration count of each profile. */
     int polar = pr == OC_NS_POLAR_EXPRESS || pr == OC_NS_POLAR_EXPRESS_SAFETY;
@@ -222,7 +192,8 @@ int oc_ns_tuple_index(const oc_ns_hparams *hp, int i)
 }
 
 /* NS-SCHED-1 (and the schedule mutants): the tuple of iteration i of `steps`. */
-/*@ requires \valid_read(hp) && ns_hparams_ok(hp, 1, 1);
+/*@ requires \valid_read(hp) && 1 <= hp->ncoef <= OC_NS_MAX_COEFS;
+    requires 0 <= hp->profile < OC_NS_PROFILE_COUNT;
     requires 0 <= i < steps <= OC_NS_MAX_STEPS + 1;
     requires \valid(abc + (0 .. 2));
     assigns abc[0 .. 2];
@@ -231,39 +202,17 @@ static void tuple_at(const oc_ns_hparams *hp, oc_ns_mutant mu, int i, int steps,
 {
     int idx = mu == OC_NS_MUT_SCHEDULE_REVERSED ? steps - 1 - i : i;
     if (mu == OC_NS_MUT_WRONG_COEFFICIENTS) {
-        int count;
-        const float(*set)[3] =
-            canonical_set(hp->profile == OC_NS_SIMPLE ? OC_NS_QUINTIC : OC_NS_SIMPLE, &count);
-        int t = idx % count;
-        abc[0] = set[t][0];
-        abc[1] = set[t][1];
-        abc[2] = set[t][2];
+        oc_ns_profile other = hp->profile == OC_NS_SIMPLE ? OC_NS_QUINTIC : OC_NS_SIMPLE;
+        int t = idx % profile_counts[other];
+        abc[0] = profile_sets[other][t][0];
+        abc[1] = profile_sets[other][t][1];
+        abc[2] = profile_sets[other][t][2];
         return;
     }
     int t = oc_ns_tuple_index(hp, idx);
     abc[0] = hp->coef[t][0];
     abc[1] = hp->coef[t][1];
     abc[2] = hp->coef[t][2];
-}
-
-/* NS-DOM-1: every entry finite and within DOMAIN_LIMIT. */
-/*@ requires 0 < len <= OC_NS_MAX_ELEMS;
-    requires \valid_read(x + (0 .. len - 1));
-    assigns \nothing;
-    ensures \result != 0 ==> \forall integer i; 0 <= i < len ==>
-        -DOMAIN_LIMIT <= x[i] <= DOMAIN_LIMIT;
-*/
-static int in_domain(const double *x, size_t len)
-{
-    /*@ loop invariant 0 <= i <= len;
-        loop invariant \forall integer j; 0 <= j < i ==> -DOMAIN_LIMIT <= x[j] <= DOMAIN_LIMIT;
-        loop assigns i;
-        loop variant len - i;
-    */
-    for (size_t i = 0; i < len; i++)
-        if (!(x[i] >= -DOMAIN_LIMIT && x[i] <= DOMAIN_LIMIT))
-            return 0;
-    return 1;
 }
 
 /* A = X X^T (k x k) of the k x n matrix X; with `wrong_side` (square X only, the mutant)
@@ -301,8 +250,9 @@ static void gram(const double *x, size_t k, size_t n, int wrong_side, double *a)
 /*@ requires 1 <= k <= m && k * m <= OC_NS_MAX_ELEMS;
     requires \valid_read(l + (0 .. k * k - 1)) && \valid_read(r + (0 .. k * m - 1));
     requires \valid_read(base + (0 .. k * m - 1)) && \valid(out + (0 .. k * m - 1));
-    requires \separated(out + (0 .. k * m - 1), l + (0 .. k * k - 1), r + (0 .. k * m - 1),
-                        base + (0 .. k * m - 1));
+    requires \separated(out + (0 .. k * m - 1), l + (0 .. k * k - 1));
+    requires \separated(out + (0 .. k * m - 1), r + (0 .. k * m - 1));
+    requires \separated(out + (0 .. k * m - 1), base + (0 .. k * m - 1));
     assigns out[0 .. k * m - 1];
 */
 static void poly_product(const double *l, const double *r, const double *base, size_t k,
@@ -385,7 +335,8 @@ static double largest_singular_value(const double *x, size_t k, size_t n, double
 
 /* NS-NORM-1 (and the normalisation mutants): the divisor d of X = G / d. */
 /*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
-    requires \valid_read(hp) && ns_hparams_ok(hp, k, n);
+    requires \valid_read(hp) && \is_finite(hp->eps) && 0x1p-149 <= hp->eps <= 1.0;
+    requires \is_finite(hp->norm_scale) && 1.0 <= hp->norm_scale <= 2.0;
     requires \valid_read(x + (0 .. k * n - 1));
     requires \valid(a + (0 .. k * k - 1)) && \valid(v + (0 .. 2 * k - 1));
     requires \separated(a + (0 .. k * k - 1), x + (0 .. k * n - 1), v + (0 .. 2 * k - 1));
@@ -402,25 +353,33 @@ static double divisor(const oc_ns_hparams *hp, oc_ns_mutant mu, const double *x,
             loop assigns i, norm;
             loop variant k * n - i;
         */
-        for (size_t i = 0; i < k * n; i++)
-            norm = fmax(norm, fabs(x[i]));
+        for (size_t i = 0; i < k * n; i++) {
+            double e = fabs(x[i]);
+            if (e > norm)
+                norm = e;
+        }
     } else {
         double sumsq = 0.0; /* squares of fp32 values are exact in binary64 */
         /*@ loop invariant 0 <= i <= k * n;
             loop assigns i, sumsq;
             loop variant k * n - i;
         */
-        for (size_t i = 0; i < k * n; i++)
-            sumsq += x[i] * x[i];
+        for (size_t i = 0; i < k * n; i++) {
+            double e = fabs(x[i]);
+            sumsq += e * e;
+        }
         norm = sqrt(sumsq);
     }
     double s = hp->norm_scale;
     int add = hp->eps_mode == OC_NS_EPS_ADD;
     if (mu == OC_NS_MUT_EPS_MODE_SWAPPED)
         add = !add;
+    double sn = s * norm;
     if (mu == OC_NS_MUT_EPS_OMITTED)
-        return s * norm;
-    return add ? s * norm + hp->eps : fmax(s * norm, hp->eps);
+        return sn;
+    if (add)
+        return sn + hp->eps;
+    return sn > hp->eps ? sn : hp->eps; /* max(s ||G||, eps); sn is never NaN */
 }
 
 /*@ requires \valid_read(hp);
@@ -481,8 +440,11 @@ oc_status oc_ref_newton_schulz(const oc_ns_hparams *hp, size_t rows, size_t cols
         loop assigns i, x[0 .. k * n - 1];
         loop variant k * n - i;
     */
-    for (size_t i = 0; i < k * n; i++)
+    for (size_t i = 0; i < k * n; i++) {
         x[i] /= d;                                               /* NS-NORM-1 */
+        if (!(x[i] >= -DOMAIN_LIMIT && x[i] <= DOMAIN_LIMIT))
+            return OC_ERR_NONFINITE;                             /* NS-DOM-1 */
+    }
     int steps = hp->steps + (mutant == OC_NS_MUT_ONE_STEP_MORE) - (mutant == OC_NS_MUT_ONE_STEP_FEWER);
     int wrong_side = mutant == OC_NS_MUT_GRAM_WRONG_SIDE && k == n;
     /*@ loop invariant 0 <= it <= steps;
@@ -492,8 +454,6 @@ oc_status oc_ref_newton_schulz(const oc_ns_hparams *hp, size_t rows, size_t cols
     */
     for (int it = 0; it < steps; it++) {
         double abc[3];
-        if (!in_domain(x, k * n))
-            return OC_ERR_NONFINITE;                             /* NS-DOM-1 */
         tuple_at(hp, mutant, it, steps, abc);                    /* NS-SCHED-1 */
         gram(x, k, n, wrong_side, a);                            /* NS-ITER-1 */
         poly_product(a, a, a, k, k, abc[1], abc[2], bm);
@@ -502,11 +462,12 @@ oc_status oc_ref_newton_schulz(const oc_ns_hparams *hp, size_t rows, size_t cols
             loop assigns i, x[0 .. k * n - 1];
             loop variant k * n - i;
         */
-        for (size_t i = 0; i < k * n; i++)
+        for (size_t i = 0; i < k * n; i++) {
+            if (!(t[i] >= -DOMAIN_LIMIT && t[i] <= DOMAIN_LIMIT))
+                return OC_ERR_NONFINITE;                         /* NS-DOM-1 */
             x[i] = t[i];
+        }
     }
-    if (!in_domain(x, k * n))
-        return OC_ERR_NONFINITE;
     /*@ loop invariant 0 <= r <= rows;
         loop assigns r, out[0 .. rows * cols - 1];
         loop variant rows - r;

@@ -161,7 +161,8 @@ const oc_algo oc_algo_lion = {"lion", "LionStep", {"p", "m"}, 24, OC_LION_MUTANT
                               oc_load_tensor_case, oc_run_elementwise, lion_step, NULL, NULL};
 
 const oc_algo *const oc_algos[OC_NALGOS] = {&oc_algo_adam, &oc_algo_sgd, &oc_algo_lion,
-                                            &oc_algo_schedule, &oc_algo_newton_schulz};
+                                            &oc_algo_schedule, &oc_algo_newton_schulz,
+                                            &oc_algo_muon};
 
 const oc_algo *oc_algo_find(const char *name)
 {

@@ -21,6 +21,7 @@ typedef union oc_hparams {
     oc_lion_hparams lion;
     oc_schedule sched;
     oc_ns_hparams ns;
+    oc_muon_hparams muon;
 } oc_hparams;
 
 typedef struct oc_algo {
@@ -56,9 +57,9 @@ typedef struct oc_algo {
 } oc_algo;
 
 extern const oc_algo oc_algo_adam, oc_algo_sgd, oc_algo_lion, oc_algo_schedule;
-extern const oc_algo oc_algo_newton_schulz;
+extern const oc_algo oc_algo_newton_schulz, oc_algo_muon;
 extern const oc_algo *const oc_algos[];
-#define OC_NALGOS 5
+#define OC_NALGOS 6
 
 /* VEC-FMT-1 readers shared by the descriptors: a hex-float string exact in binary32 (or
  * nan/inf), and a boolean. */

@@ -51,18 +51,31 @@ static oc_status ref_ns(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t 
     return st;
 }
 
+static oc_status ref_muon(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols,
+                          float *p, float *m, const float *g)
+{
+    size_t len = oc_muon_work_len(rows, cols);
+    double *work = malloc((len ? len : 1) * sizeof *work);
+    if (!work)
+        return OC_ERR_INTERNAL;
+    oc_status st = oc_ref_muon_step(hp, rows, cols, p, m, g, work, len,
+                                    (oc_muon_mutant)mutant_for(ctx, &oc_algo_muon));
+    free(work);
+    return st;
+}
+
 #define ALL_CAPS                                                                              \
     (OC_CAP_ADAM_TORCH | OC_CAP_ADAM_OPTAX | OC_CAP_ADAM_PAPER | OC_CAP_ADAM_KERAS |          \
      OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE | OC_CAP_SGD_TORCH | OC_CAP_SGD_EMA |         \
      OC_CAP_SGD_NESTEROV | OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON |    \
-     OC_CAP_NEWTON_SCHULZ)
+     OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON)
 
 const oc_impl *oc_ref(void)
 {
     static const ref_ctx correct = {NULL, 0};
     static const oc_impl table = {OC_IMPL_ABI_VERSION, "optcert-ref", "1", ALL_CAPS,
                                   (void *)&correct, ref_adam, ref_sgd, ref_lion, ref_schedule,
-                                  ref_ns};
+                                  ref_ns, ref_muon};
     return &table;
 }
 
@@ -81,6 +94,7 @@ const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
                               a == &oc_algo_sgd ? ref_sgd : NULL,
                               a == &oc_algo_lion ? ref_lion : NULL,
                               a == &oc_algo_schedule ? ref_schedule : NULL,
-                              a == &oc_algo_newton_schulz ? ref_ns : NULL};
+                              a == &oc_algo_newton_schulz ? ref_ns : NULL,
+                              a == &oc_algo_muon ? ref_muon : NULL};
     return &tables[k][mu];
 }

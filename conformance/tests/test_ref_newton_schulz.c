@@ -8,6 +8,7 @@
 #include "cunit_main.h"
 #include "algos.h"
 #include "certify.h"
+#include "optcert/muon.h"
 #include "optcert/newton_schulz.h"
 
 static const char *vector_dir(void) { return OPTCERT_SOURCE_DIR "/vectors"; }
@@ -408,6 +409,192 @@ static void test_classes_accept_their_precision(void)
     }
 }
 
+/* ---- The Muon step (MUON-*) ---- */
+
+static oc_status run_muon(const oc_muon_hparams *hp, size_t rows, size_t cols, float *p, float *m,
+                          const float *g)
+{
+    size_t len = oc_muon_work_len(rows, cols);
+    double *work = malloc((len ? len : 1) * sizeof *work);
+    oc_status st = oc_ref_muon_step(hp, rows, cols, p, m, g, work, len, OC_MUON_CORRECT);
+    free(work);
+    return st;
+}
+
+/* MUON-MOM-1, MUON-NEST-1, MUON-NS-1, MUON-SCALE-1, MUON-WD-1, MUON-UPD-1, MUON-STORE-1: a
+ * rank-one gradient from a zero buffer has a rank-one direction, whose orthogonalisation has the
+ * closed form of NS-ITER-1. */
+static void test_muon_rank_one(void)
+{
+    static const float u[3] = {1.0f, -0.5f, 0.25f}, v[4] = {0.5f, 1.0f, -1.0f, 2.0f};
+    for (int pr = 0; pr < OC_MUON_PROFILE_COUNT; pr++) {
+        oc_muon_hparams hp;
+        CU_ASSERT_EQUAL_FATAL(oc_muon_profile_defaults((oc_muon_profile)pr, &hp), OC_OK);
+        hp.weight_decay = 0.5;
+        float p[12], m[12] = {0}, g[12];
+        double mu = hp.momentum, w = hp.form == OC_MUON_SGD ? 1.0 : 1.0 - mu, dn2 = 0;
+        double dir[12], mnew[12];
+        for (int i = 0; i < 12; i++) {
+            g[i] = 0.01f * u[i / 4] * v[i % 4];
+            p[i] = 1.0f - 0.125f * i;
+            mnew[i] = (float)(w * g[i]);
+            dir[i] = hp.nesterov ? (float)(w * g[i] + mu * mnew[i]) : mnew[i];
+            dn2 += dir[i] * dir[i];
+        }
+        double d = divisor(&hp.ns, sqrt(dn2)), s0 = sqrt(dn2) / d;
+        double factor = sigma_map(&hp.ns, s0) / s0 / d;
+        double step = hp.lr * oc_muon_scale_factor(&hp, 3, 4);
+        float p0[12];
+        memcpy(p0, p, sizeof p);
+        CU_ASSERT_EQUAL_FATAL(run_muon(&hp, 3, 4, p, m, g), OC_OK);
+        for (int i = 0; i < 12; i++) {
+            double want = p0[i] * (1 - hp.lr * hp.weight_decay) - step * dir[i] * factor;
+            CU_ASSERT(fabs(p[i] - want) <= 1e-6 * fabs(want) + 1e-9);
+            CU_ASSERT_EQUAL(m[i], (float)mnew[i]);
+        }
+    }
+}
+
+/* MUON-SCALE-1, MUON-PROF-KELLER, MUON-PROF-MOONLIGHT, MUON-PROF-MEGATRON */
+static void test_muon_profiles_and_scales(void)
+{
+    static const struct {
+        oc_muon_profile pr;
+        const char *name;
+        oc_muon_momentum form;
+        int nesterov;
+        oc_muon_scale scale;
+        double extra;
+        oc_ns_profile ns;
+    } want[] = {
+        {OC_MUON_KELLER, "keller", OC_MUON_EMA, 1, OC_MUON_SHAPE_SCALING, 1.0, OC_NS_SIMPLE},
+        {OC_MUON_MOONLIGHT, "moonlight", OC_MUON_SGD, 1, OC_MUON_SPECTRAL, 0.2, OC_NS_SIMPLE},
+        {OC_MUON_MEGATRON, "megatron", OC_MUON_EMA, 0, OC_MUON_SPECTRAL, 1.0, OC_NS_QUINTIC},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        oc_muon_hparams hp;
+        oc_muon_profile parsed;
+        CU_ASSERT_EQUAL(oc_muon_profile_parse(want[i].name, &parsed), OC_OK);
+        CU_ASSERT_EQUAL(parsed, want[i].pr);
+        oc_muon_profile_defaults(want[i].pr, &hp);
+        CU_ASSERT_EQUAL(hp.form, want[i].form);
+        CU_ASSERT_EQUAL(hp.nesterov, want[i].nesterov);
+        CU_ASSERT_EQUAL(hp.scale, want[i].scale);
+        CU_ASSERT_EQUAL(hp.extra_scale, (double)(float)want[i].extra);
+        CU_ASSERT_EQUAL(hp.ns.profile, want[i].ns);
+        CU_ASSERT_EQUAL(hp.momentum, (double)0.95f);
+    }
+    oc_muon_hparams hp;
+    oc_muon_profile_defaults(OC_MUON_KELLER, &hp);
+    CU_ASSERT_DOUBLE_EQUAL(oc_muon_scale_factor(&hp, 16, 6), sqrt(16.0 / 6.0), 1e-15);
+    CU_ASSERT_DOUBLE_EQUAL(oc_muon_scale_factor(&hp, 6, 16), 1.0, 1e-15);
+    hp.scale = OC_MUON_SPECTRAL;
+    CU_ASSERT_DOUBLE_EQUAL(oc_muon_scale_factor(&hp, 6, 16), 4.0, 1e-15);
+    hp.scale = OC_MUON_UNIT_RMS_NORM;
+    CU_ASSERT_DOUBLE_EQUAL(oc_muon_scale_factor(&hp, 6, 16), sqrt(6.0 / 16.0), 1e-15);
+    oc_muon_profile_defaults(OC_MUON_MOONLIGHT, &hp);
+    CU_ASSERT_DOUBLE_EQUAL(oc_muon_scale_factor(&hp, 6, 16), 0.2 * 4.0, 1e-7);
+}
+
+/* MUON-ERR-1, MUON-HP-1: rejected with p and m unchanged. */
+static void test_muon_rejects(void)
+{
+    float p[12], m[12], g[12], p0[12], m0[12];
+    for (int i = 0; i < 12; i++) {
+        p0[i] = p[i] = 1.0f + (float)i;
+        m0[i] = m[i] = 0.5f;
+        g[i] = 0.25f * (float)(i % 3);
+    }
+    oc_muon_hparams good, hp;
+    oc_muon_profile_defaults(OC_MUON_KELLER, &good);
+    double work[512];
+#define MUON_REJECTS(expr, gg, status)                                                        \
+    do {                                                                                      \
+        hp = good;                                                                            \
+        expr;                                                                                 \
+        CU_ASSERT_EQUAL(oc_ref_muon_step(&hp, 3, 4, p, m, gg, work, 512, OC_MUON_CORRECT),    \
+                        status);                                                              \
+        CU_ASSERT(memcmp(p, p0, sizeof p) == 0 && memcmp(m, m0, sizeof m) == 0);              \
+    } while (0)
+    MUON_REJECTS(hp.momentum = 1.0, g, OC_ERR_BAD_HPARAM);
+    MUON_REJECTS(hp.lr = NAN, g, OC_ERR_BAD_HPARAM);
+    MUON_REJECTS(hp.weight_decay = -1, g, OC_ERR_BAD_HPARAM);
+    MUON_REJECTS(hp.extra_scale = 0, g, OC_ERR_BAD_HPARAM);
+    MUON_REJECTS(hp.ns.steps = 0, g, OC_ERR_BAD_HPARAM);
+    MUON_REJECTS((void)0, p, OC_ERR_ALIASING);
+    float bad[12];
+    memcpy(bad, g, sizeof bad);
+    bad[3] = NAN;
+    MUON_REJECTS((void)0, bad, OC_ERR_NONFINITE);
+#undef MUON_REJECTS
+    CU_ASSERT_EQUAL(oc_ref_muon_step(&good, 3, 4, p, m, g, work, oc_muon_work_len(3, 4) - 1,
+                                     OC_MUON_CORRECT),
+                    OC_ERR_BAD_SHAPE);
+    CU_ASSERT(memcmp(p, p0, sizeof p) == 0 && memcmp(m, m0, sizeof m) == 0);
+}
+
+/* MUON-TOL-1: a binary32 Muon step around the fp32 / bf16 Newton-Schulz emulations passes its
+ * class on every committed muon case, and the bf16 one fails the fp32 class. */
+static emul muon_emul;
+
+static oc_status emul_muon(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols,
+                           float *p, float *m, const float *g)
+{
+    (void)ctx;
+    size_t n = rows * cols;
+    if (!(hp->momentum >= 0 && hp->momentum < 1))
+        return OC_ERR_BAD_HPARAM;
+    float mu = (float)hp->momentum, w = hp->form == OC_MUON_SGD ? 1.0f : 1.0f - mu;
+    float *d = calloc(n + 1, sizeof *d), *o = malloc((n + 1) * sizeof *o);
+    for (size_t i = 0; i < n; i++) {
+        m[i] = mu * m[i] + w * g[i];
+        d[i] = hp->nesterov ? w * g[i] + mu * m[i] : m[i];
+    }
+    oc_status st = emul_ns(&muon_emul, &hp->ns, rows, cols, d, o);
+    float step = (float)(hp->lr * oc_muon_scale_factor(hp, rows, cols));
+    float keep = 1.0f - (float)hp->lr * (float)hp->weight_decay;
+    for (size_t i = 0; i < n && st == OC_OK; i++)
+        p[i] = p[i] * keep - step * o[i];
+    free(d), free(o);
+    return st;
+}
+
+static void test_muon_classes(void)
+{
+    static const struct {
+        emul e;
+        oc_class pass;
+    } impls[] = {{{24, 24, 0, 0}, OC_CLASS_FP32}, {{8, 8, 0, 0}, OC_CLASS_BF16}};
+    for (size_t i = 0; i < 2; i++) {
+        muon_emul = impls[i].e;
+        oc_impl impl;
+        memset(&impl, 0, sizeof impl);
+        impl.abi_version = OC_IMPL_ABI_VERSION;
+        impl.name = "emulated muon";
+        impl.version = "test";
+        impl.capabilities = OC_CAP_MUON;
+        impl.muon_step = emul_muon;
+        oc_certificate cert;
+        oc_diag d;
+        size_t passed = 0, failed = 0, failed_fp32 = 0;
+        CU_ASSERT_EQUAL_FATAL(oc_certify(&impl, vector_dir(), NULL, impls[i].pass, &cert, &d), OC_OK);
+        for (size_t f = 0; f < cert.nfams; f++)
+            if (strcmp(cert.fams[f].algorithm, "muon") == 0) {
+                passed += cert.fams[f].counts[OC_PASS];
+                failed += cert.fams[f].counts[OC_FAIL];
+            }
+        oc_certificate_free(&cert);
+        CU_ASSERT_EQUAL_FATAL(oc_certify(&impl, vector_dir(), NULL, OC_CLASS_FP32, &cert, &d), OC_OK);
+        for (size_t f = 0; f < cert.nfams; f++)
+            if (strcmp(cert.fams[f].algorithm, "muon") == 0)
+                failed_fp32 += cert.fams[f].counts[OC_FAIL];
+        oc_certificate_free(&cert);
+        CU_ASSERT_EQUAL(failed, 0);
+        CU_ASSERT(passed >= 24);
+        CU_ASSERT(impls[i].pass == OC_CLASS_FP32 ? failed_fp32 == 0 : failed_fp32 > 0);
+    }
+}
+
 void register_suites(void)
 {
     ADD_SUITE("newton_schulz", {"rank-one closed form", test_rank_one_closed_form},
@@ -417,4 +604,7 @@ void register_suites(void)
               {"schedule index", test_schedule_index}, {"profiles", test_profiles},
               {"rejects", test_rejects},
               {"classes accept their precision", test_classes_accept_their_precision});
+    ADD_SUITE("muon", {"rank-one closed form", test_muon_rank_one},
+              {"profiles and scales", test_muon_profiles_and_scales},
+              {"rejects", test_muon_rejects}, {"classes", test_muon_classes});
 }

@@ -8,6 +8,7 @@
 #include "optcert/status.h"
 #include "optcert/adam.h"
 #include "optcert/lion.h"
+#include "optcert/muon.h"
 #include "optcert/newton_schulz.h"
 #include "optcert/schedule.h"
 #include "optcert/sgd.h"
@@ -30,6 +31,7 @@
 #define OC_CAP_LION_TORCH    (1ull << 16)
 #define OC_CAP_SCHEDULE_MEGATRON (1ull << 24)
 #define OC_CAP_NEWTON_SCHULZ (1ull << 40) /* NS-* for every coefficient schedule and normalisation */
+#define OC_CAP_MUON (1ull << 41)          /* MUON-* for every momentum form and scale mode */
 
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
@@ -54,6 +56,10 @@ typedef struct oc_impl {
      * row-major) written only on success. NULL if OC_CAP_NEWTON_SCHULZ is not claimed. */
     oc_status (*newton_schulz)(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t cols,
                                const float *g, float *out);
+    /* As oc_ref_muon_step without the workspace and the mutant: p and m (rows x cols fp32)
+     * updated in place, unchanged on error. NULL if OC_CAP_MUON is not claimed. */
+    oc_status (*muon_step)(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols,
+                           float *p, float *m, const float *g);
 } oc_impl;
 
 /* A plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */

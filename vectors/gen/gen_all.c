@@ -3,7 +3,8 @@
 int gen_all(const gen_options *opt, const char *outdir)
 {
     return gen_adam(opt, outdir) || gen_sgd(opt, outdir) || gen_lion(opt, outdir) ||
-                   gen_schedule(opt, outdir) || gen_newton_schulz(opt, outdir)
+                   gen_schedule(opt, outdir) || gen_newton_schulz(opt, outdir) ||
+                   gen_muon(opt, outdir)
                ? -1
                : 0;
 }

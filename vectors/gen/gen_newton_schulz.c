@@ -39,10 +39,8 @@ static void mat_clear(mat *m)
     free(m->ptr);
 }
 
-/* Computes the iteration of hp on the rows x cols input g: Y rounded to binary32 and binary64
- * (row-major, input shape) and the singular values of X0 = G / d (k of them). */
-static void exact_ns(const oc_ns_hparams *hp, size_t rows, size_t cols, const float *g,
-                     mpfr_prec_t prec, float *y32, double *y64, double *sv0)
+void ns_exact(const oc_ns_hparams *hp, size_t rows, size_t cols, const float *g, long prec,
+              float *y32, double *y64, double *sv0)
 {
     int tall = rows > cols;
     size_t k = tall ? cols : rows, n = tall ? rows : cols;
@@ -223,7 +221,7 @@ static void emit(family *f, const oc_ns_hparams *hp, ns_case *c, mpfr_prec_t pre
     family_add_tensor(f, id, "g", "F32", c->rows, c->cols, c->g, inputs, "g");
     json_object_set_new(test, "inputs", inputs);
     if (valid) {
-        exact_ns(hp, c->rows, c->cols, c->g, prec, y32, y64, sv0);
+        ns_exact(hp, c->rows, c->cols, c->g, prec, y32, y64, sv0);
         ns_tolerances(hp, sv0, k, n, tol);
         family_add_tensor(f, id, "x.out", "F32", c->rows, c->cols, y32, x, "f32");
         family_add_tensor(f, id, "x.out.f64", "F64", c->rows, c->cols, y64, x, "f64");

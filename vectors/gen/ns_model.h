@@ -17,6 +17,12 @@ enum { NS_CLASS_EXACT, NS_CLASS_FP32, NS_CLASS_TF32, NS_CLASS_BF16, NS_NCLASSES 
  * result is the same on every IEEE machine). Returns 0, or -1 if out of memory. */
 int ns_singular_values(const double *m, size_t rows, size_t cols, double *sv);
 
+/* The exact iteration of hp (NS-*) on the rows x cols input g in MPFR at `prec` bits: Y rounded
+ * to binary32 and to binary64 (row-major, input shape), and the singular values of X0 = G / d
+ * (min(rows, cols) of them, binary64). vectors/gen/gen_newton_schulz.c. */
+void ns_exact(const oc_ns_hparams *hp, size_t rows, size_t cols, const float *g, long prec,
+              float *y32, double *y64, double *sv0);
+
 /* NS-TOL-1: for the normalised input X0 = G / d with singular values sv0[0 .. k-1] (k <= n),
  * fills tol[class][0] (bound on ||Y - Y*||_F) and tol[class][1] (bound on
  * max_i |sigma_i(Y) - sigma_i(Y*)|) for every class. Returns 0, or -1 if out of memory. */
