@@ -115,12 +115,14 @@ for f in sgd lion; do
         > "$out/wp-$f-float.log" 2>&1
     ts+=($(date +%s))
 done
+# ref/newton_schulz.c: Eva and the WP memory/contract pass (proofs/run_ns.sh, also runnable alone).
+proofs/run_ns.sh
 t4=$(date +%s)
 
-parts=(main float sgd-main sgd-float lion-main lion-float)
+parts=(main float sgd-main sgd-float lion-main lion-float ns-main)
 for part in "${parts[@]}"; do
     prefix=
-    case $part in sgd-*) prefix=sgd: ;; lion-*) prefix=lion: ;; esac
+    case $part in sgd-*) prefix=sgd: ;; lion-*) prefix=lion: ;; ns-*) prefix=ns: ;; esac
     parse_wp "$out/wp-$part.log" | sed "s/^/$prefix/" > "$out/wp-$part.goals"
     n=$(wc -l < "$out/wp-$part.goals")
     want=$(scheduled "$out/wp-$part.log")
@@ -149,6 +151,7 @@ count() { awk -v s="$2" '$2 == s' "$1" | wc -l; }
     echo "WP time: adam main $((t2 - t1)) s, float $((t3 - t2)) s;" \
          "sgd main $((ts[0] - t3)) s, float $((ts[1] - ts[0])) s;" \
          "lion main $((ts[2] - ts[1])) s, float $((ts[3] - ts[2])) s;" \
+         "newton_schulz Eva + main $((t4 - ts[3])) s;" \
          "total $((t4 - t0)) s (WP_PAR=$par)"
 } | tee "$out/summary.txt"
 echo "per-goal status: $goals"
