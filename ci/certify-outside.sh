@@ -3,7 +3,8 @@
 # torch.optim.Adam/AdamW and torch.optim.SGD (single-tensor and foreach), lion-pytorch's Lion,
 # each against its `torch`-profile family, megatron-core's OptimizerParamScheduler against
 # schedule-megatron, and the Newton-Schulz of muon-optimizer (KellerJordan/Muon, bf16 class)
-# and optax.contrib's Muon (fp32 class) against the ns-* families. The adapter runs the library over the vectors,
+# and optax.contrib's Muon (fp32 class) against the ns-* families, muon-optimizer's
+# SingleDeviceMuon (bf16 class) against muon-keller. The adapter runs the library over the vectors,
 # `optcert judge` prints the certificate. Exit 0 when every failure is a known divergence listed
 # (and explained) in conformance/adapters/known-divergences.txt, and every listed one still fails.
 #   ci/certify-outside.sh [BUILD_DIR]
@@ -15,7 +16,7 @@ trap 'rm -rf "$out"' EXIT
 rc=0
 for run in adam-torch: adam-torch:--foreach sgd-torch: sgd-torch:--foreach lion-torch: \
     schedule-megatron: ns-simple:--impl=keller ns-simple:--impl=optax ns-quintic:--impl=optax \
-    ns-polar-express:--impl=optax ns-aol:--impl=optax; do
+    ns-polar-express:--impl=optax ns-aol:--impl=optax muon-keller:--impl=keller; do
     family=${run%%:*}
     flag=${run#*:}
     res="$out/$family$flag"
@@ -24,7 +25,7 @@ for run in adam-torch: adam-torch:--foreach sgd-torch: sgd-torch:--foreach lion-
     # Newton-Schulz (spec/muon.md): muon-optimizer computes in bf16, optax (JAX, in its own
     # virtual environment from ci/setup-python.sh) in fp32.
     python=/usr/bin/python3 cls=fp32
-    case $family in ns-*) adapter=muon_ns.py ;; esac
+    case $family in ns-* | muon-*) adapter=muon_ns.py ;; esac
     [ "$flag" = --impl=keller ] && cls=bf16
     [ "$flag" = --impl=optax ] && python=/opt/optcert-jax/bin/python
     "$python" "conformance/adapters/$adapter" $flag \

@@ -1,11 +1,14 @@
 #!/usr/bin/python3
 """optcert adapter: a library's Newton-Schulz orthogonalisation (spec/muon.md NS-*) on an ns-*
-vector family, through the results path (spec/vectors.md VEC-FMT-10, VEC-RES-*).
+vector family, or its Muon step (MUON-*) on a muon-* family, through the results path
+(spec/vectors.md VEC-FMT-10, VEC-RES-*).
 
   --impl keller  muon.zeropower_via_newtonschulz5 of PyPI muon-optimizer (KellerJordan/Muon):
                  (3.4445, -4.7750, 2.0315) hard-coded, X / (||X||_F + 1e-7), every iterate in
                  bf16 (judge with --class bf16). Runs the cases whose hparams are exactly that
                  (profile simple, any steps); other cases are `unsupported`.
+                 On muon-* families: muon.SingleDeviceMuon (lr, weight_decay, momentum; Nesterov,
+                 5 simple steps and shape_scaling are fixed), on the cases whose hparams match.
   --impl optax   optax.contrib muon's orthogonalize_via_newton_schulz (JAX, input dtype fp32:
                  judge with --class fp32), with the case's tuples and eps. optax divides by
                  ||X||_F + eps (add mode) with no factor s, and uses every tuple of a 2-D
@@ -51,6 +54,25 @@ def keller(hp):
     return "muon.zeropower_via_newtonschulz5 (muon-optimizer)", metadata.version("muon-optimizer"), run
 
 
+def keller_step(hp):
+    import torch
+    from muon import SingleDeviceMuon
+    fixed = keller(hp) is not None and hp["steps"] == 5 and hp["nesterov"] and \
+        hp["momentumForm"] == "ema" and hp["scaleMode"] == "shape_scaling" and hexf(hp["extraScale"]) == 1.0
+    if not fixed:
+        return None
+
+    def run(p, m, g):
+        param = torch.nn.Parameter(torch.from_numpy(p.copy()))
+        opt = SingleDeviceMuon([param], lr=hexf(hp["lr"]), weight_decay=hexf(hp["weightDecay"]),
+                               momentum=hexf(hp["momentum"]))
+        opt.state[param]["momentum_buffer"] = torch.from_numpy(m.copy())
+        param.grad = torch.from_numpy(g.copy())
+        opt.step()
+        return {"p": param.detach().numpy(), "m": opt.state[param]["momentum_buffer"].numpy()}
+    return "muon.SingleDeviceMuon (muon-optimizer)", metadata.version("muon-optimizer"), run
+
+
 def optax_ns(hp):
     import jax.numpy as jnp
     import optax
@@ -80,8 +102,8 @@ def main():
     try:
         doc = json.load(open(args.vectors))
         tensors = load_file(os.path.join(os.path.dirname(args.vectors), doc["tensors"]))
-        if doc.get("algorithm") != "newton_schulz":
-            raise KeyError("algorithm must be newton_schulz")
+        if doc.get("algorithm") not in ("newton_schulz", "muon"):
+            raise KeyError("algorithm must be newton_schulz or muon")
     except (OSError, ValueError, KeyError) as e:
         print(f"muon_ns.py: {args.vectors}: {e}", file=sys.stderr)
         return 2
@@ -89,23 +111,29 @@ def main():
     out, meta = {}, {"adapter": ADAPTER}
     impl_name = impl_version = None
     for group in doc["testGroups"]:
-        lib = (keller if args.impl == "keller" else optax_ns)(group["hparams"])
+        step = doc["algorithm"] == "muon"
+        if step:
+            lib = keller_step(group["hparams"]) if args.impl == "keller" else None
+        else:
+            lib = (keller if args.impl == "keller" else optax_ns)(group["hparams"])
         for t in group["tests"]:
             key = f"status/{family}/{t['tcId']}"
             if lib is None:
                 meta[key] = "unsupported"
                 continue
             impl_name, impl_version, run = lib
-            g = tensors[t["inputs"]["g"]].reshape(t["rows"], t["cols"])
+            mats = {k: np.ascontiguousarray(tensors[v].reshape(t["rows"], t["cols"]), dtype=np.float32)
+                    for k, v in t["inputs"].items()}
             try:
-                x = run(np.ascontiguousarray(g, dtype=np.float32))
+                x = run(mats["p"], mats["m"], mats["g"]) if step else {"x": run(mats["g"])}
             except Exception as e:  # the library refused the input
                 meta[key] = "rejected"
                 if args.verbose:
                     print(f"tcId {t['tcId']}: rejected: {e}")
                 continue
             meta[key] = "ok"
-            out[f"{family}/{t['tcId']}/x"] = np.ascontiguousarray(x, dtype=np.float32)
+            for name, v in x.items():
+                out[f"{family}/{t['tcId']}/{name}"] = np.ascontiguousarray(v, dtype=np.float32)
     meta["impl"] = impl_name or args.impl
     meta["implVersion"] = impl_version or "unknown"
     save_file(out, args.out, metadata=meta)
