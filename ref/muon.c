@@ -71,11 +71,7 @@ double oc_muon_scale_factor(const oc_muon_hparams *hp, size_t rows, size_t cols)
     return scale_of(hp->scale, rows, cols, hp->extra_scale);
 }
 
-size_t oc_muon_work_len(size_t rows, size_t cols)
-{
-    size_t ns = oc_ns_work_len(rows, cols);
-    return ns ? ns + 2 * rows * cols : 0;
-}
+size_t oc_muon_work_len(size_t rows, size_t cols) { return oc_ns_work_len(rows, cols); }
 
 /* MUON-HP-1 */
 static oc_status check(const oc_muon_hparams *hp, size_t rows, size_t cols)
@@ -94,7 +90,7 @@ static oc_status check(const oc_muon_hparams *hp, size_t rows, size_t cols)
 
 oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, float *p,
                            float *m, const float *g, double *work, size_t work_len,
-                           oc_muon_mutant mutant)
+                           float *scratch, oc_muon_mutant mutant)
 {
     if (hp == NULL)
         return OC_ERR_NULL_POINTER;
@@ -107,6 +103,7 @@ oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, 
     if ((st = oc_buffer_check(p, n, sizeof(float))) || (st = oc_buffer_check(m, n, sizeof(float))) ||
         (st = oc_buffer_check(g, n, sizeof(float))) ||
         (st = oc_buffer_check(work, oc_muon_work_len(rows, cols), sizeof(double))) ||
+        (st = oc_buffer_check(scratch, 3 * n, sizeof(float))) ||
         (st = oc_buffer_disjoint(p, bytes, m, bytes)) || (st = oc_buffer_disjoint(p, bytes, g, bytes)) ||
         (st = oc_buffer_disjoint(m, bytes, g, bytes)))
         return st;
@@ -116,9 +113,8 @@ oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, 
         if (!isfinite(p[i]) || !isfinite(m[i]) || !isfinite(g[i]))
             return OC_ERR_NONFINITE;
     size_t ns_len = oc_ns_work_len(rows, cols);
-    /* Three fp32 scratch matrices after the Newton-Schulz workspace (2 rows cols doubles):
-     * the new momentum, the direction and the orthogonalised update. */
-    float *m_new = (float *)(work + ns_len), *dir = m_new + n, *orth = dir + n;
+    /* The new momentum, the direction and the orthogonalised update. */
+    float *m_new = scratch, *dir = m_new + n, *orth = dir + n;
     double mu = hp->momentum;
     int sgd = (hp->form == OC_MUON_SGD) != (mutant == OC_MUON_MUT_MOMENTUM_FORM_SWAPPED);
     double take = sgd ? 1.0 : 1.0 - mu;                   /* weight of g (MUON-MOM-1) */

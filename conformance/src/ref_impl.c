@@ -56,11 +56,13 @@ static oc_status ref_muon(void *ctx, const oc_muon_hparams *hp, size_t rows, siz
 {
     size_t len = oc_muon_work_len(rows, cols);
     double *work = malloc((len ? len : 1) * sizeof *work);
-    if (!work)
-        return OC_ERR_INTERNAL;
-    oc_status st = oc_ref_muon_step(hp, rows, cols, p, m, g, work, len,
-                                    (oc_muon_mutant)mutant_for(ctx, &oc_algo_muon));
+    float *scratch = malloc((3 * rows * cols + 1) * sizeof *scratch);
+    oc_status st = work && scratch
+                       ? oc_ref_muon_step(hp, rows, cols, p, m, g, work, len, scratch,
+                                          (oc_muon_mutant)mutant_for(ctx, &oc_algo_muon))
+                       : OC_ERR_INTERNAL;
     free(work);
+    free(scratch);
     return st;
 }
 

@@ -57,13 +57,15 @@ oc_status oc_muon_profile_defaults(oc_muon_profile pr, oc_muon_hparams *hp);
 /* MUON-SCALE-1: the factor of the orthogonalised update for a rows x cols parameter. */
 double oc_muon_scale_factor(const oc_muon_hparams *hp, size_t rows, size_t cols);
 
-/* Doubles of workspace for a rows x cols parameter: oc_ns_work_len + 2 rows cols. */
+/* Doubles of workspace for a rows x cols parameter (oc_ns_work_len). The step also needs
+ * 3 rows cols floats of scratch. */
 size_t oc_muon_work_len(size_t rows, size_t cols);
 
 /* One step on the rows x cols fp32 parameter p and momentum m (updated in place) with
- * gradient g, in the caller's workspace. On error nothing is written (MUON-ERR-1). */
+ * gradient g, in the caller's workspace `work` (work_len doubles) and `scratch` (3 rows cols
+ * floats). On error nothing is written to p and m (MUON-ERR-1). */
 oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, float *p,
                            float *m, const float *g, double *work, size_t work_len,
-                           oc_muon_mutant mutant);
+                           float *scratch, oc_muon_mutant mutant);
 
 #endif
