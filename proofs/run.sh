@@ -142,11 +142,18 @@ if selected schedule; then
     times+=("schedule Eva $((ts1 - ts0)) s, main $((ts2 - ts1)) s")
 fi
 # --- end of the schedule part -------------------------------------------------------------------
+# ref/newton_schulz.c (and Eva on ref/muon.c): proofs/run_ns.sh, also runnable alone; goals "ns:".
+if selected ns; then
+    tn0=$(date +%s)
+    proofs/run_ns.sh
+    parts+=(ns-main)
+    times+=("newton_schulz Eva + main $(($(date +%s) - tn0)) s")
+fi
 t4=$(date +%s)
 
 for part in "${parts[@]}"; do
     prefix=
-    case $part in sgd-*) prefix=sgd: ;; lion-*) prefix=lion: ;; schedule-*) prefix=schedule: ;; esac
+    case $part in sgd-*) prefix=sgd: ;; lion-*) prefix=lion: ;; schedule-*) prefix=schedule: ;; ns-*) prefix=ns: ;; esac
     parse_wp "$out/wp-$part.log" | sed "s/^/$prefix/" > "$out/wp-$part.goals"
     n=$(wc -l < "$out/wp-$part.goals")
     want=$(scheduled "$out/wp-$part.log")
