@@ -13,6 +13,10 @@
 # finite_nonneg exist in several files) and the logs in proofs/out/. Proof regressions against
 # the committed baseline: proofs/check.sh.
 # Needs the toolchain from proofs/setup.sh. WP_PAR (default 2) = parallel prover runs.
+# Also Eva and WP pass 1 over ref/formats.c and ref/mixed.c (goals "formats:", "mixed:").
+# ONLY=<parts> (comma-separated: adam, sgd, lion, schedule, formats, mixed) runs only those;
+# adam, sgd, lion and schedule run together (any of them selects all four). With ONLY the
+# goals go to proofs/out/wp-goals-only.txt, not proofs/wp-goals.txt (check.sh needs a full run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +24,11 @@ par=${WP_PAR:-2}
 out=proofs/out
 goals=proofs/wp-goals.txt
 mkdir -p "$out"
+only=${ONLY:-}
+[ -n "$only" ] && goals=$out/wp-goals-only.txt
+want() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
+classic=0
+for p in adam sgd lion schedule; do want $p && classic=1; done
 
 provers=$(frama-c -wp-detect 2>&1)
 if ! grep -q '\[cvc5|' <<<"$provers"; then
@@ -81,6 +90,8 @@ eva() {
     printf -v "alarms_$name" '%s' "$alarms"
 }
 
+parts=()
+if [ $classic = 1 ]; then
 t0=$(date +%s)
 eva adam "$out/eva.log" 1 ref/adam.c ref/buffers.c proofs/fmax.c
 eva sgd "$out/eva-sgd.log" 1 ref/sgd.c ref/buffers.c
@@ -116,11 +127,45 @@ for f in sgd lion; do
     ts+=($(date +%s))
 done
 t4=$(date +%s)
-
 parts=(main float sgd-main sgd-float lion-main lion-float)
+fi
+
+# ref/formats.c: Eva twice (finite inputs with the non-finite check; infinities and NaNs
+# without it, see proofs/eva_formats.c), then WP pass 1.
+if want formats; then
+    tf0=$(date +%s)
+    eva formats "$out/eva-formats.log" 1 ref/formats.c -eva-domains octagon
+    alarms_formats_finite=$alarms_formats
+    eva formats "$out/eva-formats-nonfinite.log" 1 ref/formats.c -eva-domains octagon \
+        -cpp-extra-args=-DOC_EVA_NONFINITE -warn-special-float none
+    tf1=$(date +%s)
+    echo "== WP ref/formats.c: memory, integer and contract goals (z3, cvc5; 10 s)"
+    frama-c -wp -wp-rte -wp-literals -wp-par "$par" "${common[@]}" ref/formats.c \
+        -wp-prop="-${float_props//,/,-}" -wp-prover cvc5,z3 -wp-timeout 10 \
+        > "$out/wp-formats-main.log" 2>&1
+    tf2=$(date +%s)
+    parts+=(formats-main)
+fi
+# ref/mixed.c: WP pass 1 on its own functions; the algorithm steps and conversions it calls
+# are given with their files, so WP uses their contracts.
+if want mixed; then
+    tm0=$(date +%s)
+    echo "== WP ref/mixed.c: memory, integer and contract goals (z3, cvc5; 10 s)"
+    frama-c -wp -wp-rte -wp-literals -wp-par "$par" "${common[@]}" ref/mixed.c ref/formats.c \
+        ref/adam.c ref/sgd.c ref/lion.c proofs/fmax.c proofs/fma.c \
+        -wp-fct oc_mixed_mutant_name,oc_mixed_mutant_description,oc_algorithm_state_count,algorithm_step,width,load,store,check_buffers,oc_ref_mixed_step \
+        -wp-prop="-${float_props//,/,-}" -wp-prover cvc5,z3 -wp-timeout 10 \
+        > "$out/wp-mixed-main.log" 2>&1
+    tm1=$(date +%s)
+    parts+=(mixed-main)
+fi
+
 for part in "${parts[@]}"; do
     prefix=
-    case $part in sgd-*) prefix=sgd: ;; lion-*) prefix=lion: ;; esac
+    case $part in
+        sgd-*) prefix=sgd: ;; lion-*) prefix=lion: ;;
+        formats-*) prefix=formats: ;; mixed-*) prefix=mixed: ;;
+    esac
     parse_wp "$out/wp-$part.log" | sed "s/^/$prefix/" > "$out/wp-$part.goals"
     n=$(wc -l < "$out/wp-$part.goals")
     want=$(scheduled "$out/wp-$part.log")
@@ -138,17 +183,28 @@ fi
 
 count() { awk -v s="$2" '$2 == s' "$1" | wc -l; }
 {
+    if [ $classic = 1 ]; then
     echo "Eva: adam $alarms_adam, sgd $alarms_sgd, lion $alarms_lion, schedule" \
          "$alarms_schedule alarms ($((t1 - t0)) s)"
+    fi
     for part in "${parts[@]}"; do
         f=$out/wp-$part.goals
         echo "WP $part: $(count "$f" Valid)/$(wc -l < "$f") Valid," \
              "$(count "$f" Timeout) Timeout, $(count "$f" Unknown) Unknown," \
              "$(count "$f" Failed) Failed"
     done
+    if [ $classic = 1 ]; then
     echo "WP time: adam main $((t2 - t1)) s, float $((t3 - t2)) s;" \
          "sgd main $((ts[0] - t3)) s, float $((ts[1] - ts[0])) s;" \
          "lion main $((ts[2] - ts[1])) s, float $((ts[3] - ts[2])) s;" \
          "total $((t4 - t0)) s (WP_PAR=$par)"
+    fi
+    if want formats; then
+        echo "Eva formats: $alarms_formats_finite alarms (finite), $alarms_formats (non-finite)" \
+             "($((tf1 - tf0)) s); WP formats main $((tf2 - tf1)) s"
+    fi
+    if want mixed; then
+        echo "WP mixed main $((tm1 - tm0)) s"
+    fi
 } | tee "$out/summary.txt"
 echo "per-goal status: $goals"
