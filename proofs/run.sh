@@ -146,14 +146,25 @@ if want formats; then
     tf2=$(date +%s)
     parts+=(formats-main)
 fi
-# ref/mixed.c: WP pass 1 on its own functions; the algorithm steps and conversions it calls
-# are given with their files, so WP uses their contracts.
+# ref/mixed.c: Eva (the state-in-bf16 mutant with fp32 state in a second run without the
+# non-finite check, see proofs/eva_mixed.c), then WP pass 1 on its own functions; the
+# algorithm steps and conversions it calls are given with their files, so WP uses their
+# contracts.
 if want mixed; then
     tm0=$(date +%s)
+    mixed_fcts=oc_mixed_mutant_name,oc_mixed_mutant_description,oc_algorithm_state_count
+    mixed_fcts+=,algorithm_step,width,load,store,check_buffers,oc_ref_mixed_step
+    mixed_files=(ref/mixed.c ref/formats.c ref/adam.c ref/sgd.c ref/lion.c ref/buffers.c
+                 proofs/fmax.c proofs/fma.c)
+    eva mixed "$out/eva-mixed.log" 1 "${mixed_files[@]}" -eva-domains octagon
+    alarms_mixed_main=$alarms_mixed
+    eva mixed "$out/eva-mixed-state-in-bf16.log" 1 "${mixed_files[@]}" -eva-domains octagon \
+        -cpp-extra-args=-DOC_EVA_STATE_IN_BF16 -warn-special-float none
+    tm2=$(date +%s)
     echo "== WP ref/mixed.c: memory, integer and contract goals (z3, cvc5; 10 s)"
     frama-c -wp -wp-rte -wp-literals -wp-par "$par" "${common[@]}" ref/mixed.c ref/formats.c \
         ref/adam.c ref/sgd.c ref/lion.c proofs/fmax.c proofs/fma.c \
-        -wp-fct oc_mixed_mutant_name,oc_mixed_mutant_description,oc_algorithm_state_count,algorithm_step,width,load,store,check_buffers,oc_ref_mixed_step \
+        -wp-fct "$mixed_fcts" \
         -wp-prop="-${float_props//,/,-}" -wp-prover cvc5,z3 -wp-timeout 10 \
         > "$out/wp-mixed-main.log" 2>&1
     tm1=$(date +%s)
@@ -204,7 +215,8 @@ count() { awk -v s="$2" '$2 == s' "$1" | wc -l; }
              "($((tf1 - tf0)) s); WP formats main $((tf2 - tf1)) s"
     fi
     if want mixed; then
-        echo "WP mixed main $((tm1 - tm0)) s"
+        echo "Eva mixed: $alarms_mixed_main alarms, state-in-bf16 run $alarms_mixed" \
+             "($((tm2 - tm0)) s); WP mixed main $((tm1 - tm2)) s"
     fi
 } | tee "$out/summary.txt"
 echo "per-goal status: $goals"

@@ -90,7 +90,8 @@ static uint16_t narrow(oc_format f, float x, int round_to_nearest)
         return 0;
     const layout16 l = layout_of(f);
     const int bias = (1 << (l.ebits - 1)) - 1, emin = 1 - bias;
-    //@ assert layout: (l.ebits == 8 && l.mbits == 7 && bias == 127) || (l.ebits == 5 && l.mbits == 10 && bias == 15);
+    /*@ assert layout: (l.ebits == 8 && l.mbits == 7 && bias == 127) ||
+                       (l.ebits == 5 && l.mbits == 10 && bias == 15); */
     const uint32_t u = bits_of(x), sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
     const uint32_t inf = (uint32_t)((1 << l.ebits) - 1) << l.mbits;
     if (a > 0x7f800000u) /* NaN: quiet, top payload bits kept */
@@ -146,6 +147,6 @@ float oc_widen(oc_format f, uint16_t h)
         mag = (float)frac * float_of((uint32_t)(127 - l.mbits) << 23) *
               float_of((uint32_t)(127 + 1 - bias) << 23);
     else /* normal: the exponent rebiased; the fields are disjoint, so + is | */
-        mag = float_of(((e - (uint32_t)bias + 127u) << 23) + (frac << (23 - l.mbits)));
+        mag = float_of(((e + (127u - (uint32_t)bias)) << 23) + (frac << (23 - l.mbits)));
     return sign ? -mag : mag; /* negation flips the sign bit only: exact */
 }
