@@ -83,7 +83,7 @@ static void store(oc_format f, void *t, size_t i, float x, int truncate)
 
 /* Buffers: param, master, state..., g (fp32, MP-STORE-3); each checked, then pairwise
  * disjoint (MP-ERR-1). */
-oc_status oc_mixed_check_buffers(const oc_storage *s, int nstate, size_t n, const void *param,
+static oc_status check_buffers(const oc_storage *s, int nstate, size_t n, const void *param,
                                const float *master, void *const *state, const float *g)
 {
     const void *buf[OC_MIXED_MAX_STATE + 3];
@@ -106,38 +106,28 @@ oc_status oc_mixed_check_buffers(const oc_storage *s, int nstate, size_t n, cons
     return OC_OK;
 }
 
-oc_status oc_mixed_check_storage(oc_algorithm alg, const void *hp, const oc_storage *s,
-                                 size_t n, const float *master, void *const *state,
-                                 int *nstate)
-{
-    if (s == NULL || hp == NULL || (n > 0 && state == NULL))
-        return OC_ERR_NULL_POINTER;
-    if ((unsigned)s->param >= OC_FMT_COUNT || (unsigned)s->state >= OC_FMT_COUNT)
-        return OC_ERR_BAD_PROFILE;
-    if ((s->param == OC_FMT_F32) != (master == NULL)) /* MP-MASTER-1 */
-        return s->param == OC_FMT_F32 ? OC_ERR_UNSUPPORTED : OC_ERR_NULL_POINTER;
-    *nstate = oc_algorithm_state_count(alg, hp);
-    return *nstate < 0 ? OC_ERR_BAD_PROFILE : OC_OK;
-}
-
 oc_status oc_ref_mixed_step(oc_algorithm alg, const void *hp, int alg_mutant,
                             const oc_storage *s, int64_t step, size_t n, void *param,
                             float *master, void *const *state, const float *g,
                             oc_mixed_mutant mutant)
 {
     /* MP-ERR-1: formats, master presence, hyper-parameters and buffers before any write. */
-    int nstate;
-    oc_status st = oc_mixed_check_storage(alg, hp, s, n, master, state, &nstate);
-    if (st == OC_OK && (unsigned)mutant >= OC_MIXED_MUTANT_COUNT)
-        st = OC_ERR_BAD_PROFILE;
-    if (st != OC_OK)
-        return st;
+    if (s == NULL || hp == NULL || (n > 0 && state == NULL))
+        return OC_ERR_NULL_POINTER;
+    if ((unsigned)mutant >= OC_MIXED_MUTANT_COUNT || (unsigned)s->param >= OC_FMT_COUNT ||
+        (unsigned)s->state >= OC_FMT_COUNT)
+        return OC_ERR_BAD_PROFILE;
+    if ((s->param == OC_FMT_F32) != (master == NULL)) /* MP-MASTER-1 */
+        return s->param == OC_FMT_F32 ? OC_ERR_UNSUPPORTED : OC_ERR_NULL_POINTER;
+    const int nstate = oc_algorithm_state_count(alg, hp);
+    if (nstate < 0)
+        return OC_ERR_BAD_PROFILE;
     float w0[CHUNK] = {0}, ws[OC_MIXED_MAX_STATE][CHUNK];
     float *const wsp[OC_MIXED_MAX_STATE] = {ws[0], ws[1], ws[2]};
     /* Hyper-parameters and step first (n = 0), then the caller's buffers. */
-    st = algorithm_step(alg, hp, alg_mutant, step, 0, w0, wsp, w0);
+    oc_status st = algorithm_step(alg, hp, alg_mutant, step, 0, w0, wsp, w0);
     if (st == OC_OK)
-        st = oc_mixed_check_buffers(s, nstate, n, param, master, state, g);
+        st = check_buffers(s, nstate, n, param, master, state, g);
     if (st != OC_OK)
         return st;
     const int master_from_param = mutant == OC_MIXED_MUT_MASTER_FROM_PARAM;

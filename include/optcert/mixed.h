@@ -37,19 +37,6 @@ const char *oc_mixed_mutant_description(oc_mixed_mutant mu);
  * AMSGrad; SGD: buf with momentum; Lion: m); -1 if alg is out of range or hp is NULL. */
 int oc_algorithm_state_count(oc_algorithm alg, const void *hp);
 
-/* MP-ERR-1 for the storage before the hyper-parameters: NULL pointers, formats in range, a
- * master iff the parameter is 16-bit (MP-MASTER-1), a known algorithm; *nstate is set to
- * oc_algorithm_state_count on success. */
-oc_status oc_mixed_check_storage(oc_algorithm alg, const void *hp, const oc_storage *s,
-                                 size_t n, const float *master, void *const *state,
-                                 int *nstate);
-
-/* MP-ERR-1 for the buffers of a step: param (in s->param's format), master (fp32; only when
- * s->param is 16-bit), nstate state tensors (s->state's format), g (fp32), n elements each:
- * present, aligned, pairwise disjoint. Formats must be in range. */
-oc_status oc_mixed_check_buffers(const oc_storage *s, int nstate, size_t n, const void *param,
-                                 const float *master, void *const *state, const float *g);
-
 /* One step of algorithm alg (hyper-parameters hp, its own mutant alg_mutant: 0 = correct)
  * under storage s (MP-STORE-1..3, MP-MASTER-1):
  *   param   s->param format, [n]: the model parameter; when 16-bit it is written back from
