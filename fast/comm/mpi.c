@@ -42,14 +42,18 @@ static oc_status allreduce_max_int(void *ctx, int *x)
 
 oc_status oc_comm_mpi(MPI_Comm comm, oc_comm *out)
 {
-    static MPI_Comm saved; /* one MPI engine per process: the group the layouts use */
+    /* up to 8 engines per process (a data-parallel and a model-parallel group, the world) */
+    static MPI_Comm saved[8];
+    static int nsaved;
     int rank, size;
     if (!out)
         return OC_ERR_NULL_POINTER;
+    if (nsaved == 8)
+        return OC_ERR_UNSUPPORTED;
     if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
         return OC_ERR_IO;
-    saved = comm;
-    *out = (oc_comm){&saved, rank, size, allreduce_sum, reduce_scatter_sum, allgather,
+    saved[nsaved] = comm;
+    *out = (oc_comm){&saved[nsaved++], rank, size, allreduce_sum, reduce_scatter_sum, allgather,
                      allreduce_max_int};
     return OC_OK;
 }

@@ -5,9 +5,9 @@
  * contraction (the backends compile it with -ffp-contract=off / --fmad=false). IEEE binary32
  * +, -, *, / and sqrt are correctly rounded, so every backend and every vector width that
  * evaluates these functions stores bit-identical results (FAST-DET-1). The per-step scalars
- * are computed once on the host in binary64 and rounded to binary32 (fast/cpu/step.c); the
- * error model of the `fp32` class (spec/adam.md §4.2, spec/sgd.md, spec/lion.md §4) covers
- * both.
+ * are computed once on the host in binary64 and rounded to binary32
+ * (fast/common/step_prep.c, for both backends); the error model of the `fp32` class
+ * (spec/adam.md §4.2, spec/sgd.md, spec/lion.md §4) covers both.
  *
  * The gradient arrives loss-scaled and unclipped: g = (g_stored * inv_scale) * clip_coeff,
  * two roundings, as Megatron's unscale-in-place followed by clip-in-place (FAST-GRAD-1); with

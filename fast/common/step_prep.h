@@ -1,8 +1,8 @@
 /* Host-side preparation of a multi-tensor step (spec/fast.md): the checks of FAST-ERR-1 and the
  * per-step binary32 scalars of FAST-DET-1, computed in binary64 from the hyper-parameters and
- * rounded once. The CUDA backend uses these; they are the same expressions as the CPU
- * backend's (fast/cpu/step.c), and fast/cuda/tests/test_cuda_host.c checks that the two
- * backends' steps agree bit for bit through them. Pointers are only compared, never read, so
+ * rounded once. One definition serves both backends: the CPU steps (fast/cpu/step.c) and the
+ * CUDA steps call these, and fast/cuda/tests/test_cuda_host.c checks that the two backends'
+ * steps agree bit for bit. Pointers are only compared, never read, so
  * the checks serve host and device buffers alike. */
 #ifndef OPTCERT_FAST_STEP_PREP_H
 #define OPTCERT_FAST_STEP_PREP_H

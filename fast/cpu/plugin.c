@@ -37,17 +37,45 @@ static oc_status fast_schedule(void *ctx, const oc_schedule *s, int64_t samples,
     return oc_ref_schedule_eval(s, samples, lr, wd, OC_SCHED_CORRECT);
 }
 
+static oc_status fast_mixed(void *ctx, oc_algorithm alg, const void *hp, const oc_storage *s,
+                            int64_t step, size_t n, void *param, float *master,
+                            void *const *state, const float *g)
+{
+    (void)ctx;
+    return oc_fast_mixed_step(alg, hp, s, step, n, param, master, state, g);
+}
+
+static oc_status fast_loss_scale(void *ctx, const oc_loss_scaler *c, oc_loss_scale_state *s,
+                                 int found_inf)
+{
+    (void)ctx;
+    return oc_fast_loss_scale_update(c, s, found_inf);
+}
+
+static oc_status fast_clip(void *ctx, const oc_clip_config *c, size_t nviews,
+                           oc_clip_view *views, float *total_norm, int *skipped)
+{
+    (void)ctx;
+    return oc_fast_clip_step(c, nviews, views, total_norm, skipped);
+}
+
 static oc_impl fast_cpu = {
     .abi_version = OC_IMPL_ABI_VERSION,
     .name = "optcert-fast-cpu",
     .capabilities = OC_CAP_ADAM_TORCH | OC_CAP_ADAM_OPTAX | OC_CAP_ADAM_PAPER |
                     OC_CAP_ADAM_KERAS | OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE |
                     OC_CAP_SGD_TORCH | OC_CAP_SGD_EMA | OC_CAP_SGD_NESTEROV |
-                    OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON,
+                    OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON |
+                    OC_CAP_MIXED_BF16 | OC_CAP_MIXED_F16 | OC_CAP_MIXED_STATE_BF16 |
+                    OC_CAP_LOSS_SCALE_MEGATRON | OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT |
+                    OC_CAP_LOSS_SCALE_TORCH | OC_CAP_CLIP_MEGATRON | OC_CAP_CLIP_TORCH,
     .adam_step = fast_adam,
     .sgd_step = fast_sgd,
     .lion_step = fast_lion,
     .schedule_eval = fast_schedule,
+    .mixed_step = fast_mixed,
+    .loss_scale_update = fast_loss_scale,
+    .clip_step = fast_clip,
 };
 
 /* The certificate names the kernels that ran (FAST-ISA-1). */

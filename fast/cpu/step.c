@@ -1,6 +1,7 @@
 /* The multi-tensor steps of the fast CPU backend (spec/fast.md): validation as the reference
- * validates (nothing written on error), the per-step scalars in binary64 rounded once to
- * binary32, and the threads: every tensor is cut into chunks of OC_FAST_CHUNK elements, the
+ * validates (nothing written on error) and the per-step scalars in binary64 rounded once to
+ * binary32, both by the preparation the CUDA backend shares (fast/common/step_prep.c), and
+ * the threads: every tensor is cut into chunks of OC_FAST_CHUNK elements, the
  * chunks of all tensors are shared among the OpenMP threads (FAST-MT-1). Element-wise
  * results do not depend on the cut, the thread count or the instruction set (FAST-DET-1), and
  * stay within the fp32 class of the families' tolerances (checked by the vectors and, along
@@ -10,59 +11,11 @@
 #include "optcert/buffers.h"
 #include "optcert/fast.h"
 #include "internal.h"
+#include "../common/step_prep.h"
 
 static const oc_fast_opts default_opts = {1.0f, 1.0f, OC_FAST_MODEL_NONE};
 
 oc_fast_opts oc_fast_opts_default(void) { return default_opts; }
-
-static oc_status check_opts(const oc_fast_opts *o)
-{
-    if (!(o->inv_scale > 0.0f && o->inv_scale <= 0x1.fffffep+127f) ||
-        !(o->clip_coeff >= 0.0f && o->clip_coeff <= 0x1.fffffep+127f))
-        return OC_ERR_BAD_HPARAM;
-    if ((unsigned)o->model > OC_FAST_MODEL_FP16)
-        return OC_ERR_UNSUPPORTED;
-    return OC_OK;
-}
-
-/* FAST-ERR-1: buffers of every tensor present, aligned, pairwise disjoint within the tensor. `states`
- * is the number of state tensors the step reads and writes. */
-static oc_status check_tensors(size_t nt, const oc_fast_tensor *t, int states,
-                               const oc_fast_opts *o)
-{
-    if (nt > 0 && t == NULL)
-        return OC_ERR_NULL_POINTER;
-    for (size_t i = 0; i < nt; i++) {
-        size_t n = t[i].n, fb = n * sizeof(float);
-        const void *b[6] = {t[i].param, t[i].grad, t[i].state[0], t[i].state[1], t[i].state[2],
-                            NULL};
-        size_t bytes[6] = {fb, fb, fb, fb, fb, fb}, align[6] = {4, 4, 4, 4, 4, 4};
-        int nb = 2 + states;
-        if (o->model != OC_FAST_MODEL_NONE && t[i].model) {
-            b[nb] = t[i].model;
-            bytes[nb] = n * sizeof(uint16_t);
-            align[nb++] = sizeof(uint16_t);
-        }
-        if (n > SIZE_MAX / sizeof(float))
-            return OC_ERR_BAD_HPARAM;
-        for (int k = 0; k < nb; k++) {
-            oc_status st = oc_buffer_check(b[k], n, align[k]);
-            for (int j = 0; j < k && st == OC_OK; j++)
-                st = oc_buffer_disjoint(b[j], bytes[j], b[k], bytes[k]);
-            if (st != OC_OK)
-                return st;
-        }
-    }
-    return OC_OK;
-}
-
-/* FAST-ERR-1 for one call: the family's own check (hp_status), the options, the tensors. */
-static oc_status check_call(oc_status hp_status, const oc_fast_opts *o, size_t nt,
-                            const oc_fast_tensor *t, int states)
-{
-    oc_status st = hp_status == OC_OK ? check_opts(o) : hp_status;
-    return st == OC_OK ? check_tensors(nt, t, states, o) : st;
-}
 
 typedef unsigned (*range_fn)(const void *ctx, const oc_fast_range *r);
 
@@ -136,36 +89,16 @@ static unsigned adam_range(const void *ctx, const oc_fast_range *r)
     return a->k->adam(&a->c, a->amsgrad, r);
 }
 
-/* The per-step scalars of ADAM-BC-1, ADAM-WD-*, ADAM-PROF-* in binary64, rounded once. */
-static oc_fast_adam_coef adam_coef(const oc_adam_hparams *hp, int64_t step)
-{
-    double t = (double)step;
-    double bc1 = 1.0 - pow(hp->beta1, t), bc2 = 1.0 - pow(hp->beta2, t);
-    double eta = hp->profile == OC_ADAM_PAPER ? hp->schedule_multiplier : 1.0;
-    double decay_lr = hp->profile == OC_ADAM_PAPER ? eta : hp->lr;
-    int keras = hp->profile == OC_ADAM_KERAS;
-    double step_size = eta * hp->lr / bc1 * (keras ? sqrt(bc2) : 1.0);
-    return (oc_fast_adam_coef){
-        .b1 = (float)hp->beta1, .omb1 = (float)(1.0 - hp->beta1),
-        .b2 = (float)hp->beta2, .omb2 = (float)(1.0 - hp->beta2),
-        .l2 = hp->decoupled ? 0.0f : (float)hp->weight_decay,
-        .decay = hp->decoupled ? (float)(decay_lr * hp->weight_decay) : 0.0f,
-        .step = (float)step_size,
-        .inv_bc2 = keras ? 1.0f : (float)(1.0 / bc2),
-        .eps = (float)hp->eps, .eps_root = (float)hp->eps_root,
-        .neg = hp->maximize ? -1.0f : 1.0f};
-}
-
 oc_status oc_fast_adam_step(const oc_adam_hparams *hp, int64_t step, const oc_fast_opts *o,
                             size_t nt, const oc_fast_tensor *t, int *found_nonfinite)
 {
     if (!hp)
         return OC_ERR_NULL_POINTER;
     o = o ? o : &default_opts;
-    oc_status st = check_call(oc_adam_check(hp, step), o, nt, t, hp->amsgrad ? 3 : 2);
+    oc_status st = oc_fast_prep_check(oc_adam_check(hp, step), o, nt, t, hp->amsgrad ? 3 : 2);
     if (st != OC_OK)
         return st;
-    adam_ctx a = {adam_coef(hp, step), hp->amsgrad != 0, oc_fast_kernels_active()};
+    adam_ctx a = {oc_fast_prep_adam(hp, step), hp->amsgrad != 0, oc_fast_kernels_active()};
     return for_each_chunk(nt, t, o, adam_range, &a, found_nonfinite);
 }
 
@@ -190,19 +123,12 @@ oc_status oc_fast_sgd_step(const oc_sgd_hparams *hp, int64_t step, const oc_fast
         return OC_ERR_NULL_POINTER;
     o = o ? o : &default_opts;
     int momentum = hp->momentum != 0.0;
-    oc_status st = check_call(oc_sgd_check(hp, step), o, nt, t, momentum);
+    oc_status st = oc_fast_prep_check(oc_sgd_check(hp, step), o, nt, t, momentum);
     if (st != OC_OK)
         return st;
-    int ema = hp->profile == OC_SGD_EMA;
-    sgd_ctx s = {
-        .c = {.lr = (float)hp->lr, .mom = (float)hp->momentum,
-              .keep = ema ? (float)hp->momentum : (float)(1.0 - hp->dampening),
-              .take = ema ? (float)(1.0 - hp->momentum) : 0.0f,
-              .l2 = ema ? 0.0f : (float)hp->weight_decay,
-              .decay = ema ? (float)(hp->lr * hp->weight_decay) : 0.0f,
-              .neg = hp->maximize ? -1.0f : 1.0f},
-        .kind = {ema, momentum, step == 1, hp->nesterov != 0},
-        .k = oc_fast_kernels_active()};
+    sgd_ctx s = {oc_fast_prep_sgd(hp), {hp->profile == OC_SGD_EMA, momentum, step == 1,
+                                        hp->nesterov != 0},
+                 oc_fast_kernels_active()};
     return for_each_chunk(nt, t, o, sgd_range, &s, found_nonfinite);
 }
 
@@ -225,12 +151,10 @@ oc_status oc_fast_lion_step(const oc_lion_hparams *hp, int64_t step, const oc_fa
     if (!hp)
         return OC_ERR_NULL_POINTER;
     o = o ? o : &default_opts;
-    oc_status st = check_call(oc_lion_check(hp, step), o, nt, t, 1);
+    oc_status st = oc_fast_prep_check(oc_lion_check(hp, step), o, nt, t, 1);
     if (st != OC_OK)
         return st;
-    lion_ctx l = {{(float)hp->lr, (float)hp->beta1, (float)(1.0 - hp->beta1), (float)hp->beta2,
-                   (float)(1.0 - hp->beta2), (float)(hp->lr * hp->weight_decay)},
-                  oc_fast_kernels_active()};
+    lion_ctx l = {oc_fast_prep_lion(hp), oc_fast_kernels_active()};
     return for_each_chunk(nt, t, o, lion_range, &l, found_nonfinite);
 }
 

@@ -1,7 +1,9 @@
 /* The layout suite on the in-process engine (ranks are threads): 1, 2, 3, 4 and 8 ranks, no
- * MPI, under the leak checker in sanitizer builds (spec/layouts.md §6, §7). */
+ * MPI, under the leak checker in sanitizer builds (spec/layouts.md §6, §7); then the
+ * step-control suite (§8) on a tp=2 pp=2 dp=2 grid of 8 threads. */
 #include <pthread.h>
 #include <stdlib.h>
+#include "control_suite.h"
 #include "layout_suite.h"
 #include "optcert/comm_inproc.h"
 
@@ -18,6 +20,61 @@ static void *rank_main(void *p)
     if (!a->fails)
         a->fails = layout_suite(&c, 0);
     return NULL;
+}
+
+/* The step-control grid: world, data-parallel and model-parallel worlds (TP fastest, then DP,
+ * then PP, as the MPI driver). */
+enum { TP = 2, PP = 2, DP = 2, WORLD = TP * PP * DP };
+typedef struct grid_arg {
+    oc_inproc_world *world, *dpw[TP * PP], *mpw[DP];
+    int rank, fails;
+} grid_arg;
+
+static void *grid_main(void *p)
+{
+    grid_arg *a = p;
+    int w = a->rank, tp_rank = w % TP, dp_rank = w / TP % DP, pp_stage = w / (TP * DP);
+    oc_comm c, dpc, mpc;
+    a->fails = oc_comm_inproc(a->world, w, &c) != OC_OK ||
+               oc_comm_inproc(a->dpw[pp_stage * TP + tp_rank], dp_rank, &dpc) != OC_OK ||
+               oc_comm_inproc(a->mpw[dp_rank], pp_stage * TP + tp_rank, &mpc) != OC_OK;
+    if (!a->fails)
+        a->fails = control_suite(&dpc, &mpc, &c, TP, PP, 0);
+    return NULL;
+}
+
+static int control_grid(void)
+{
+    grid_arg arg[WORLD];
+    oc_inproc_world *world, *dpw[TP * PP], *mpw[DP];
+    int fails = oc_inproc_world_new(WORLD, &world) != OC_OK;
+    for (int i = 0; i < TP * PP; i++)
+        fails += oc_inproc_world_new(DP, &dpw[i]) != OC_OK;
+    for (int i = 0; i < DP; i++)
+        fails += oc_inproc_world_new(TP * PP, &mpw[i]) != OC_OK;
+    if (fails)
+        return fails;
+    pthread_t th[WORLD];
+    for (int r = 0; r < WORLD; r++) {
+        arg[r] = (grid_arg){world, {0}, {0}, r, 0};
+        for (int i = 0; i < TP * PP; i++)
+            arg[r].dpw[i] = dpw[i];
+        for (int i = 0; i < DP; i++)
+            arg[r].mpw[i] = mpw[i];
+        pthread_create(&th[r], NULL, grid_main, &arg[r]);
+    }
+    for (int r = 0; r < WORLD; r++) {
+        pthread_join(th[r], NULL);
+        fails += arg[r].fails;
+    }
+    printf("in-process step control, tp=%d pp=%d dp=%d: %s\n", TP, PP, DP,
+           fails ? "FAIL" : "every layout ok");
+    oc_inproc_world_free(world);
+    for (int i = 0; i < TP * PP; i++)
+        oc_inproc_world_free(dpw[i]);
+    for (int i = 0; i < DP; i++)
+        oc_inproc_world_free(mpw[i]);
+    return fails;
 }
 
 int main(void)
@@ -44,6 +101,7 @@ int main(void)
         fails += bad;
         oc_inproc_world_free(w);
     }
+    fails += control_grid();
     /* bad arguments of the engine */
     oc_inproc_world *w = NULL;
     oc_comm c;

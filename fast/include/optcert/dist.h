@@ -48,4 +48,35 @@ void oc_dist_free(oc_dist *d);
 oc_status oc_dist_step(const oc_dist *d, const oc_dist_buffers *b, const oc_fast_opts *o,
                        oc_dist_step_fn step, void *ctx);
 
+/* Step control under a layout (spec/layouts.md §8). Per logical parameter: */
+typedef struct oc_dist_param_attr {
+    int tensor_parallel; /* split over the TP ranks (each holds a different part) */
+    int shared;          /* on this rank, the uncounted copy of a tied parameter (p.shared) */
+} oc_dist_param_attr;
+
+typedef struct oc_dist_control {
+    const oc_clip_config *clip;     /* NULL: no clipping (found_inf skip only); dp_size must be
+                                     * the layout's dp, tp_size * pp_size the size of mp */
+    const oc_dist_param_attr *attr; /* [nparams]; NULL: every parameter replicated over TP */
+    int32_t tp_rank, pp_stage;      /* this rank's place in the model-parallel group */
+    const oc_comm *mp;              /* the model-parallel group of this rank (its rank is
+                                     * pp_stage * tp_size + tp_rank); NULL if tp = pp = 1 */
+} oc_dist_control;
+
+typedef struct oc_dist_outcome {
+    float total_norm; /* the deduplicated global norm (0 when not computed) */
+    float clip_coeff; /* the factor the step applied (1: none) */
+    int found_inf;    /* some rank's gradient was not finite */
+    int skipped;      /* nothing was written: found_inf, or the norm above the skip threshold */
+} oc_dist_outcome;
+
+/* One step with step control (LAYOUT-SKIP-1, LAYOUT-CLIP-1, LAYOUT-CLIP-2): reduce the
+ * gradients, reduce found_inf with MAX over both groups, the deduplicated norm over both
+ * groups, then either skip (parameters, states, masters and model copies untouched) or step
+ * with the clip coefficient (o->clip_coeff is replaced) and gather. Every rank computes the
+ * same norm, coefficient and decision bit for bit. Every rank of both groups must call it. */
+oc_status oc_dist_controlled_step(const oc_dist *d, const oc_dist_buffers *b,
+                                  const oc_fast_opts *o, const oc_dist_control *sc,
+                                  oc_dist_step_fn step, void *ctx, oc_dist_outcome *out);
+
 #endif

@@ -14,6 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "optcert/adam.h"
+#include "optcert/clip.h"
+#include "optcert/loss_scale.h"
+#include "optcert/mixed.h"
 #include "optcert/lion.h"
 #include "optcert/sgd.h"
 #include "optcert/status.h"
@@ -80,5 +83,28 @@ oc_fast_isa oc_fast_isa_active(void);
 const char *oc_fast_isa_name(oc_fast_isa isa);
 /* Selects a set for the whole process: OC_ERR_UNSUPPORTED if this CPU lacks it. */
 oc_status oc_fast_isa_select(oc_fast_isa isa);
+
+/* FAST-MIXED-1: oc_impl.mixed_step (the contract of oc_ref_mixed_step without the mutants) on
+ * the fused kernels: the master is the kernels' parameter, a 16-bit parameter their model copy;
+ * bf16 state goes through fp32 scratch. fp16 state is OC_ERR_UNSUPPORTED. */
+oc_status oc_fast_mixed_step(oc_algorithm alg, const void *hp, const oc_storage *s,
+                             int64_t step, size_t n, void *param, float *master,
+                             void *const *state, const float *g);
+
+/* FAST-LS-1: one loss-scaler update (the contract of oc_ref_loss_scale_update). */
+oc_status oc_fast_loss_scale_update(const oc_loss_scaler *c, oc_loss_scale_state *s,
+                                    int found_inf);
+
+/* FAST-CLIP-1: this process's part of the clipping norm over the views it counts
+ * (oc_clip_view_counted): the sum of squares in binary64 (FAST-NORM-1) for the 2-norm, to be
+ * added across ranks; max |g| for the inf-norm, to be maximized across ranks. The views are
+ * not checked (oc_clip_check does that). */
+oc_status oc_fast_clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
+                            double *partial);
+/* The binary32 factor every gradient is multiplied by for a total norm (CLIP-COEF-1; 1: none). */
+float oc_fast_clip_coeff(const oc_clip_config *c, double norm);
+/* FAST-CLIP-1: oc_impl.clip_step (the contract of oc_ref_clip_step without the mutants). */
+oc_status oc_fast_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
+                            float *total_norm, int *skipped);
 
 #endif
