@@ -65,4 +65,10 @@ int oc_clip_view_counted(const oc_clip_config *c, const oc_clip_view *v);
 oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
                            float *total_norm, int *skipped, oc_clip_mutant mutant);
 
+/* As oc_ref_clip_step, profile megatron only, for gradients nobody checked for inf/NaN (the
+ * bf16 step without found_inf, STEP-BF16-1): CLIP-FINITE-1 is not applied and the norm follows
+ * STEP-NONFINITE-1. */
+oc_status oc_ref_clip_step_unchecked(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
+                                     float *total_norm, int *skipped, oc_clip_mutant mutant);
+
 #endif
