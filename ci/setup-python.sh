@@ -33,7 +33,7 @@ JAX=/opt/optcert-jax
         DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv
     }
     "$PY" -m venv "$JAX"
-    "$JAX/bin/python" -m pip install -q jax==0.10.2 jaxlib==0.10.2 optax==0.2.8 safetensors==0.8.0
+    "$JAX/bin/python" -m pip install -q "jax[cpu]==0.7.1" optax==0.2.5 safetensors==0.8.0
 }
 "$JAX/bin/python" -c 'import jax, optax; print("optax venv ok: optax", optax.__version__, "jax", jax.__version__)'
 

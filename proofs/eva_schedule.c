@@ -1,15 +1,16 @@
-/* Eva driver for oc_ref_schedule_eval (ref/schedule.c), on the styles that use no libm call.
+/* Eva driver for oc_ref_schedule_eval (ref/schedule.c with the primitives of
+ * ref/schedule_exact.c), on the styles that use no libm call.
  *
- * Analysed together with ref/schedule.c and ref/buffers.c, with -warn-special-float
- * non-finite. Frama-C 25's Eva cannot analyse the long double calls of ref/schedule.c (see
- * proofs/STATUS.md, "long double"): the results of sinl and sqrtl are not bounded by their
- * libc contracts, expm1l has no contract, and any long double operation on such an unbounded
- * value aborts the analysis ("unimplemented feature: Builtins for long double type"). So the
- * driver only selects the styles that call no libm function:
+ * Analysed together with ref/schedule.c, ref/schedule_exact.c and ref/buffers.c, with
+ * -warn-special-float non-finite. Frama-C 25's Eva cannot analyse the long double libm calls of
+ * ref/schedule_exact.c (see proofs/STATUS.md, "long double"): the results of sinl and sqrtl are
+ * not bounded by their libc contracts, expm1l has no contract, and any long double operation on
+ * such an unbounded value aborts the analysis ("unimplemented feature: Builtins for long double
+ * type"). So the driver only selects the styles that call no libm function:
  *   lr decay style     constant, linear, WSD with the linear anneal
  *                      (not cosine, inverse-sqrt, WSD cosine / exponential / 1-sqrt)
  *   wd increment style constant, linear (not cosine)
- Out-of-range enum values are not analysed either: oc_schedule_check rejects them, but Eva
+ * Out-of-range enum values are not analysed either: oc_schedule_check rejects them, but Eva
  * does not carry that reduction of *s back to the caller, so sched_lr would reach the libm
  * branches with them.
  *

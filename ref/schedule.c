@@ -1,43 +1,36 @@
 /* Learning-rate and weight-decay schedule reference (spec/schedule.md), the schedule of
  * Megatron-LM's OptimizerParamScheduler (SCHED-PROF-MEGATRON). Scalar C11, no allocation, no I/O, no globals.
  *
- * Exact-class reference (SCHED-TOL-1): every value is evaluated in extended precision
- * (`long double`: a 64-bit significand on x86-64, 113 bits on aarch64) and rounded once to
- * binary64. The formulas are those of §1 in exact arithmetic, written in forms that do not
- * cancel: Megatron's 0.5 (cos(pi r) + 1) near r = 1, 1 - r near r = 1 and 2 * 0.5^w - 1 near
- * w = 1 all lose most of their digits when the coefficient is small; here the complement
- * 1 - r = (D - n) / (D - W) is formed exactly from integers and the coefficients become
- * sin^2(pi (1 - r) / 2), (1 - r), 2^(1 - w) - 1 = expm1((1 - w) ln 2) and
- * (1 - w) / (1 + sqrt(w)). With every term of min + coeff (max - min) non-negative, the
- * extended result is within a few units of 2^-64 relative of exact, so the one rounding to
- * binary64 lands within 1 ulp (measured: at most 0.5 ulp on the committed vectors).
- *
- * What the range proof (SCHED-RANGE-1) assumes about libm, stated as contracts on the wrappers
- * below: sinl(x) in [0, 1] for x in [0, pi/2]; expm1l(x) in [0, 1] for x in [0, ln 2];
- * sqrtl is correctly rounded (monotone, sqrt(1) = 1). Rounding to binary64 is monotone and the
- * ends of every range are binary64 values, so a range that holds in extended precision holds
- * after the final rounding.
+ * Schedule reference, part 1 of 2: validation, names, and which phase a sample position is in
+ * (warmup, decay, WSD stable or anneal, past the end) with the integer numerator and
+ * denominator of its ratio, in integers and binary64 only. The values are computed by the
+ * extended-precision primitives of ref/schedule_exact.c (part 2), whose contracts in
+ * ref/schedule_exact.h state their ranges; with those contracts WP proves SCHED-RANGE-1 here
+ * (proofs/STATUS.md). The ratios' complements (D - n) / (D - W) etc. are formed exactly from
+ * integers, for accuracy (ref/schedule_exact.c explains).
  */
-#include <math.h>
 #include <stddef.h>
 #include "optcert/schedule.h"
 #include "optcert/buffers.h"
+#include "schedule_exact.h"
 
 /*@ predicate finite_ge0(double x) = \is_finite(x) && 0.0 <= x;
-    predicate sched_ok(oc_schedule *s) =
+    predicate sched_lr_ok(oc_schedule *s) =
         finite_ge0(s->min_lr) && finite_ge0(s->max_lr) && s->min_lr <= s->max_lr &&
         finite_ge0(s->init_lr) && s->init_lr <= s->max_lr &&
         0 < s->decay_steps && 0 <= s->warmup_steps < s->decay_steps &&
         OC_LR_CONSTANT <= s->decay_style < OC_LR_DECAY_STYLE_COUNT &&
         (s->decay_style == OC_LR_WSD ==>
              0 < s->wsd_decay_steps <= s->decay_steps &&
-             OC_WSD_LINEAR <= s->wsd_style < OC_WSD_DECAY_STYLE_COUNT) &&
+             OC_WSD_LINEAR <= s->wsd_style < OC_WSD_DECAY_STYLE_COUNT);
+    predicate sched_wd_ok(oc_schedule *s) =
         finite_ge0(s->start_wd) && finite_ge0(s->end_wd) && s->start_wd <= s->end_wd &&
         OC_WD_CONSTANT <= s->wd_style < OC_WD_INCR_STYLE_COUNT &&
         (s->wd_style == OC_WD_CONSTANT ==> s->start_wd == s->end_wd) &&
         0 < s->wd_incr_steps &&
         finite_ge0(s->wd_mult) &&
         \is_finite(\round_double(\NearestEven, s->end_wd * s->wd_mult));
+    predicate sched_ok(oc_schedule *s) = sched_lr_ok(s) && sched_wd_ok(s);
 */
 
 static const char *const mutant_names[OC_SCHED_MUTANT_COUNT] = {
@@ -75,6 +68,15 @@ const char *oc_schedule_mutant_description(oc_schedule_mutant mu)
 */
 static int is_finite_ge0(double x) { return x >= 0.0 && x <= 0x1.fffffffffffffp+1023; }
 
+/* a <= b for finite a, b. A function of its own because its contract is the one fact about
+ * binary64 comparison that the WP proof of SCHED-RANGE-1 needs and that the provers of
+ * proofs/setup.sh do not prove (proofs/STATUS.md, "ref/schedule.c"). */
+/*@ requires \is_finite(a) && \is_finite(b);
+    assigns \nothing;
+    ensures \result != 0 <==> a <= b;
+*/
+static int at_most(double a, double b) { return a <= b; }
+
 /* SCHED-CFG-1: the asserts of Megatron's constructor and get_wd, plus finiteness, the enums'
  * ranges and the fields Megatron leaves unchecked (warmup_steps >= 0, init_lr >= 0,
  * wsd_decay_steps, wd_incr_steps > 0, wd_mult >= 0, a finite end_wd * wd_mult). Comparisons
@@ -83,14 +85,17 @@ static int is_finite_ge0(double x) { return x >= 0.0 && x <= 0x1.fffffffffffffp+
 /*@ requires s == \null || \valid_read(s);
     assigns \nothing;
     ensures s == \null ==> \result == OC_ERR_NULL_POINTER;
-    ensures \result == OC_OK <==> s != \null && sched_ok(s);
+    ensures \result == OC_OK ==> s != \null && sched_lr_ok(s);
+    ensures \result == OC_OK ==> sched_wd_ok(s);
+    ensures s != \null && sched_ok(s) ==> \result == OC_OK;
 */
 oc_status oc_schedule_check(const oc_schedule *s)
 {
     if (s == NULL)
         return OC_ERR_NULL_POINTER;
-    if (!is_finite_ge0(s->min_lr) || !is_finite_ge0(s->max_lr) || !(s->min_lr <= s->max_lr) ||
-        !is_finite_ge0(s->init_lr) || !(s->init_lr <= s->max_lr))
+    if (!is_finite_ge0(s->min_lr) || !is_finite_ge0(s->max_lr) ||
+        !at_most(s->min_lr, s->max_lr) || !is_finite_ge0(s->init_lr) ||
+        !at_most(s->init_lr, s->max_lr))
         return OC_ERR_BAD_HPARAM;
     if (!(s->decay_steps > 0) || !(s->warmup_steps >= 0) || !(s->warmup_steps < s->decay_steps))
         return OC_ERR_BAD_HPARAM;
@@ -100,10 +105,11 @@ oc_status oc_schedule_check(const oc_schedule *s)
         (!(s->wsd_decay_steps > 0) || !(s->wsd_decay_steps <= s->decay_steps) ||
          (unsigned)s->wsd_style >= OC_WSD_DECAY_STYLE_COUNT))
         return OC_ERR_BAD_HPARAM;
-    if (!is_finite_ge0(s->start_wd) || !is_finite_ge0(s->end_wd) || !(s->start_wd <= s->end_wd))
+    if (!is_finite_ge0(s->start_wd) || !is_finite_ge0(s->end_wd) ||
+        !at_most(s->start_wd, s->end_wd))
         return OC_ERR_BAD_HPARAM;
-    if ((unsigned)s->wd_style >= OC_WD_INCR_STYLE_COUNT ||
-        (s->wd_style == OC_WD_CONSTANT && s->start_wd != s->end_wd))
+    if ((unsigned)s->wd_style >= OC_WD_INCR_STYLE_COUNT ||                 /* start_wd <= end_wd: */
+        (s->wd_style == OC_WD_CONSTANT && !at_most(s->end_wd, s->start_wd)))  /* start != end */
         return OC_ERR_BAD_HPARAM;
     if (!(s->wd_incr_steps > 0) || !is_finite_ge0(s->wd_mult) ||
         !is_finite_ge0(s->end_wd * s->wd_mult))
@@ -111,71 +117,62 @@ oc_status oc_schedule_check(const oc_schedule *s)
     return OC_OK;
 }
 
-typedef long double ext; /* extended precision of the intermediate values */
+/* The anneal shape of each WSD style (SCHED-WSD-1), for the complement 1 - w of the anneal
+ * fraction w: 1 - w, 0.5 (cos(pi w) + 1), 2 * 0.5^w - 1 = 2^(1 - w) - 1, 1 - sqrt(w). */
+static const oc_sched_shape wsd_shapes[OC_WSD_DECAY_STYLE_COUNT] = {
+    [OC_WSD_LINEAR] = OC_SCHED_LINEAR,
+    [OC_WSD_COSINE] = OC_SCHED_HALF_COSINE,
+    [OC_WSD_EXPONENTIAL] = OC_SCHED_EXP2M1,
+    [OC_WSD_MINUS_SQRT] = OC_SCHED_ONE_MINUS_SQRT_COMPLEMENT,
+};
 
-static const ext sched_pi = 3.141592653589793238462643383279502884L; /* M_PI is not C11 */
-static const ext sched_ln2 = 0.693147180559945309417232121458176568L;
-
-/* libm, with what the range proof assumes of it (see the header comment). */
-/*@ requires 0.0 <= x <= 1.0;
+/* SCHED-ISQRT-1 for W <= n <= D: max_lr sqrt(max(W,1)) / sqrt(max(n,1)), computed as
+ * max_lr sqrt(max(W,1) / max(n,1)) (the root is <= 1, so lr <= max_lr), floored at min_lr. */
+/*@ requires \valid_read(s) && sched_lr_ok(s);
+    requires s->warmup_steps <= n <= s->decay_steps;
     assigns \nothing;
-    ensures 0.0 <= \result <= 1.0;
+    ensures mu != OC_SCHED_MUT_MIN_LR_NOT_FLOOR ==> s->min_lr <= \result <= s->max_lr;
 */
-static ext sched_sin_half_pi(ext x) { return sinl(sched_pi * x / 2); }
-
-/*@ requires 0.0 <= x <= 1.0;
-    assigns \nothing;
-    ensures 0.0 <= \result <= 1.0;
-*/
-static ext sched_exp2m1(ext x) { return expm1l(x * sched_ln2); }
-
-/*@ requires 0.0 <= x <= 1.0;
-    assigns \nothing;
-    ensures 0.0 <= \result <= 1.0;
-    ensures x == 1.0 ==> \result == 1.0;
-*/
-static ext sched_sqrt(ext x) { return sqrtl(x); }
-
-/* num / den for 0 <= num <= den, den > 0 (int64 values convert exactly to ext). */
-/*@ requires 0 <= num <= den && 0 < den;
-    assigns \nothing;
-    ensures 0.0 <= \result <= 1.0;
-*/
-static ext ratio(int64_t num, int64_t den) { return (ext)num / (ext)den; }
-
-/* The half cosine 0.5 (cos(pi x) + 1) of SCHED-COSINE-1, SCHED-WSD-1 and SCHED-WD-1, given the
- * complement c = 1 - x: it equals sin^2(pi c / 2), which keeps full relative accuracy where the
- * coefficient is small (x near 1). */
-/*@ requires 0.0 <= c <= 1.0;
-    assigns \nothing;
-    ensures 0.0 <= \result <= 1.0;
-*/
-static ext half_cosine_of_complement(ext c)
+static double sched_inverse_sqrt_lr(const oc_schedule *s, int64_t n, oc_schedule_mutant mu)
 {
-    ext s = sched_sin_half_pi(c);
-    return s * s;
+    int64_t W = s->warmup_steps;
+    double lr = oc_sched_scaled_sqrt_ratio(s->max_lr, W > 1 ? W : 1, n > 1 ? n : 1);
+    if (mu == OC_SCHED_MUT_MIN_LR_NOT_FLOOR)
+        return lr;
+    return at_most(lr, s->min_lr) ? s->min_lr : lr;
 }
 
-/* lo + c (hi - lo), the form of SCHED-DECAY-1 (Megatron's min_lr + coeff * delta_lr), in
- * extended precision, rounded once to binary64. All terms are non-negative, so the result is
- * >= lo; for c = 1 it is hi exactly; for c < 1 the extended value exceeds hi by less than half
- * a binary64 ulp of hi, so its rounding is <= hi. */
-/*@ requires \is_finite(lo) && \is_finite(hi) && 0.0 <= lo <= hi;
-    requires 0.0 <= c <= 1.0;
+/* SCHED-DECAY-1 with SCHED-LINEAR-1, SCHED-COSINE-1 or SCHED-WSD-1 for W <= n <= D: the ratio's
+ * complement 1 - r = (D - n) / (D - W), or 1 - w = (L - (n - A)) / L in the WSD anneal. */
+/*@ requires \valid_read(s) && sched_lr_ok(s);
+    requires s->decay_style == OC_LR_LINEAR || s->decay_style == OC_LR_COSINE ||
+             s->decay_style == OC_LR_WSD;
+    requires s->warmup_steps <= n <= s->decay_steps;
+    requires OC_SCHED_CORRECT <= mu < OC_SCHED_MUTANT_COUNT;
     assigns \nothing;
-    ensures lo <= \result <= hi;
-    ensures c == 1.0 ==> \result == hi;
-    ensures c == 0.0 ==> \result == lo;
+    ensures s->min_lr <= \result <= s->max_lr;
 */
-static double sched_lerp(double lo, double hi, ext c)
+static double sched_decay_lr(const oc_schedule *s, int64_t n, oc_schedule_mutant mu)
 {
-    if (c == 1)
-        return hi;
-    return (double)(lo + c * ((ext)hi - (ext)lo));
+    int64_t W = s->warmup_steps, D = s->decay_steps;
+    if (s->decay_style == OC_LR_WSD) {                              /* SCHED-WSD-1 */
+        int64_t L = s->wsd_decay_steps, A = D - L;                  /* 0 <= A < D */
+        if (mu == OC_SCHED_MUT_WSD_DECAY_ONE_STEP_LATE)
+            A += 1;                                                 /* still <= D */
+        if (n <= A)
+            return s->max_lr;
+        return oc_sched_interpolate(s->min_lr, s->max_lr, wsd_shapes[s->wsd_style],
+                                    L - (n - A), L);                /* 0 < n - A <= L */
+    }
+    int64_t den = mu == OC_SCHED_MUT_COSINE_WITHOUT_WARMUP_OFFSET ? D : D - W;  /* 1 - n / D */
+    return oc_sched_interpolate(s->min_lr, s->max_lr,
+                                s->decay_style == OC_LR_LINEAR ? OC_SCHED_LINEAR
+                                                               : OC_SCHED_HALF_COSINE,
+                                D - n, den);
 }
 
 /* The learning rate at position n (SCHED-WARMUP-1 ... SCHED-WSD-1) for a valid schedule. */
-/*@ requires \valid_read(s) && sched_ok(s);
+/*@ requires \valid_read(s) && sched_lr_ok(s);
     requires 0 <= n;
     requires OC_SCHED_CORRECT <= mu < OC_SCHED_MUTANT_COUNT;
     assigns \nothing;
@@ -183,83 +180,38 @@ static double sched_lerp(double lo, double hi, ext c)
 */
 static double sched_lr(const oc_schedule *s, int64_t n, oc_schedule_mutant mu)
 {
-    int64_t W = s->warmup_steps, D = s->decay_steps;
-    double max_lr = s->max_lr, min_lr = s->min_lr;
-    if (W > 0 && n <= W) {                                          /* SCHED-WARMUP-1 */
-        if (mu == OC_SCHED_MUT_WARMUP_OFF_BY_ONE)                   /* n + 1 <= D: no overflow */
-            return (double)(s->init_lr + (ext)(n + 1) / W * ((ext)max_lr - s->init_lr));
-        return sched_lerp(s->init_lr, max_lr, ratio(n, W));
-    }
+    int64_t W = s->warmup_steps;
+    if (W > 0 && n <= W)           /* SCHED-WARMUP-1; the mutant's n + 1 <= W < D cannot overflow */
+        return oc_sched_interpolate(s->init_lr, s->max_lr, OC_SCHED_LINEAR,
+                                    mu == OC_SCHED_MUT_WARMUP_OFF_BY_ONE ? n + 1 : n, W);
     if (s->decay_style == OC_LR_CONSTANT)                           /* SCHED-CONST-1 */
-        return max_lr;
-    if (n > D)                                                      /* SCHED-END-1 */
-        return mu == OC_SCHED_MUT_MIN_LR_NOT_FLOOR ? 0.0 : min_lr;
-    if (s->decay_style == OC_LR_INVERSE_SQRT) {                     /* SCHED-ISQRT-1 */
-        /* max_lr sqrt(max(W,1)) / sqrt(max(n,1)) as max_lr sqrt(max(W,1) / max(n,1)): here
-         * max(W,1) <= max(n,1) (W = 0, or n > W), so the root is <= 1 and lr <= max_lr. */
-        double lr = (double)(max_lr * sched_sqrt(ratio(W > 1 ? W : 1, n > 1 ? n : 1)));
-        if (mu == OC_SCHED_MUT_MIN_LR_NOT_FLOOR)
-            return lr;
-        return lr > min_lr ? lr : min_lr;
-    }
-    ext coeff;
-    if (s->decay_style == OC_LR_WSD) {                              /* SCHED-WSD-1 */
-        int64_t L = s->wsd_decay_steps, A = D - L;                  /* 0 <= A < D */
-        if (mu == OC_SCHED_MUT_WSD_DECAY_ONE_STEP_LATE)
-            A += 1;                                                 /* still <= D */
-        if (n <= A) {
-            coeff = 1;
-        } else {
-            ext w = ratio(n - A, L), c = ratio(A + L - n, L);       /* c = 1 - w, exactly */
-            switch (s->wsd_style) {
-            case OC_WSD_LINEAR:
-                coeff = c;
-                break;
-            case OC_WSD_COSINE:
-                coeff = half_cosine_of_complement(c);
-                break;
-            case OC_WSD_EXPONENTIAL:                                /* 2 * 0.5^w - 1 = 2^c - 1 */
-                coeff = sched_exp2m1(c);
-                break;
-            default:                                                /* 1 - sqrt(w) */
-                coeff = c / (1 + sched_sqrt(w));
-                break;
-            }
-        }
-    } else {                                                        /* SCHED-DECAY-1 */
-        ext c = mu == OC_SCHED_MUT_COSINE_WITHOUT_WARMUP_OFFSET
-                    ? ratio(D - n, D)                               /* 1 - n / D */
-                    : ratio(D - n, D - W);                          /* 1 - r, W <= n <= D */
-        if (s->decay_style == OC_LR_LINEAR)
-            coeff = c;                                              /* SCHED-LINEAR-1 */
-        else
-            coeff = half_cosine_of_complement(c);                   /* SCHED-COSINE-1 */
-    }
-    return sched_lerp(min_lr, max_lr, coeff);                       /* SCHED-DECAY-1 */
+        return s->max_lr;
+    if (n > s->decay_steps)                                         /* SCHED-END-1 */
+        return mu == OC_SCHED_MUT_MIN_LR_NOT_FLOOR ? 0.0 : s->min_lr;
+    if (s->decay_style == OC_LR_INVERSE_SQRT)
+        return sched_inverse_sqrt_lr(s, n, mu);
+    return sched_decay_lr(s, n, mu);
 }
 
-/* The weight decay at position n, before the group multiplier (SCHED-WD-1). */
-/*@ requires \valid_read(s) && sched_ok(s);
+/* The weight decay at position n, multiplied by wd_mult (SCHED-WD-1, SCHED-MULT-1). */
+/*@ requires \valid_read(s) && sched_wd_ok(s);
     requires 0 <= n;
     requires OC_SCHED_CORRECT <= mu < OC_SCHED_MUTANT_COUNT;
     assigns \nothing;
-    ensures s->start_wd <= \result <= s->end_wd;
+    ensures \round_double(\NearestEven, s->start_wd * s->wd_mult) <= \result <=
+            \round_double(\NearestEven, s->end_wd * s->wd_mult);
 */
-static ext sched_wd(const oc_schedule *s, int64_t n, oc_schedule_mutant mu)
+static double sched_wd(const oc_schedule *s, int64_t n, oc_schedule_mutant mu)
 {
     int64_t N = s->wd_incr_steps;
     if (n > N || s->wd_style == OC_WD_CONSTANT)
-        return s->end_wd;
-    ext coeff;
+        return s->end_wd * s->wd_mult;
     if (s->wd_style == OC_WD_LINEAR)
-        coeff = ratio(n, N);
-    else if (mu == OC_SCHED_MUT_WD_COSINE_DECREASING)
-        coeff = half_cosine_of_complement(ratio(N - n, N));         /* 0.5 (cos(pi r) + 1) */
-    else
-        coeff = half_cosine_of_complement(ratio(n, N));             /* 0.5 (cos(pi (1-r)) + 1) */
-    if (coeff == 1)
-        return s->end_wd;
-    return s->start_wd + coeff * ((ext)s->end_wd - s->start_wd);
+        return oc_sched_interpolate_scaled(s->start_wd, s->end_wd, s->wd_mult, OC_SCHED_LINEAR,
+                                           n, N);
+    /* 0.5 (cos(pi (1 - r)) + 1) = sin^2(pi r / 2); the mutant's 0.5 (cos(pi r) + 1) takes 1 - r */
+    return oc_sched_interpolate_scaled(s->start_wd, s->end_wd, s->wd_mult, OC_SCHED_HALF_COSINE,
+                                       mu == OC_SCHED_MUT_WD_COSINE_DECREASING ? N - n : n, N);
 }
 
 /* SCHED-ERR-1: validate everything, compute both values, then write them; on error nothing
@@ -279,10 +231,10 @@ static ext sched_wd(const oc_schedule *s, int64_t n, oc_schedule_mutant mu)
               OC_SCHED_CORRECT <= mutant < OC_SCHED_MUTANT_COUNT;
       ensures \result != OC_OK ==> *lr == \old(*lr) && *wd == \old(*wd);
       ensures \result == OC_OK && mutant == OC_SCHED_CORRECT ==>
-              \min(s->min_lr, s->init_lr) <= *lr <= s->max_lr;
-      ensures \result == OC_OK && mutant == OC_SCHED_CORRECT ==>
-              \round_double(\NearestEven, s->start_wd * s->wd_mult) <= *wd <=
-              \round_double(\NearestEven, s->end_wd * s->wd_mult);
+              \min(\old(s->min_lr), \old(s->init_lr)) <= *lr <= \old(s->max_lr);
+      ensures \result == OC_OK ==>
+              \round_double(\NearestEven, \old(s->start_wd) * \old(s->wd_mult)) <= *wd <=
+              \round_double(\NearestEven, \old(s->end_wd) * \old(s->wd_mult));
     complete behaviors;
     disjoint behaviors;
 */
@@ -302,14 +254,7 @@ oc_status oc_ref_schedule_eval(const oc_schedule *s, int64_t samples, double *lr
         return OC_ERR_BAD_STEP;
     if ((st = oc_schedule_check(s)) != OC_OK)                       /* SCHED-CFG-1 */
         return st;
-    double l = sched_lr(s, samples, mutant);
-    /* SCHED-MULT-1: at the ends of the increment the binary64 product is the correctly rounded
-     * value; inside, the extended product is rounded once (rounding an extended product of an
-     * end value would round twice). */
-    ext x = sched_wd(s, samples, mutant);
-    double w = x == s->end_wd     ? s->end_wd * s->wd_mult
-               : x == s->start_wd ? s->start_wd * s->wd_mult
-                                  : (double)(x * s->wd_mult);
+    double l = sched_lr(s, samples, mutant), w = sched_wd(s, samples, mutant);
     *lr = l;
     *wd = w;
     return OC_OK;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "cunit_main.h"
 #include "optcert/schedule.h"
+#include "../../ref/schedule_exact.h"
 
 /* Sentinel written into the outputs before every call: a rejected call must leave it. */
 #define SENTINEL (-1234.5)
@@ -590,6 +591,36 @@ static void test_range_sweep(void)
     CU_ASSERT_EQUAL(bad_wd, 0);
 }
 
+/* The range contracts of the extended-precision primitives (ref/schedule_exact.h), which WP
+ * assumes when it proves ref/schedule.c (proofs/STATUS.md): every shape, ratios at 0, 1, the
+ * ulps next to them and anywhere between, denominators up to INT64_MAX, ends from subnormal to
+ * DBL_MAX. */
+static void test_primitive_contracts(void)
+{
+    unsigned bad_interp = 0, bad_scaled = 0, bad_sqrt = 0;
+    for (int i = 0; i < 50000; i++) {
+        double hi = rng() % 16 == 0 ? DBL_MAX : magnitude(-40, 40), lo = below(hi);
+        double mult = rng() % 4 == 0 ? 1.0 : magnitude(-20, 4);
+        int64_t den = steps(), nums[] = {0, 1, den - 1, den, (int64_t)(rng() % (uint64_t)den)};
+        int64_t num = nums[rng() % 5];
+        for (int k = 0; k < OC_SCHED_SHAPE_COUNT; k++) {
+            double r = oc_sched_interpolate(lo, hi, (oc_sched_shape)k, num, den);
+            bad_interp += !(isfinite(r) && lo <= r && r <= hi);
+            if (!isfinite(hi * mult))
+                continue;
+            r = oc_sched_interpolate_scaled(lo, hi, mult, (oc_sched_shape)k, num, den);
+            bad_scaled += !(isfinite(r) && lo * mult <= r && r <= hi * mult);
+        }
+        if (num > 0) {
+            double r = oc_sched_scaled_sqrt_ratio(hi, num, den);
+            bad_sqrt += !(isfinite(r) && 0.0 <= r && r <= hi);
+        }
+    }
+    CU_ASSERT_EQUAL(bad_interp, 0);
+    CU_ASSERT_EQUAL(bad_scaled, 0);
+    CU_ASSERT_EQUAL(bad_sqrt, 0);
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Mutants                                                                                  */
 /* ---------------------------------------------------------------------------------------- */
@@ -722,7 +753,8 @@ void register_suites(void)
     ADD_SUITE("schedule-validation",
               {"invalid configurations (SCHED-CFG-1, SCHED-ERR-1)", test_invalid_configs},
               {"invalid calls (SCHED-POS-1, SCHED-ERR-1)", test_invalid_calls});
-    ADD_SUITE("schedule-range", {"range sweep (SCHED-RANGE-1)", test_range_sweep});
+    ADD_SUITE("schedule-range", {"range sweep (SCHED-RANGE-1)", test_range_sweep},
+              {"contracts of the primitives WP assumes (SCHED-RANGE-1)", test_primitive_contracts});
     ADD_SUITE("schedule-mutants",
               {"mutants closed form", test_mutants_closed_form},
               {"every mutant detectable", test_mutants_detectable},
