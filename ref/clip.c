@@ -172,17 +172,17 @@ static void scale_views(size_t nviews, oc_clip_view *views, const double *factor
             views[i].grad[j] = to_f32(views[i].grad[j] * factor[views[i].optimizer]);
 }
 
-/* CLIP-ERR-1: checks everything first (finite gradients if `finite`); on error nothing is
- * written. */
+/* CLIP-ERR-1: checks everything first; on error nothing is written. `chained`: the chained
+ * step's use (no CLIP-FINITE-1, no CLIP-SKIP-1: its caller decides after the clipping). */
 static oc_status clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
-                           float *total_norm, int *skipped, oc_clip_mutant mutant, int finite)
+                           float *total_norm, int *skipped, oc_clip_mutant mutant, int chained)
 {
     oc_status st;
     if (total_norm == NULL || skipped == NULL)
         return OC_ERR_NULL_POINTER;
     if ((unsigned)mutant >= OC_CLIP_MUTANT_COUNT)
         return OC_ERR_BAD_PROFILE;
-    if ((st = check(c, nviews, views, finite)) != OC_OK)
+    if ((st = check(c, nviews, views, !chained)) != OC_OK)
         return st;
     if (c->profile == OC_CLIP_MEGATRON && !(c->max_norm > 0)) {   /* CLIP-DISABLE-1 */
         *total_norm = 0.0f;
@@ -191,7 +191,7 @@ static oc_status clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
     }
     double norm = clip_norm(c, nviews, views, -1, mutant);        /* CLIP-CHAIN-1 */
     *total_norm = to_f32(norm);
-    *skipped = c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold; /* CLIP-SKIP-1 */
+    *skipped = !chained && c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold; /* CLIP-SKIP-1 */
     if (*skipped)
         return OC_OK;
     double factor[CLIP_MAX_OPTIMIZERS]; /* every norm before any gradient changes */
@@ -206,13 +206,26 @@ static oc_status clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
 oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
                            float *total_norm, int *skipped, oc_clip_mutant mutant)
 {
-    return clip_step(c, nviews, views, total_norm, skipped, mutant, 1);
+    return clip_step(c, nviews, views, total_norm, skipped, mutant, 0);
 }
 
-oc_status oc_ref_clip_step_unchecked(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
-                                     float *total_norm, int *skipped, oc_clip_mutant mutant)
+oc_status oc_ref_clip_chained(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
+                              float *total_norm, oc_clip_mutant mutant)
 {
+    int never;
     if (c != NULL && c->profile != OC_CLIP_MEGATRON)
         return OC_ERR_BAD_PROFILE;
-    return clip_step(c, nviews, views, total_norm, skipped, mutant, 0);
+    return clip_step(c, nviews, views, total_norm, &never, mutant, 1);
+}
+
+oc_status oc_ref_clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
+                           float *total_norm)
+{
+    oc_status st;
+    if (total_norm == NULL)
+        return OC_ERR_NULL_POINTER;
+    if ((st = check(c, nviews, views, 0)) != OC_OK)
+        return st;
+    *total_norm = to_f32(clip_norm(c, nviews, views, -1, OC_CLIP_CORRECT)); /* CLIP-CHAIN-1 */
+    return OC_OK;
 }

@@ -115,12 +115,13 @@ static unsigned unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, in
     return found_inf;
 }
 
-/* STEP-CLIP-1: one global norm over the gradients of the sub-optimizers in `which` (bit k:
- * sub-optimizer k), each clipped with the same coefficient (ref/clip.c, profile megatron, one
- * rank: every parameter is a counted view owned by its sub-optimizer). */
-static oc_status clip(const oc_clip_config *cc, size_t nsub,
-                      oc_sub_optimizer *subs, unsigned which, int checked, float *norm,
-                      int *skipped, oc_guard_mutant mu)
+/* STEP-CLIP-1 (ChainedOptimizer.step): one global norm over the gradients of the
+ * sub-optimizers in `which` (bit k: sub-optimizer k), computed even without clipping, and with
+ * clip_grad > 0 every gradient clipped with the same coefficient (ref/clip.c, profile megatron,
+ * one rank: every parameter a counted view owned by its sub-optimizer; the threshold is checked
+ * by the caller, after the clipping). */
+static oc_status norm_and_clip(const oc_clip_config *cc, size_t nsub, oc_sub_optimizer *subs,
+                               unsigned which, float *norm, oc_guard_mutant mu)
 {
     oc_clip_view views[OC_GUARD_MAX_PARAMS];
     size_t nviews = 0;
@@ -130,8 +131,9 @@ static oc_status clip(const oc_clip_config *cc, size_t nsub,
         for (size_t i = 0; (which >> k & 1u) && i < subs[k].nparams; i++)
             views[nviews++] = (oc_clip_view){0, 0, 0, (int32_t)k, 0, 0, subs[k].params[i].n,
                                              subs[k].params[i].grad};
-    return checked ? oc_ref_clip_step(cc, nviews, views, norm, skipped, cm)
-                   : oc_ref_clip_step_unchecked(cc, nviews, views, norm, skipped, cm);
+    if (!(cc->max_norm > 0))                                /* CLIP-DISABLE-1: the norm only */
+        return oc_ref_clip_norm(cc, nviews, views, norm);
+    return oc_ref_clip_chained(cc, nviews, views, norm, cm);
 }
 
 /* STEP-TAKE-1: the sub-optimizer's own update of every parameter with counter step + 1. */
@@ -197,11 +199,9 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
     /* Nothing fails from here on (STEP-ERR-1). STEP-ORDER-1: unscale and check, scaler, skip
      * or clip, step. */
     const unsigned all = (unsigned)((1ull << nsub) - 1);
-    const int enabled = cfg->clip_grad > 0;             /* CLIP-DISABLE-1 */
     float norm = 0.0f;
-    int norm_skip = 0;
-    if (mutant == OC_GUARD_MUT_CLIP_BEFORE_UNSCALE && enabled &&
-        (st = clip(&cc, nsub, subs, all, 0, &norm, &norm_skip, mutant)) != OC_OK)
+    if (mutant == OC_GUARD_MUT_CLIP_BEFORE_UNSCALE &&
+        (st = norm_and_clip(&cc, nsub, subs, all, &norm, mutant)) != OC_OK)
         return st;
     /* STEP-UNSCALE-1: Megatron's inv_scale = scale.double().reciprocal().float() */
     float inv = cfg->mode == OC_GUARD_SCALED ? (float)(1.0 / (double)scaler_state->scale) : 1.0f;
@@ -212,11 +212,13 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
         update_scaler(scaler, scaler_state, found_inf);   /* STEP-SCALER-1: before any update */
     unsigned stepping = !found_inf ? all
                         : mutant == OC_GUARD_MUT_SKIP_ONLY_OFFENDING_SUB ? all & ~bad : 0u;
-    if (stepping != 0 && enabled && mutant != OC_GUARD_MUT_CLIP_BEFORE_UNSCALE &&
-        (st = clip(&cc, nsub, subs, stepping, cfg->mode != OC_GUARD_UNCHECKED, &norm,
-                   &norm_skip, mutant)) != OC_OK)           /* STEP-CLIP-1 */
-        return st;
-    if (norm_skip)                                          /* CLIP-SKIP-1: nobody steps */
+    if (stepping != 0 && mutant != OC_GUARD_MUT_CLIP_BEFORE_UNSCALE &&
+        (st = norm_and_clip(&cc, nsub, subs, stepping, &norm, mutant)) != OC_OK)
+        return st;                                          /* STEP-CLIP-1 */
+    /* CLIP-SKIP-1, checked only for a finite threshold (Megatron: math.isfinite), on the
+     * binary32 norm; nobody steps */
+    int norm_skip = cfg->skip_threshold <= DBL_MAX && norm > cfg->skip_threshold;
+    if (norm_skip)
         stepping = 0;
     for (size_t k = 0; k < nsub; k++) {
         if (stepping >> k & 1u) {
