@@ -8,6 +8,7 @@
 #include "cunit_main.h"
 #include "optcert/clip.h"
 #include "optcert/guarded_step.h"
+#include "algos.h"
 
 #define N 8
 enum { NSUB = 3, NPAR = 4 }; /* Adam: 2 parameters, SGD: 1, Lion: 1 */
@@ -299,6 +300,29 @@ static void test_mutants_are_caught(void)
     CU_ASSERT_PTR_NULL(oc_guard_mutant_name(OC_GUARD_MUTANT_COUNT));
 }
 
+/* The reference's ABI entry point (include/optcert/impl.h) is the reference, bit for bit. */
+static void test_abi_entry(void)
+{
+    static chain a, b;
+    const oc_impl *ref = oc_ref();
+    oc_guard_config cfg = scaled;
+    cfg.clip_grad = 0.5;
+    CU_ASSERT_FATAL(ref->guarded_step != NULL);
+    CU_ASSERT((ref->capabilities & (OC_CAP_STEP_SCALED | OC_CAP_STEP_UNCHECKED |
+                                    OC_CAP_STEP_CHECKED)) != 0);
+    make_chain(&a, 0x1p16f);
+    make_chain(&b, 0x1p16f);
+    oc_loss_scale_state la = {0x1p16f, 5, 2}, lb = la;
+    int64_t pa = 0, pb = 0;
+    float na = -1.0f, nb = -2.0f;
+    oc_step_outcome oa = OC_STEP_OUTCOME_COUNT, ob = OC_STEP_TAKEN;
+    CU_ASSERT_EQUAL(step(&cfg, &la, &a, &pa, &na, &oa), OC_OK);
+    CU_ASSERT_EQUAL(ref->guarded_step(ref->ctx, &cfg, &megatron, &lb, NSUB, b.subs, &pb, 256, &nb,
+                                      &ob), OC_OK);
+    CU_ASSERT(same_optimizer_state(&a, &b) && memcmp(a.g, b.g, sizeof a.g) == 0);
+    CU_ASSERT(memcmp(&la, &lb, sizeof la) == 0 && pa == pb && na == nb && oa == ob);
+}
+
 void register_suites(void)
 {
     ADD_SUITE("guarded-step",
@@ -311,5 +335,6 @@ void register_suites(void)
                test_rejection_writes_nothing},
               {"one global norm, pre-clip norm, threshold skip (STEP-CLIP-1, STEP-NORM-1)",
                test_global_clipping},
-              {"every mutant is caught", test_mutants_are_caught});
+              {"every mutant is caught", test_mutants_are_caught},
+              {"the reference's ABI entry point", test_abi_entry});
 }

@@ -8,6 +8,7 @@
 #include "optcert/status.h"
 #include "optcert/adam.h"
 #include "optcert/clip.h"
+#include "optcert/guarded_step.h"
 #include "optcert/lion.h"
 #include "optcert/mixed.h"
 #include "optcert/loss_scale.h"
@@ -40,6 +41,10 @@
 #define OC_CAP_LOSS_SCALE_TORCH             (1ull << 34)
 #define OC_CAP_CLIP_MEGATRON                (1ull << 35)
 #define OC_CAP_CLIP_TORCH                   (1ull << 36)
+/* The guarded step (spec/draft/step.md), one bit per mode of oc_guard_mode. */
+#define OC_CAP_STEP_SCALED                  (1ull << 37)
+#define OC_CAP_STEP_UNCHECKED               (1ull << 38)
+#define OC_CAP_STEP_CHECKED                 (1ull << 39)
 
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
@@ -73,6 +78,12 @@ typedef struct oc_impl {
      * capability is claimed. */
     oc_status (*clip_step)(void *ctx, const oc_clip_config *c, size_t nviews,
                            oc_clip_view *views, float *total_norm, int *skipped);
+    /* As oc_ref_guarded_step without the mutant: one whole step of a chained optimizer, in
+     * place, nothing written on error. NULL if no OC_CAP_STEP_* is claimed. */
+    oc_status (*guarded_step)(void *ctx, const oc_guard_config *cfg, const oc_loss_scaler *scaler,
+                              oc_loss_scale_state *scaler_state, size_t nsub,
+                              oc_sub_optimizer *subs, int64_t *position, int64_t increment,
+                              float *grad_norm, oc_step_outcome *outcome);
 } oc_impl;
 
 /* A plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */
