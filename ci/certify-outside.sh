@@ -9,7 +9,9 @@
 # megatron-core's grad scalers against loss-scale-megatron[-constant], torch's
 # _amp_update_scale_ against loss-scale-torch (unsupported where torch has no kernel for the
 # device: torch 1.13 without CUDA, spec/loss_scale.md §6), and torch.nn.utils.clip_grad_norm_
-# against clip-torch. The adapter runs the library over the vectors,
+# against clip-torch; the Newton-Schulz of muon-optimizer (KellerJordan/Muon, bf16 class) and
+# optax.contrib's Muon (fp32 class) against the ns-* families, muon-optimizer's
+# SingleDeviceMuon (bf16 class) against muon-keller. The adapter runs the library over the vectors,
 # `optcert judge` prints the certificate. Exit 0 when every failure is a known divergence listed
 # (and explained) in conformance/adapters/known-divergences.txt, and every listed one still fails.
 #   ci/certify-outside.sh [BUILD_DIR]
@@ -26,18 +28,24 @@ for run in torch_optim:adam-torch torch_optim:adam-torch:--foreach torch_optim:s
     torch_optim:lion-torch-mixed optax_optim:adam-optax megatron_schedule:schedule-megatron \
     torch_schedule:schedule-megatron optax_schedule:schedule-megatron \
     megatron_grad_scaler:loss-scale-megatron megatron_grad_scaler:loss-scale-megatron-constant \
-    torch_grad_scaler:loss-scale-torch torch_clip:clip-torch; do
+    torch_grad_scaler:loss-scale-torch torch_clip:clip-torch muon_ns:ns-simple:--impl=keller \
+    muon_ns:ns-simple:--impl=optax muon_ns:ns-quintic:--impl=optax \
+    muon_ns:ns-polar-express:--impl=optax muon_ns:ns-aol:--impl=optax \
+    muon_ns:muon-keller:--impl=keller; do
     adapter=${run%%:*}
     rest=${run#*:}
     family=${rest%%:*}
     flag=
     [ "$rest" != "$family" ] && flag=${rest#*:}
     res="$out/$adapter-$family$flag"
-    py=/usr/bin/python3
-    case $adapter in optax_*) py=/opt/optcert-jax/bin/python ;; esac # jax needs numpy 2
+    # jax needs numpy 2: optax runs in its own virtual environment (ci/setup-python.sh);
+    # muon-optimizer computes Newton-Schulz in bf16 (spec/muon.md)
+    py=/usr/bin/python3 cls=fp32
+    case $adapter$flag in optax_* | *--impl=optax) py=/opt/optcert-jax/bin/python ;; esac
+    [ "$flag" = --impl=keller ] && cls=bf16
     "$py" "conformance/adapters/$adapter.py" $flag \
         --vectors "vectors/$family/$family.json" --out "$res.safetensors"
-    "$build"/optcert judge --results "$res.safetensors" --family "$family" --verbose \
+    "$build"/optcert judge --results "$res.safetensors" --family "$family" --class "$cls" --verbose \
         --report table --report "json:$res.json" || true
     /usr/bin/python3 - "$res.json" "$adapter" "$family" conformance/adapters/known-divergences.txt <<'PY' || rc=1
 import json, sys

@@ -7,7 +7,7 @@ set -eu
 PY=/usr/bin/python3
 
 missing=""
-for p in python3-torch python3-numpy python3-jsonschema python3-pip; do
+for p in python3-torch python3-numpy python3-jsonschema python3-pip python3-venv; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
@@ -24,6 +24,9 @@ fi
 "$PY" -c 'from importlib import metadata; metadata.version("megatron-core")' >/dev/null 2>&1 ||
     "$PY" -m pip install --break-system-packages --no-deps megatron-core==0.16.1
 
+# KellerJordan/Muon as published on PyPI (torch only; Debian's torch 1.13 is enough)
+"$PY" -c 'from importlib import metadata; metadata.version("muon-optimizer")' >/dev/null 2>&1 ||
+    "$PY" -m pip install --break-system-packages --no-deps muon-optimizer==0.1.0
 # optax and jax need numpy 2, Debian's torch numpy 1: they get their own virtual environment,
 # used only by conformance/adapters/optax_optim.py
 JAX=/opt/optcert-jax

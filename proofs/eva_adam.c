@@ -37,6 +37,7 @@
  */
 #include "__fc_builtin.h"
 #include "optcert/adam.h"
+#include "eva_hparams.h"
 
 #define N 4
 
@@ -46,23 +47,6 @@ static void fill(float *a, float lo, float hi)
 {
     for (int i = 0; i < N; i++)
         a[i] = Frama_C_float_interval(lo, hi);
-}
-
-static oc_adam_hparams hparams(void)
-{
-    oc_adam_hparams hp;
-    hp.profile = (oc_adam_profile)Frama_C_interval(OC_ADAM_TORCH, OC_ADAM_KERAS);
-    hp.lr = Frama_C_double_interval(0.0, 1.0);
-    hp.beta1 = Frama_C_double_interval(0.0, 0.9999);
-    hp.beta2 = Frama_C_double_interval(0.0, 0.9999);
-    hp.eps = Frama_C_double_interval(1e-12, 1e-3);
-    hp.weight_decay = Frama_C_double_interval(0.0, 1.0);
-    hp.eps_root = Frama_C_double_interval(0.0, 1e-3);
-    hp.schedule_multiplier = Frama_C_double_interval(0.0, 1.0);
-    hp.decoupled = Frama_C_interval(0, 1);
-    hp.amsgrad = Frama_C_interval(0, 1);
-    hp.maximize = Frama_C_interval(0, 1);
-    return hp;
 }
 
 static void fill_state(void)
@@ -77,14 +61,14 @@ static void fill_state(void)
 int main(void)
 {
     fill_state();
-    oc_adam_hparams hp = hparams();
+    oc_adam_hparams hp = adam_hparams();
     int64_t step = Frama_C_long_long_interval(1, 1000000000);
     size_t n = Frama_C_size_t_interval(0, N);
     oc_status st = oc_ref_adam_step(&hp, step, n, p, m, v, vmax, g, OC_ADAM_CORRECT);
 
     /* amsgrad off, vmax NULL; fresh inputs (one step from the stated ranges, not two) */
     fill_state();
-    hp = hparams();
+    hp = adam_hparams();
     hp.amsgrad = 0;
     oc_status st2 = oc_ref_adam_step(&hp, step, n, p, m, v, NULL, g, OC_ADAM_CORRECT);
     /* The name tables, in and out of range, and the profile parser. */

@@ -23,6 +23,7 @@
  */
 #include "__fc_builtin.h"
 #include "optcert/lion.h"
+#include "eva_hparams.h"
 
 #define N 4
 
@@ -39,12 +40,7 @@ int main(void)
     fill(p, -1e4f, 1e4f);
     fill(m, -1e4f, 1e4f);
     fill(g, -1e4f, 1e4f);
-    oc_lion_hparams hp;
-    hp.profile = (oc_lion_profile)Frama_C_interval(OC_LION_TORCH, OC_LION_PROFILE_COUNT);
-    hp.lr = Frama_C_double_interval(0.0, 1.0);
-    hp.beta1 = Frama_C_double_interval(0.0, 0.9999);
-    hp.beta2 = Frama_C_double_interval(0.0, 0.9999);
-    hp.weight_decay = Frama_C_double_interval(0.0, 10.0);
+    oc_lion_hparams hp = lion_hparams();
     int64_t step = Frama_C_long_long_interval(1, 1000000000);
     size_t n = Frama_C_size_t_interval(0, N);
     oc_lion_mutant mu = (oc_lion_mutant)Frama_C_interval(0, OC_LION_MUTANT_COUNT);

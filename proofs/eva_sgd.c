@@ -29,6 +29,7 @@
  */
 #include "__fc_builtin.h"
 #include "optcert/sgd.h"
+#include "eva_hparams.h"
 
 #define N 4
 
@@ -38,19 +39,6 @@ static void fill(float *a, float lo, float hi)
 {
     for (int i = 0; i < N; i++)
         a[i] = Frama_C_float_interval(lo, hi);
-}
-
-static oc_sgd_hparams hparams(void)
-{
-    oc_sgd_hparams hp;
-    hp.profile = (oc_sgd_profile)Frama_C_interval(OC_SGD_TORCH, OC_SGD_PROFILE_COUNT);
-    hp.lr = Frama_C_double_interval(0.0, 1.0);
-    hp.momentum = Frama_C_double_interval(0.0, 0.9999);
-    hp.dampening = Frama_C_double_interval(0.0, 1.0);
-    hp.weight_decay = Frama_C_double_interval(0.0, 1.0);
-    hp.nesterov = Frama_C_interval(0, 1);
-    hp.maximize = Frama_C_interval(0, 1);
-    return hp;
 }
 
 static void fill_state(void)
@@ -63,7 +51,7 @@ static void fill_state(void)
 int main(void)
 {
     fill_state();
-    oc_sgd_hparams hp = hparams();
+    oc_sgd_hparams hp = sgd_hparams();
     int64_t step = Frama_C_long_long_interval(1, 1000000000);
     size_t n = Frama_C_size_t_interval(0, N);
     oc_sgd_mutant mu = (oc_sgd_mutant)Frama_C_interval(0, OC_SGD_MUTANT_COUNT);
@@ -71,7 +59,7 @@ int main(void)
 
     /* momentum 0, buf NULL; fresh inputs (one step from the stated ranges, not two) */
     fill_state();
-    hp = hparams();
+    hp = sgd_hparams();
     hp.momentum = 0.0;
     oc_status st2 = oc_ref_sgd_step(&hp, step, n, p, NULL, g, mu);
     /* The name tables, in and out of range, and the profile parser. */

@@ -14,8 +14,10 @@
 # finite_nonneg exist in several files) and the logs in proofs/out/. Proof regressions against
 # the committed baseline: proofs/check.sh.
 # Needs the toolchain from proofs/setup.sh. WP_PAR (default 2) = parallel prover runs.
-# ONLY=<comma list> runs only the named parts: adam, sgd, lion, schedule (e.g. ONLY=schedule);
+# ONLY=<comma list> runs only the named parts: adam, sgd, lion, schedule, formats,
+# mixed, loss_scale, clip, ns, cuda (e.g. ONLY=schedule);
 # unset = all. wp-goals.txt then holds only their goals (check.sh reports the others as lost).
+# Also Eva and WP pass 1 over ref/formats.c and ref/mixed.c (goals "formats:", "mixed:").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -144,11 +146,65 @@ if selected schedule; then
     times+=("schedule Eva $((ts1 - ts0)) s, main $((ts2 - ts1)) s")
 fi
 # --- end of the schedule part -------------------------------------------------------------------
+# ref/newton_schulz.c (and Eva on ref/muon.c): proofs/run_ns.sh, also runnable alone; goals "ns:".
+if selected ns; then
+    tn0=$(date +%s)
+    proofs/run_ns.sh
+    parts+=(ns-main)
+    times+=("newton_schulz Eva + main $(($(date +%s) - tn0)) s")
+fi
+# ref/formats.c: Eva twice (finite inputs with the non-finite check; infinities and NaNs
+# without it, see proofs/eva_formats.c), then WP pass 1.
+if selected formats; then
+    tf0=$(date +%s)
+    eva formats "$out/eva-formats.log" 1 ref/formats.c -eva-domains octagon
+    alarms_formats_finite=$alarms_formats
+    eva formats "$out/eva-formats-nonfinite.log" 1 ref/formats.c -eva-domains octagon \
+        -cpp-extra-args=-DOC_EVA_NONFINITE -warn-special-float none
+    tf1=$(date +%s)
+    echo "== WP ref/formats.c: memory, integer and contract goals (z3, cvc5; 10 s)"
+    frama-c -wp -wp-rte -wp-literals -wp-par "$par" "${common[@]}" ref/formats.c \
+        -wp-prop="-${float_props//,/,-}" -wp-prover cvc5,z3 -wp-timeout 10 \
+        > "$out/wp-formats-main.log" 2>&1
+    tf2=$(date +%s)
+    parts+=(formats-main)
+    evas+=("formats $alarms_formats_finite (finite inputs), $alarms_formats (inf/NaN inputs)")
+    times+=("formats Eva $((tf1 - tf0)) s, main $((tf2 - tf1)) s")
+fi
+# ref/mixed.c: Eva (the state-in-bf16 mutant with fp32 state in a second run without the
+# non-finite check, see proofs/eva_mixed.c), then WP pass 1 on its own functions; the
+# algorithm steps and conversions it calls are given with their files, so WP uses their
+# contracts.
+if selected mixed; then
+    tm0=$(date +%s)
+    mixed_fcts=oc_mixed_mutant_name,oc_mixed_mutant_description,oc_algorithm_state_count
+    mixed_fcts+=,algorithm_step,width,load,store,check_buffers,oc_ref_mixed_step
+    mixed_files=(ref/mixed.c ref/formats.c ref/adam.c ref/sgd.c ref/lion.c ref/buffers.c
+                 proofs/fmax.c proofs/fma.c)
+    eva mixed "$out/eva-mixed.log" 1 "${mixed_files[@]}" -eva-domains octagon
+    alarms_mixed_main=$alarms_mixed
+    eva mixed "$out/eva-mixed-state-in-bf16.log" 1 "${mixed_files[@]}" -eva-domains octagon \
+        -cpp-extra-args=-DOC_EVA_STATE_IN_BF16 -warn-special-float none
+    tm2=$(date +%s)
+    echo "== WP ref/mixed.c: memory, integer and contract goals (z3, cvc5; 10 s)"
+    frama-c -wp -wp-rte -wp-literals -wp-par "$par" "${common[@]}" ref/mixed.c ref/formats.c \
+        ref/adam.c ref/sgd.c ref/lion.c proofs/fmax.c proofs/fma.c \
+        -wp-fct "$mixed_fcts" \
+        -wp-prop="-${float_props//,/,-}" -wp-prover cvc5,z3 -wp-timeout 10 \
+        > "$out/wp-mixed-main.log" 2>&1
+    tm1=$(date +%s)
+    parts+=(mixed-main)
+    evas+=("mixed $alarms_mixed_main, state-in-bf16 run $alarms_mixed")
+    times+=("mixed Eva $((tm2 - tm0)) s, main $((tm1 - tm2)) s")
+fi
 t4=$(date +%s)
 
 for part in "${parts[@]}"; do
     prefix=
-    case $part in sgd-*) prefix=sgd: ;; lion-*) prefix=lion: ;; schedule-*) prefix=schedule: ;; esac
+    case $part in
+        sgd-*) prefix=sgd: ;; lion-*) prefix=lion: ;; schedule-*) prefix=schedule: ;;
+        ns-*) prefix=ns: ;; formats-*) prefix=formats: ;; mixed-*) prefix=mixed: ;;
+    esac
     parse_wp "$out/wp-$part.log" | sed "s/^/$prefix/" > "$out/wp-$part.goals"
     n=$(wc -l < "$out/wp-$part.goals")
     want=$(scheduled "$out/wp-$part.log")

@@ -1,6 +1,7 @@
 /* Mixed-precision storage around the element-wise reference steps (spec/mixed.md). The
  * algorithm runs unchanged on fp32 chunks; this file only moves values between storage
  * formats: exact widening on entry, round-to-nearest-even narrowing on exit. */
+#include <errno.h> /* in the ACSL: the Adam step may set errno */
 #include "optcert/buffers.h"
 #include "optcert/mixed.h"
 
@@ -10,6 +11,28 @@
  * MP-COMB-1 names the ones implementations claim. */
 #define CHUNK 256
 
+/* ACSL for proofs/ (STATUS.md there). The hyper-parameters hp of algorithm alg are readable;
+ * state_count is oc_algorithm_state_count; args_ok holds when none of the argument checks
+ * of oc_ref_mixed_step rejects (those before the algorithm's own check and the buffers). */
+/*@ predicate hp_readable(oc_algorithm alg, void *hp) =
+        (alg == OC_ALG_ADAM ==> \valid_read((oc_adam_hparams *)hp)) &&
+        (alg == OC_ALG_SGD ==> \valid_read((oc_sgd_hparams *)hp)) &&
+        (alg == OC_ALG_LION ==> \valid_read((oc_lion_hparams *)hp));
+    logic integer state_count(oc_algorithm alg, void *hp) =
+        alg == OC_ALG_ADAM ? (((oc_adam_hparams *)hp)->amsgrad != 0 ? 3 : 2) :
+        alg == OC_ALG_SGD ? (((oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0) :
+        alg == OC_ALG_LION ? 1 : -1;
+    predicate args_ok(oc_algorithm alg, void *hp, oc_storage *s, size_t n, float *master,
+                      void **state, oc_mixed_mutant mutant) =
+        s != \null && hp != \null && (n > 0 ==> state != \null) &&
+        0 <= mutant < OC_MIXED_MUTANT_COUNT && 0 <= s->param < OC_FMT_COUNT &&
+        0 <= s->state < OC_FMT_COUNT && (s->param == OC_FMT_F32 <==> master == \null) &&
+        0 <= alg < OC_ALG_COUNT;
+    // t holds n values of format f.
+    predicate tensor_valid(oc_format f, void *t, integer n) =
+        f == OC_FMT_F32 ? \valid((float *)t + (0 .. n-1)) : \valid((uint16_t *)t + (0 .. n-1));
+*/
+
 static const char *const mutant_names[OC_MIXED_MUTANT_COUNT] = {
     "correct", "truncating-write-back", "master-from-param", "state-in-bf16"};
 static const char *const mutant_descriptions[OC_MIXED_MUTANT_COUNT] = {
@@ -18,16 +41,24 @@ static const char *const mutant_descriptions[OC_MIXED_MUTANT_COUNT] = {
     "the fp32 master is re-created from the 16-bit parameter every step",
     "optimizer state specified as fp32 is stored as bf16"};
 
+/*@ assigns \result \from mu, mutant_names[0 .. OC_MIXED_MUTANT_COUNT - 1]; */
 const char *oc_mixed_mutant_name(oc_mixed_mutant mu)
 {
     return (unsigned)mu < OC_MIXED_MUTANT_COUNT ? mutant_names[mu] : NULL;
 }
 
+/*@ assigns \result \from mu, mutant_descriptions[0 .. OC_MIXED_MUTANT_COUNT - 1]; */
 const char *oc_mixed_mutant_description(oc_mixed_mutant mu)
 {
     return (unsigned)mu < OC_MIXED_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
 }
 
+/*@ requires hp != \null ==> hp_readable(alg, hp);
+    assigns \nothing;
+    ensures hp == \null ==> \result == -1;
+    ensures hp != \null ==> \result == state_count(alg, hp);
+    ensures -1 <= \result <= OC_MIXED_MAX_STATE;
+*/
 int oc_algorithm_state_count(oc_algorithm alg, const void *hp)
 {
     if (hp == NULL)
@@ -45,34 +76,55 @@ int oc_algorithm_state_count(oc_algorithm alg, const void *hp)
 }
 
 /* The algorithm's own reference step on fp32 buffers. */
+/*@ requires hp_readable(alg, hp);
+    requires n <= CHUNK;
+    requires \valid_read(s + (0 .. OC_MIXED_MAX_STATE - 1));
+    requires \valid(p + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
+    requires \valid(s[0] + (0 .. n-1)) && \valid(s[1] + (0 .. n-1)) && \valid(s[2] + (0 .. n-1));
+    requires \separated(p + (0 .. n-1), s[0] + (0 .. n-1), s[1] + (0 .. n-1), s[2] + (0 .. n-1),
+                        g + (0 .. n-1));
+    assigns p[0 .. n-1], s[0][0 .. n-1], s[1][0 .. n-1], s[2][0 .. n-1], errno;
+*/
 static oc_status algorithm_step(oc_algorithm alg, const void *hp, int mu, int64_t step,
                                 size_t n, float *p, float *const *s, const float *g)
 {
     switch (alg) {
     case OC_ALG_ADAM:
-        return oc_ref_adam_step(hp, step, n, p, s[0], s[1],
+        return oc_ref_adam_step((const oc_adam_hparams *)hp, step, n, p, s[0], s[1],
                                 ((const oc_adam_hparams *)hp)->amsgrad ? s[2] : NULL, g,
                                 (oc_adam_mutant)mu);
     case OC_ALG_SGD:
-        return oc_ref_sgd_step(hp, step, n, p,
+        return oc_ref_sgd_step((const oc_sgd_hparams *)hp, step, n, p,
                                ((const oc_sgd_hparams *)hp)->momentum != 0.0 ? s[0] : NULL, g,
                                (oc_sgd_mutant)mu);
     case OC_ALG_LION:
-        return oc_ref_lion_step(hp, step, n, p, s[0], g, (oc_lion_mutant)mu);
+        return oc_ref_lion_step((const oc_lion_hparams *)hp, step, n, p, s[0], g,
+                                (oc_lion_mutant)mu);
     default:
         return OC_ERR_BAD_PROFILE;
     }
 }
 
+/*@ assigns \nothing;
+    ensures \result == (f == OC_FMT_F32 ? sizeof(float) : sizeof(uint16_t));
+*/
 static size_t width(oc_format f) { return f == OC_FMT_F32 ? sizeof(float) : sizeof(uint16_t); }
 
 /* Value i of a tensor in format f, as fp32 (exact). */
+/*@ requires f == OC_FMT_F32 ==> \valid_read((float *)t + i);
+    requires f != OC_FMT_F32 ==> \valid_read((uint16_t *)t + i);
+    assigns \nothing;
+*/
 static float load(oc_format f, const void *t, size_t i)
 {
     return f == OC_FMT_F32 ? ((const float *)t)[i] : oc_widen(f, ((const uint16_t *)t)[i]);
 }
 
 /* Stores x as value i of a tensor in format f (MP-CONV-1). */
+/*@ requires f == OC_FMT_F32 ==> \valid((float *)t + i);
+    requires f != OC_FMT_F32 ==> \valid((uint16_t *)t + i);
+    assigns ((float *)t)[i], ((uint16_t *)t)[i];
+*/
 static void store(oc_format f, void *t, size_t i, float x, int truncate)
 {
     if (f == OC_FMT_F32)
@@ -83,22 +135,42 @@ static void store(oc_format f, void *t, size_t i, float x, int truncate)
 
 /* Buffers: param, master, state..., g (fp32, MP-STORE-3); each checked, then pairwise
  * disjoint (MP-ERR-1). */
+/*@ requires \valid_read(s);
+    requires 0 <= nstate <= OC_MIXED_MAX_STATE;
+    requires nstate > 0 ==> \valid_read(state + (0 .. nstate - 1));
+    requires n <= 0x10000000;
+    assigns \nothing;
+*/
 static oc_status check_buffers(const oc_storage *s, int nstate, size_t n, const void *param,
                                const float *master, void *const *state, const float *g)
 {
     const void *buf[OC_MIXED_MAX_STATE + 3];
     size_t w[OC_MIXED_MAX_STATE + 3];
     int nb = 0;
+    /*@ assert tables_ok: \valid(buf + (0 .. OC_MIXED_MAX_STATE + 2)) &&
+                          \valid(w + (0 .. OC_MIXED_MAX_STATE + 2)); */
     buf[nb] = param, w[nb++] = width(s->param);
     if (s->param != OC_FMT_F32)
         buf[nb] = master, w[nb++] = sizeof(float);
+    /*@ loop invariant 0 <= k <= nstate && nb == k + (s->param != OC_FMT_F32 ? 2 : 1);
+        loop assigns k, nb, buf[0 .. OC_MIXED_MAX_STATE + 2], w[0 .. OC_MIXED_MAX_STATE + 2];
+        loop variant nstate - k;
+    */
     for (int k = 0; k < nstate; k++)
         buf[nb] = state[k], w[nb++] = width(s->state);
     buf[nb] = g, w[nb++] = sizeof(float);
+    /*@ loop invariant 0 <= b <= nb;
+        loop assigns b;
+        loop variant nb - b;
+    */
     for (int b = 0; b < nb; b++) {
         oc_status st = oc_buffer_check(buf[b], n, w[b]);
         if (st != OC_OK)
             return st;
+        /*@ loop invariant 0 <= o <= b;
+            loop assigns o, st;
+            loop variant b - o;
+        */
         for (int o = 0; o < b; o++)
             if ((st = oc_buffer_disjoint(buf[o], n * w[o], buf[b], n * w[b])) != OC_OK)
                 return st;
@@ -106,6 +178,42 @@ static oc_status check_buffers(const oc_storage *s, int nstate, size_t n, const 
     return OC_OK;
 }
 
+/*@ requires n <= 0x10000000;
+    requires s != \null ==> \valid_read(s);
+    requires hp != \null ==> hp_readable(alg, hp);
+    requires args_ok(alg, hp, s, n, master, state, mutant) && n > 0 ==>
+             \valid_read(state + (0 .. state_count(alg, hp) - 1)) &&
+             tensor_valid(s->param, param, n) && \valid_read(g + (0 .. n-1)) &&
+             (master != \null ==> \valid(master + (0 .. n-1))) &&
+             \forall integer k; 0 <= k < state_count(alg, hp) ==>
+                 tensor_valid(s->state, state[k], n);
+    // Typed memory model: the values written are not the arguments read.
+    requires \separated(s, (uint16_t *)param + (0 .. n-1));
+    requires \separated(s, (uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1] + (0 .. n-1));
+    requires alg == OC_ALG_ADAM ==>
+             \separated((oc_adam_hparams *)hp, (uint16_t *)param + (0 .. n-1)) &&
+             \separated((oc_adam_hparams *)hp,
+                        (uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1] + (0 .. n-1));
+    requires alg == OC_ALG_SGD ==>
+             \separated((oc_sgd_hparams *)hp, (uint16_t *)param + (0 .. n-1)) &&
+             \separated((oc_sgd_hparams *)hp,
+                        (uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1] + (0 .. n-1));
+    requires alg == OC_ALG_LION ==>
+             \separated((oc_lion_hparams *)hp, (uint16_t *)param + (0 .. n-1)) &&
+             \separated((oc_lion_hparams *)hp,
+                        (uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1] + (0 .. n-1));
+    assigns master[0 .. n-1], ((float *)param)[0 .. n-1], ((uint16_t *)param)[0 .. n-1],
+            ((float *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1],
+            ((uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1], errno;
+    behavior invalid_arguments: // MP-ERR-1
+      assumes !args_ok(alg, hp, s, n, master, state, mutant);
+      assigns \nothing;
+      ensures \result != OC_OK;
+    behavior maybe_valid:
+      assumes args_ok(alg, hp, s, n, master, state, mutant);
+    complete behaviors;
+    disjoint behaviors;
+*/
 oc_status oc_ref_mixed_step(oc_algorithm alg, const void *hp, int alg_mutant,
                             const oc_storage *s, int64_t step, size_t n, void *param,
                             float *master, void *const *state, const float *g,
@@ -122,7 +230,7 @@ oc_status oc_ref_mixed_step(oc_algorithm alg, const void *hp, int alg_mutant,
     const int nstate = oc_algorithm_state_count(alg, hp);
     if (nstate < 0)
         return OC_ERR_BAD_PROFILE;
-    float w0[CHUNK] = {0}, ws[OC_MIXED_MAX_STATE][CHUNK];
+    float w0[CHUNK] = {0}, ws[OC_MIXED_MAX_STATE][CHUNK] = {{0}}; /* initialised: for Eva */
     float *const wsp[OC_MIXED_MAX_STATE] = {ws[0], ws[1], ws[2]};
     /* Hyper-parameters and step first (n = 0), then the caller's buffers. */
     oc_status st = algorithm_step(alg, hp, alg_mutant, step, 0, w0, wsp, w0);
@@ -133,20 +241,47 @@ oc_status oc_ref_mixed_step(oc_algorithm alg, const void *hp, int alg_mutant,
     const int master_from_param = mutant == OC_MIXED_MUT_MASTER_FROM_PARAM;
     const int state_in_bf16 = mutant == OC_MIXED_MUT_STATE_IN_BF16 && s->state == OC_FMT_F32;
     const int truncate = mutant == OC_MIXED_MUT_TRUNCATING_WRITEBACK;
+    /*@ loop invariant 0 <= off < n + CHUNK;
+        loop assigns off, w0[0 .. CHUNK-1], ws[0 .. OC_MIXED_MAX_STATE-1][0 .. CHUNK-1],
+                     master[0 .. n-1], ((float *)param)[0 .. n-1], ((uint16_t *)param)[0 .. n-1],
+                     ((float *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1],
+                     ((uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1], errno;
+        loop variant n - off;
+    */
     for (size_t off = 0; off < n; off += CHUNK) {
         const size_t len = n - off < CHUNK ? n - off : CHUNK;
+        /*@ loop invariant 0 <= i <= len;
+            loop assigns i, w0[0 .. CHUNK-1], ws[0 .. OC_MIXED_MAX_STATE-1][0 .. CHUNK-1];
+            loop variant len - i;
+        */
         for (size_t i = 0; i < len; i++) {
             w0[i] = master && !master_from_param ? master[off + i] : load(s->param, param, off + i);
+            /*@ loop invariant 0 <= k <= nstate;
+                loop assigns k, ws[0 .. OC_MIXED_MAX_STATE-1][0 .. CHUNK-1];
+                loop variant nstate - k;
+            */
             for (int k = 0; k < nstate; k++)
                 ws[k][i] = load(s->state, state[k], off + i);
         }
         /* Cannot fail: the same hyper-parameters passed above, the chunks are valid. */
         if (algorithm_step(alg, hp, alg_mutant, step, len, w0, wsp, g + off) != OC_OK)
             return OC_ERR_INTERNAL;
+        /*@ loop invariant 0 <= i <= len;
+            loop assigns i, master[0 .. n-1], ((float *)param)[0 .. n-1],
+                         ((uint16_t *)param)[0 .. n-1],
+                         ((float *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1],
+                         ((uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1];
+            loop variant len - i;
+        */
         for (size_t i = 0; i < len; i++) {
             if (master)
                 master[off + i] = w0[i];
             store(s->param, param, off + i, w0[i], truncate);
+            /*@ loop invariant 0 <= k <= nstate;
+                loop assigns k, ((float *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1],
+                             ((uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1];
+                loop variant nstate - k;
+            */
             for (int k = 0; k < nstate; k++)
                 store(s->state, state[k], off + i,
                       state_in_bf16 ? oc_widen(OC_FMT_BF16, oc_narrow(OC_FMT_BF16, ws[k][i]))

@@ -15,6 +15,8 @@ const char *oc_status_str(oc_status s)
     case OC_ERR_FORMAT: return "malformed file";
     case OC_ERR_NO_DEVICE: return "no accelerator device present";
     case OC_ERR_INTERNAL: return "internal error";
+    case OC_ERR_BAD_SHAPE: return "the matrix shape is empty or too large";
+    case OC_ERR_NONFINITE: return "an input is not finite, or the iteration left its stated domain";
     }
     return "unknown status";
 }

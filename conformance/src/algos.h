@@ -13,6 +13,7 @@
 struct oc_case;
 struct oc_outputs;
 struct oc_st_file;
+struct oc_case_result;
 
 typedef union oc_hparams {
     oc_adam_hparams adam;
@@ -21,6 +22,8 @@ typedef union oc_hparams {
     oc_schedule sched;
     oc_loss_scaler ls;
     oc_clip_config clip;
+    oc_ns_hparams ns;
+    oc_muon_hparams muon;
 } oc_hparams;
 
 typedef struct oc_algo {
@@ -50,12 +53,20 @@ typedef struct oc_algo {
      * alg names the algorithm for oc_impl.mixed_step (OC_ALG_COUNT: not element-wise). */
     int own_mutants;
     oc_algorithm alg;
+    /* Families judged as a whole rather than element by element (Newton–Schulz, NS-TOL-1);
+     * NULL for the elementwise judgement. judge: valid-case outputs against the expected ones
+     * under class cls (an oc_class); explains: whether a mutant's outputs reproduce observed
+     * ones. */
+    void (*judge)(const struct oc_case *c, const struct oc_outputs *o, int cls,
+                  struct oc_case_result *r);
+    int (*explains)(const struct oc_case *c, const struct oc_outputs *got,
+                    const struct oc_outputs *mutant);
 } oc_algo;
 
 extern const oc_algo oc_algo_adam, oc_algo_sgd, oc_algo_lion, oc_algo_schedule;
-extern const oc_algo oc_algo_loss_scale, oc_algo_clip;
+extern const oc_algo oc_algo_loss_scale, oc_algo_clip, oc_algo_newton_schulz, oc_algo_muon;
 extern const oc_algo *const oc_algos[];
-#define OC_NALGOS 6
+#define OC_NALGOS 8
 
 /* VEC-FMT-1 readers shared by the descriptors: a hex-float string exact in binary32 (or
  * nan/inf), and a boolean. */

@@ -3,7 +3,19 @@
 #include <string.h>
 #include "certify.h"
 
-const char *oc_class_name(oc_class cls) { return cls == OC_CLASS_EXACT ? "exact" : "fp32"; }
+static const char *const class_names[] = {"exact", "fp32", "tf32", "bf16"};
+
+const char *oc_class_name(oc_class cls) { return class_names[cls]; }
+
+int oc_class_parse(const char *name, oc_class *out)
+{
+    for (int i = 0; i < (int)(sizeof class_names / sizeof class_names[0]); i++)
+        if (strcmp(name, class_names[i]) == 0) {
+            *out = (oc_class)i;
+            return 0;
+        }
+    return -1;
+}
 
 const char *oc_verdict_name(oc_verdict v)
 {

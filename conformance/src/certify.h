@@ -34,6 +34,8 @@ oc_status oc_judge_results(const char *results_path, const char *vector_dir, con
 void oc_certificate_free(oc_certificate *cert);
 
 const char *oc_class_name(oc_class cls);
+/* "exact", "fp32", "tf32", "bf16"; 0 on success, -1 for an unknown name. */
+int oc_class_parse(const char *name, oc_class *out);
 const char *oc_verdict_name(oc_verdict v);
 
 /* Reports. */

@@ -166,4 +166,4 @@ static void clip_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_st
 
 const oc_algo oc_algo_clip = {"clip", "ClipStep", {"value"}, 24, OC_CLIP_MUTANT_COUNT,
                               clip_mutant, clip_nstate, clip_parse, clip_supports,
-                              clip_load_case, clip_run, NULL, 0, OC_ALG_COUNT};
+                              clip_load_case, clip_run, NULL, 0, OC_ALG_COUNT, NULL, NULL};

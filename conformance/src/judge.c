@@ -121,6 +121,10 @@ void oc_judge_outputs(const oc_case *c, const oc_outputs *o, oc_class cls, oc_ca
     r->verdict = OC_PASS;
     r->max_ulps = 0;
     r->max_ratio = 0;
+    if (c->algo->judge) {
+        c->algo->judge(c, o, (int)cls, r);
+        return;
+    }
     for (size_t step = 0; step < c->steps; step++)
         for (int k = 0; k < c->nstate; k++)
             for (size_t i = 0; i < c->n; i++) {
@@ -165,7 +169,9 @@ const char *oc_diagnose(const oc_case *c, const oc_outputs *o)
             oc_judge_outputs(c, &mo, OC_CLASS_FP32, &mr);
             match = mr.verdict == OC_FAIL;
         }
-        for (int k = 0; k < c->nstate && match && st == OC_OK; k++)
+        if (st == OC_OK && match && c->algo->explains)
+            match = c->algo->explains(c, o, &mo);
+        for (int k = 0; k < c->nstate && match && st == OC_OK && !c->algo->explains; k++)
             for (size_t j = 0; j < c->steps * c->n && match; j++) {
                 double got = o->out[k][j], want = mo.out[k][j];
                 if (!isfinite(want) || !isfinite(got))

@@ -5,7 +5,9 @@
 #include "optcert/impl.h"
 #include "vectors.h"
 
-typedef enum oc_class { OC_CLASS_EXACT, OC_CLASS_FP32 } oc_class;
+/* tf32 and bf16 (matrix-product operand precisions, NS-TOL-1) judge the elementwise families
+ * like fp32: they have no matrix products. */
+typedef enum oc_class { OC_CLASS_EXACT, OC_CLASS_FP32, OC_CLASS_TF32, OC_CLASS_BF16 } oc_class;
 
 typedef enum oc_verdict {
     OC_PASS,          /* valid case within tolerance, or invalid case rejected cleanly */

@@ -28,9 +28,9 @@ static int usage(const char *msg)
     fprintf(stderr,
             "usage:\n"
             "  optcert families [--vectors DIR]\n"
-            "  optcert certify [--impl ref|fast-cpu|fast-cuda|mutant:[ALGO/]NAME|PATH.so] [--class exact|fp32] [--vectors DIR]\n"
+            "  optcert certify [--impl ref|fast-cpu|fast-cuda|mutant:[ALGO/]NAME|PATH.so] [--class exact|fp32|tf32|bf16] [--vectors DIR]\n"
             "                  [--family NAME] [--report table|json:FILE|junit:FILE]... [--verbose]\n"
-            "  optcert judge --results FILE [--class exact|fp32] [--vectors DIR] [--family NAME]\n"
+            "  optcert judge --results FILE [--class exact|fp32|tf32|bf16] [--vectors DIR] [--family NAME]\n"
             "                [--report ...] [--verbose]\n"
             "  optcert mutants [--vectors DIR] [--family NAME]\n"
             "  optcert vectors verify [--vectors DIR] [--precision BITS]\n"
@@ -69,8 +69,9 @@ static int parse(int argc, char **argv, int first, options *o)
             return -1;
         }
     }
-    if (o->cls && strcmp(o->cls, "exact") != 0 && strcmp(o->cls, "fp32") != 0) {
-        fprintf(stderr, "optcert: --class must be exact or fp32\n");
+    oc_class parsed;
+    if (o->cls && oc_class_parse(o->cls, &parsed) != 0) {
+        fprintf(stderr, "optcert: --class must be exact, fp32, tf32 or bf16\n");
         return -1;
     }
     return 0;
@@ -181,8 +182,9 @@ static int cmd_certify(const options *o)
         impl = load_plugin(o->impl, &d);
     if (!impl)
         return fail_input(&d);
-    oc_class cls = o->cls ? (strcmp(o->cls, "exact") == 0 ? OC_CLASS_EXACT : OC_CLASS_FP32)
-                          : (is_ref ? OC_CLASS_EXACT : OC_CLASS_FP32);
+    oc_class cls = is_ref ? OC_CLASS_EXACT : OC_CLASS_FP32;
+    if (o->cls)
+        oc_class_parse(o->cls, &cls);
     oc_certificate cert;
     if (oc_certify(impl, o->vectors, o->family, cls, &cert, &d) != OC_OK) {
         oc_certificate_free(&cert);
@@ -198,7 +200,9 @@ static int cmd_judge(const options *o)
     oc_diag d;
     if (!o->results)
         return usage("judge needs --results FILE");
-    oc_class cls = o->cls && strcmp(o->cls, "exact") == 0 ? OC_CLASS_EXACT : OC_CLASS_FP32;
+    oc_class cls = OC_CLASS_FP32;
+    if (o->cls)
+        oc_class_parse(o->cls, &cls);
     oc_certificate cert;
     if (oc_judge_results(o->results, o->vectors, o->family, cls, &cert, &d) != OC_OK) {
         oc_certificate_free(&cert);

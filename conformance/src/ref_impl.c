@@ -1,5 +1,6 @@
 /* The reference (and each of its mutants) exposed through the plugin ABI: the harness
  * judges the reference through the same path as any other implementation. */
+#include <stdlib.h>
 #include "algos.h"
 
 #define MAX_MUTANTS 24
@@ -103,6 +104,34 @@ static oc_status ref_clip(void *ctx, const oc_clip_config *c, size_t nviews, oc_
                             (oc_clip_mutant)mutant_for(ctx, &oc_algo_clip));
 }
 
+static oc_status ref_ns(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t cols,
+                        const float *g, float *out)
+{
+    size_t len = oc_ns_work_len(rows, cols);
+    double *work = malloc((len ? len : 1) * sizeof *work);
+    if (!work)
+        return OC_ERR_INTERNAL;
+    oc_status st = oc_ref_newton_schulz(hp, rows, cols, g, out, work, len,
+                                        (oc_ns_mutant)mutant_for(ctx, &oc_algo_newton_schulz));
+    free(work);
+    return st;
+}
+
+static oc_status ref_muon(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols,
+                          float *p, float *m, const float *g)
+{
+    size_t len = oc_muon_work_len(rows, cols);
+    double *work = malloc((len ? len : 1) * sizeof *work);
+    float *scratch = malloc((3 * rows * cols + 1) * sizeof *scratch);
+    oc_status st = work && scratch
+                       ? oc_ref_muon_step(hp, rows, cols, p, m, g, work, len, scratch,
+                                          (oc_muon_mutant)mutant_for(ctx, &oc_algo_muon))
+                       : OC_ERR_INTERNAL;
+    free(work);
+    free(scratch);
+    return st;
+}
+
 /* No vector family selects a mutant of the guarded step yet (spec/draft/step.md): correct. */
 static oc_status ref_guarded(void *ctx, const oc_guard_config *cfg, const oc_loss_scaler *scaler,
                              oc_loss_scale_state *scaler_state, size_t nsub,
@@ -120,14 +149,17 @@ static oc_status ref_guarded(void *ctx, const oc_guard_config *cfg, const oc_los
      OC_CAP_SGD_NESTEROV | OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON | \
      OC_CAP_MIXED_BF16 | OC_CAP_MIXED_F16 | OC_CAP_MIXED_STATE_BF16 | OC_CAP_LOSS_SCALE_MEGATRON | \
      OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT | OC_CAP_LOSS_SCALE_TORCH | OC_CAP_CLIP_MEGATRON | \
-     OC_CAP_CLIP_TORCH | OC_CAP_STEP_SCALED | OC_CAP_STEP_UNCHECKED | OC_CAP_STEP_CHECKED)
+     OC_CAP_CLIP_TORCH | \
+     OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON | OC_CAP_STEP_SCALED | OC_CAP_STEP_UNCHECKED | \
+     OC_CAP_STEP_CHECKED)
 
 const oc_impl *oc_ref(void)
 {
     static const ref_ctx correct = {NULL, 0};
     static const oc_impl table = {OC_IMPL_ABI_VERSION, "optcert-ref", "1", ALL_CAPS,
                                   (void *)&correct, ref_adam, ref_sgd, ref_lion, ref_schedule,
-                                  ref_mixed, ref_loss_scale, ref_clip, ref_guarded};
+                                  ref_mixed, ref_loss_scale, ref_clip, ref_ns, ref_muon,
+                                  ref_guarded};
     return &table;
 }
 
@@ -148,6 +180,8 @@ const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
                               a == &oc_algo_schedule ? ref_schedule : NULL,
                               a->own_mutants ? ref_mixed : NULL,
                               a == &oc_algo_loss_scale ? ref_loss_scale : NULL,
-                              a == &oc_algo_clip ? ref_clip : NULL, NULL};
+                              a == &oc_algo_clip ? ref_clip : NULL,
+                              a == &oc_algo_newton_schulz ? ref_ns : NULL,
+                              a == &oc_algo_muon ? ref_muon : NULL, NULL};
     return &tables[k][mu];
 }

@@ -30,6 +30,13 @@ static oc_status tensor_ref(const oc_st_file *st, const char *path, int tcid, js
     return oc_st_tensor(st, ref, dt, rows, cols, out, d);
 }
 
+oc_status oc_tensor_ref(const oc_st_file *st, const char *path, int tcid, json_t *obj,
+                        const char *key, oc_dtype dt, size_t rows, size_t cols, void **out,
+                        oc_diag *d)
+{
+    return tensor_ref(st, path, tcid, obj, key, dt, rows, cols, out, d);
+}
+
 /* Reads tensor `key` of obj, stored in format fmt, widened to binary64. */
 static oc_status widened_ref(const oc_st_file *st, const char *path, int tcid, json_t *obj,
                              const char *key, oc_format fmt, size_t rows, size_t cols,

@@ -51,6 +51,11 @@ typedef struct oc_family {
 oc_status oc_load_tensor_case(const char *path, const oc_st_file *st, json_t *test, oc_case *c,
                               oc_diag *d);
 
+/* Reads the tensor whose key is obj[key] (dtype dt, shape [rows, cols]) into a new buffer. */
+oc_status oc_tensor_ref(const oc_st_file *st, const char *path, int tcid, json_t *obj,
+                        const char *key, oc_dtype dt, size_t rows, size_t cols, void **out,
+                        oc_diag *d);
+
 /* Reads an integer field of a test in [lo, hi]. */
 oc_status oc_get_int(const char *path, int tcid, json_t *obj, const char *key, int64_t lo,
                      int64_t hi, int64_t *out, oc_diag *d);

@@ -598,8 +598,8 @@ static void test_json_tensors_other_directory(void)
 
 static void test_json_unknown_algorithm(void)
 {
-    JSON_CASE("unknown algorithm 'muon'",
-              json_object_set_new(doc, "algorithm", json_string("muon")));
+    JSON_CASE("unknown algorithm 'shampoo'",
+              json_object_set_new(doc, "algorithm", json_string("shampoo")));
 }
 
 static void test_json_unknown_profile(void)

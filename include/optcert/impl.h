@@ -12,6 +12,8 @@
 #include "optcert/lion.h"
 #include "optcert/mixed.h"
 #include "optcert/loss_scale.h"
+#include "optcert/muon.h"
+#include "optcert/newton_schulz.h"
 #include "optcert/schedule.h"
 #include "optcert/sgd.h"
 
@@ -41,6 +43,8 @@
 #define OC_CAP_LOSS_SCALE_TORCH             (1ull << 34)
 #define OC_CAP_CLIP_MEGATRON                (1ull << 35)
 #define OC_CAP_CLIP_TORCH                   (1ull << 36)
+#define OC_CAP_NEWTON_SCHULZ (1ull << 40) /* NS-* for every coefficient schedule and normalisation */
+#define OC_CAP_MUON (1ull << 41)          /* MUON-* for every momentum form and scale mode */
 /* The guarded step (spec/draft/step.md), one bit per mode of oc_guard_mode. */
 #define OC_CAP_STEP_SCALED                  (1ull << 37)
 #define OC_CAP_STEP_UNCHECKED               (1ull << 38)
@@ -78,6 +82,14 @@ typedef struct oc_impl {
      * capability is claimed. */
     oc_status (*clip_step)(void *ctx, const oc_clip_config *c, size_t nviews,
                            oc_clip_view *views, float *total_norm, int *skipped);
+    /* As oc_ref_newton_schulz without the workspace and the mutant: out (rows x cols fp32,
+     * row-major) written only on success. NULL if OC_CAP_NEWTON_SCHULZ is not claimed. */
+    oc_status (*newton_schulz)(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t cols,
+                               const float *g, float *out);
+    /* As oc_ref_muon_step without the workspace and the mutant: p and m (rows x cols fp32)
+     * updated in place, unchanged on error. NULL if OC_CAP_MUON is not claimed. */
+    oc_status (*muon_step)(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols,
+                           float *p, float *m, const float *g);
     /* As oc_ref_guarded_step without the mutant: one whole step of a chained optimizer, in
      * place, nothing written on error. NULL if no OC_CAP_STEP_* is claimed. */
     oc_status (*guarded_step)(void *ctx, const oc_guard_config *cfg, const oc_loss_scaler *scaler,

@@ -14,7 +14,9 @@ typedef enum oc_status {
     OC_ERR_IO,                /* file could not be read or written */
     OC_ERR_FORMAT,            /* malformed vector / results file */
     OC_ERR_NO_DEVICE,         /* no accelerator present */
-    OC_ERR_INTERNAL
+    OC_ERR_INTERNAL,
+    OC_ERR_BAD_SHAPE,         /* a matrix shape is empty or too large */
+    OC_ERR_NONFINITE          /* an input is NaN/infinite, or an iteration left its stated domain */
 } oc_status;
 
 /* A short English description of a status; never NULL. */

@@ -308,3 +308,9 @@ void family_emit(family *f, const gen_stepper *s, json_t *hparams, gen_case *c)
         free(c->in[k]);
     free(c->g);
 }
+
+void family_add_tensor(family *f, int id, const char *name, const char *dtype, size_t rows,
+                       size_t cols, const void *data, json_t *obj, const char *field)
+{
+    add_tensor(f, id, name, dtype, rows, cols, 1, data, obj, field);
+}

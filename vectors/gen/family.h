@@ -40,6 +40,10 @@ int family_test(family *f, json_t *test);
 /* Writes <dir>/<name>/<name>.json and .safetensors; returns 0 on success. */
 int family_save(family *f, const char *dir);
 
+/* Writes the 2-D tensor "<id>/<name>" and stores its key in obj[field] (VEC-FMT-7). */
+void family_add_tensor(family *f, int id, const char *name, const char *dtype, size_t rows,
+                       size_t cols, const void *data, json_t *obj, const char *field);
+
 /* Hex-float JSON string of an exactly representable value (VEC-FMT-1). */
 json_t *hexfloat(double x);
 

@@ -53,6 +53,12 @@ void gen_lion_stepper_free(gen_stepper *s);
 /* Writes vectors/clip-<profile>/ (spec/clip.md); 0 on success. */
 int gen_clip(const gen_options *opt, const char *outdir);
 
+/* Writes vectors/ns-<profile>/ (spec/muon.md, NS-*); 0 on success. */
+int gen_newton_schulz(const gen_options *opt, const char *outdir);
+
+/* Writes vectors/muon-<profile>/ (spec/muon.md, MUON-*); 0 on success. */
+int gen_muon(const gen_options *opt, const char *outdir);
+
 /* Writes every family at the given options; 0 on success. */
 int gen_all(const gen_options *opt, const char *outdir);
 

@@ -4,7 +4,9 @@ int gen_all(const gen_options *opt, const char *outdir)
 {
     return gen_adam(opt, outdir) || gen_sgd(opt, outdir) || gen_lion(opt, outdir) ||
                    gen_schedule(opt, outdir) || gen_loss_scale(opt, outdir) ||
-                   gen_clip(opt, outdir)
+                   gen_clip(opt, outdir) ||
+                   gen_newton_schulz(opt, outdir) ||
+                   gen_muon(opt, outdir)
                ? -1
                : 0;
 }

@@ -1,0 +1,144 @@
+#!/usr/bin/python3
+"""optcert adapter: a library's Newton-Schulz orthogonalisation (spec/muon.md NS-*) on an ns-*
+vector family, or its Muon step (MUON-*) on a muon-* family, through the results path
+(spec/vectors.md VEC-FMT-12, VEC-RES-*).
+
+  --impl keller  muon.zeropower_via_newtonschulz5 of PyPI muon-optimizer (KellerJordan/Muon):
+                 (3.4445, -4.7750, 2.0315) hard-coded, X / (||X||_F + 1e-7), every iterate in
+                 bf16 (judge with --class bf16). Runs the cases whose hparams are exactly that
+                 (profile simple, any steps); other cases are `unsupported`.
+                 On muon-* families: muon.SingleDeviceMuon (lr, weight_decay, momentum; Nesterov,
+                 5 simple steps and shape_scaling are fixed), on the cases whose hparams match.
+  --impl optax   optax.contrib muon's orthogonalize_via_newton_schulz (JAX, input dtype fp32:
+                 judge with --class fp32), with the case's tuples and eps. optax divides by
+                 ||X||_F + eps (add mode) with no factor s, and uses every tuple of a 2-D
+                 coefficient array exactly once (a single tuple ns_steps times): cases with
+                 normScale != 1, or several tuples and steps != their number, are `unsupported`; max-mode families run with optax's add mode (they
+                 differ only where ||G||_F ~ eps: known divergences).
+Nothing is judged here: `optcert judge --results FILE --class CLASS` does. A library exception is
+`rejected`; `acceptable` and `invalid` cases are run like the others.
+
+    /usr/bin/python3 conformance/adapters/muon_ns.py --impl keller \\
+        --vectors vectors/ns-simple/ns-simple.json --out results.safetensors
+    /opt/optcert-jax/bin/python conformance/adapters/muon_ns.py --impl optax ...   (ci/setup-python.sh)
+Exit status: 0 on success, 2 on malformed input.
+"""
+import argparse
+import json
+import os
+import sys
+from importlib import metadata
+
+import numpy as np
+from safetensors.numpy import load_file, save_file
+
+ADAPTER = "optcert muon_ns.py 1"
+SIMPLE = (3.4445, -4.7750, 2.0315)
+
+
+def hexf(s):
+    return float.fromhex(s)
+
+
+def keller(hp):
+    import torch
+    from muon import zeropower_via_newtonschulz5
+    coef = [tuple(hexf(v) for v in t) for t in hp["coefficients"]]
+    simple = len(coef) == 1 and all(abs(c - s) <= 1e-6 * abs(s) for c, s in zip(coef[0], SIMPLE))
+    if not (simple and hp["epsMode"] == "add" and hexf(hp["eps"]) == np.float32(1e-7)
+            and hexf(hp["normScale"]) == 1.0):
+        return None
+
+    def run(g):
+        return zeropower_via_newtonschulz5(torch.from_numpy(g), steps=hp["steps"]).float().numpy()
+    return "muon.zeropower_via_newtonschulz5 (muon-optimizer)", metadata.version("muon-optimizer"), run
+
+
+def keller_step(hp):
+    import torch
+    from muon import SingleDeviceMuon
+    fixed = keller(hp) is not None and hp["steps"] == 5 and hp["nesterov"] and \
+        hp["momentumForm"] == "ema" and hp["scaleMode"] == "shape_scaling" and hexf(hp["extraScale"]) == 1.0
+    if not fixed:
+        return None
+
+    def run(p, m, g):
+        param = torch.nn.Parameter(torch.from_numpy(p.copy()))
+        opt = SingleDeviceMuon([param], lr=hexf(hp["lr"]), weight_decay=hexf(hp["weightDecay"]),
+                               momentum=hexf(hp["momentum"]))
+        opt.state[param]["momentum_buffer"] = torch.from_numpy(m.copy())
+        param.grad = torch.from_numpy(g.copy())
+        opt.step()
+        return {"p": param.detach().numpy(), "m": opt.state[param]["momentum_buffer"].numpy()}
+    return "muon.SingleDeviceMuon (muon-optimizer)", metadata.version("muon-optimizer"), run
+
+
+def optax_ns(hp):
+    import jax.numpy as jnp
+    import optax
+    from optax.contrib import _muon
+    coef = np.array([[hexf(v) for v in t] for t in hp["coefficients"]], dtype=np.float32)
+    if len(coef) == 1:
+        coef = coef[0]  # a 1-D tuple is iterated ns_steps times
+    elif hp["steps"] != len(coef):
+        return None
+    if hexf(hp["normScale"]) != 1.0:
+        return None
+
+    def run(g):
+        x = _muon.orthogonalize_via_newton_schulz(jnp.asarray(g), jnp.asarray(coef), ns_steps=hp["steps"],
+                                                  eps=hexf(hp["eps"]))
+        return np.asarray(x, dtype=np.float32)
+    return "optax.contrib muon orthogonalize_via_newton_schulz", optax.__version__, run
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vectors", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--impl", choices=("keller", "optax"), required=True)
+    ap.add_argument("--verbose", action="store_true")
+    args = ap.parse_args()
+    try:
+        doc = json.load(open(args.vectors))
+        tensors = load_file(os.path.join(os.path.dirname(args.vectors), doc["tensors"]))
+        if doc.get("algorithm") not in ("newton_schulz", "muon"):
+            raise KeyError("algorithm must be newton_schulz or muon")
+    except (OSError, ValueError, KeyError) as e:
+        print(f"muon_ns.py: {args.vectors}: {e}", file=sys.stderr)
+        return 2
+    family = doc["family"]
+    out, meta = {}, {"adapter": ADAPTER}
+    impl_name = impl_version = None
+    for group in doc["testGroups"]:
+        step = doc["algorithm"] == "muon"
+        if step:
+            lib = keller_step(group["hparams"]) if args.impl == "keller" else None
+        else:
+            lib = (keller if args.impl == "keller" else optax_ns)(group["hparams"])
+        for t in group["tests"]:
+            key = f"status/{family}/{t['tcId']}"
+            if lib is None:
+                meta[key] = "unsupported"
+                continue
+            impl_name, impl_version, run = lib
+            mats = {k: np.ascontiguousarray(tensors[v].reshape(t["rows"], t["cols"]), dtype=np.float32)
+                    for k, v in t["inputs"].items()}
+            try:
+                x = run(mats["p"], mats["m"], mats["g"]) if step else {"x": run(mats["g"])}
+            except Exception as e:  # the library refused the input
+                meta[key] = "rejected"
+                if args.verbose:
+                    print(f"tcId {t['tcId']}: rejected: {e}")
+                continue
+            meta[key] = "ok"
+            for name, v in x.items():
+                out[f"{family}/{t['tcId']}/{name}"] = np.ascontiguousarray(v, dtype=np.float32)
+    meta["impl"] = impl_name or args.impl
+    meta["implVersion"] = impl_version or "unknown"
+    save_file(out, args.out, metadata=meta)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

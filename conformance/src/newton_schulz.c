@@ -1,0 +1,299 @@
+/* The Newton–Schulz and Muon families in the harness (spec/muon.md NS-*, MUON-*): matrices
+ * judged as a whole by NS-TOL-1 / MUON-TOL-1 (Frobenius bound and singular-value band) instead
+ * of element by element. A case stores its shape as steps = rows, n = cols, so that results
+ * files and the shared loaders see each output as one [rows, cols] tensor; exp[k].tol holds the
+ * tolerance table [class][frobenius, band] of output k (VEC-FMT-12). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "optcert/muon.h"
+#include "algos.h"
+#include "judge.h"
+#include "../../vectors/gen/ns_model.h"
+#include "vectors.h"
+
+static const char *ns_mutant(int mu) { return oc_ns_mutant_name((oc_ns_mutant)mu); }
+static int ns_nstate(const oc_hparams *hp) { return (void)hp, 1; }
+
+/* A hex float (VEC-FMT-1) that is an element of an array rather than an object member. */
+static oc_status hex_value(const char *path, json_t *v, double *out, oc_diag *d)
+{
+    json_t *wrap = json_pack("{s:O}", "coefficients[]", v);
+    oc_status st = oc_get_hex(path, wrap, "coefficients[]", out, d);
+    json_decref(wrap);
+    return st;
+}
+
+/* The Newton-Schulz fields of a group's hparams (VEC-FMT-12); hp->profile is the caller's. */
+static oc_status ns_fields(const char *path, json_t *h, oc_ns_hparams *hp, oc_diag *d)
+{
+    oc_status st;
+    json_t *coef = json_object_get(h, "coefficients"), *steps = json_object_get(h, "steps");
+    const char *sched = json_string_value(json_object_get(h, "schedule"));
+    const char *mode = json_string_value(json_object_get(h, "epsMode"));
+    if (!json_is_array(coef) || json_array_size(coef) < 1 ||
+        json_array_size(coef) > OC_NS_MAX_COEFS)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: hparams.coefficients must be 1 to %d [a, b, c]",
+                       path, OC_NS_MAX_COEFS);
+    hp->ncoef = (int)json_array_size(coef);
+    for (int t = 0; t < hp->ncoef; t++) {
+        json_t *abc = json_array_get(coef, (size_t)t);
+        if (!json_is_array(abc) || json_array_size(abc) != 3)
+            return oc_fail(d, OC_ERR_FORMAT, "%s: hparams.coefficients[%d] must be [a, b, c]",
+                           path, t);
+        for (int k = 0; k < 3; k++)
+            if ((st = hex_value(path, json_array_get(abc, (size_t)k), &hp->coef[t][k], d)))
+                return st;
+    }
+    if (!json_is_integer(steps) || json_integer_value(steps) < 1 ||
+        json_integer_value(steps) > OC_NS_MAX_STEPS)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: hparams.steps must be 1 to %d", path,
+                       OC_NS_MAX_STEPS);
+    hp->steps = (int)json_integer_value(steps);
+    if (!sched || (strcmp(sched, "cycle") != 0 && strcmp(sched, "repeat_last") != 0) || !mode ||
+        (strcmp(mode, "add") != 0 && strcmp(mode, "max") != 0))
+        return oc_fail(d, OC_ERR_FORMAT,
+                       "%s: hparams.schedule must be cycle|repeat_last, epsMode add|max", path);
+    hp->schedule = strcmp(sched, "cycle") == 0 ? OC_NS_CYCLE : OC_NS_REPEAT_LAST;
+    hp->eps_mode = strcmp(mode, "add") == 0 ? OC_NS_EPS_ADD : OC_NS_EPS_MAX;
+    if ((st = oc_get_hex(path, h, "eps", &hp->eps, d)) ||
+        (st = oc_get_hex(path, h, "normScale", &hp->norm_scale, d)))
+        return st;
+    return OC_OK;
+}
+
+static oc_status ns_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
+                          oc_diag *d)
+{
+    if (oc_ns_profile_parse(profile, &u->ns.profile) != OC_OK)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: unknown Newton-Schulz profile '%s'", path, profile);
+    return ns_fields(path, h, &u->ns, d);
+}
+
+static int ns_supports(const oc_impl *impl, const oc_hparams *u)
+{
+    (void)u;
+    return impl->newton_schulz && (impl->capabilities & OC_CAP_NEWTON_SCHULZ);
+}
+
+/* VEC-FMT-12: rows, cols, the input matrices `inputs` [rows, cols] into c->in[], and for every
+ * output (state_names) expected.<name>.{f32, f64} [rows, cols] and expected.<name>.tol [4, 2]. */
+static oc_status matrix_case(const char *path, const oc_st_file *st, json_t *t, oc_case *c,
+                             oc_diag *d, const char *const *inputs, int ninputs)
+{
+    oc_status s;
+    int64_t rows = 0, cols = 0;
+    if (!st)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: newton_schulz families need a tensors file", path);
+    if ((s = oc_get_int(path, c->tcid, t, "rows", 1, OC_NS_MAX_ELEMS, &rows, d)) ||
+        (s = oc_get_int(path, c->tcid, t, "cols", 1, OC_NS_MAX_ELEMS / rows, &cols, d)))
+        return s;
+    c->steps = (size_t)rows;
+    c->n = (size_t)cols;
+    c->first_step = 1;
+    json_t *in = json_object_get(t, "inputs"), *ex = json_object_get(t, "expected");
+    if (!json_is_object(in))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing inputs", path, c->tcid);
+    for (int k = 0; k < ninputs; k++)
+        if ((s = oc_tensor_ref(st, path, c->tcid, in, inputs[k], OC_F32, c->steps, c->n,
+                               (void **)&c->in[k], d)))
+            return s;
+    if (c->result != OC_RESULT_VALID)
+        return OC_OK;
+    for (int k = 0; k < c->nstate; k++) {
+        const char *name = c->algo->state_names[k];
+        json_t *x = json_is_object(ex) ? json_object_get(ex, name) : NULL;
+        const char *f32 = json_string_value(json_object_get(x, "f32"));
+        if (!json_is_object(x) || !f32)
+            return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: valid case without expected.%s.f32",
+                           path, c->tcid, name);
+        if ((s = oc_st_tensor_widened(st, f32, OC_FMT_F32, c->steps, c->n, &c->exp[k].stored, d)) ||
+            (s = oc_tensor_ref(st, path, c->tcid, x, "f64", OC_F64, c->steps, c->n,
+                               (void **)&c->exp[k].f64, d)) ||
+            (s = oc_tensor_ref(st, path, c->tcid, x, "tol", OC_F64, NS_NCLASSES, 2,
+                               (void **)&c->exp[k].tol, d)))
+            return s;
+        for (int i = 0; i < 2 * NS_NCLASSES; i++)
+            if (!(c->exp[k].tol[i] >= 0) || isinf(c->exp[k].tol[i]))
+                return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: negative or non-finite tolerance",
+                               path, c->tcid);
+    }
+    return OC_OK;
+}
+
+static oc_status ns_load_case(const char *path, const oc_st_file *st, json_t *t, oc_case *c,
+                              oc_diag *d)
+{
+    static const char *const inputs[] = {"g"};
+    return matrix_case(path, st, t, c, d, inputs, 1);
+}
+
+/* One call; outputs [rows * cols]. *dirty: the call failed but wrote to its output buffer. */
+static void ns_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+                   int *dirty)
+{
+    size_t len = c->steps * c->n;
+    float *out = malloc(len * sizeof *out), *snap = malloc(len * sizeof *snap);
+    for (size_t i = 0; i < len; i++)
+        out[i] = snap[i] = -0x1.5p-3f * (float)(i % 7); /* a pattern a correct call rewrites */
+    *st = impl->newton_schulz(impl->ctx, &c->hp.ns, c->steps, c->n, c->in[0], out);
+    if (*st == OC_OK) {
+        o->out[0] = malloc((len + 1) * sizeof(double));
+        for (size_t i = 0; i < len; i++)
+            o->out[0][i] = out[i];
+    } else {
+        *dirty = memcmp(out, snap, len * sizeof *out) != 0;
+    }
+    free(out);
+    free(snap);
+}
+
+/* ||a - b||_F and max_i |sigma_i(a) - sigma_i(b)| of two rows x cols matrices. */
+static void distances(const double *a, const double *b, size_t rows, size_t cols, double *frob,
+                      double *band)
+{
+    size_t len = rows * cols, k = rows < cols ? rows : cols;
+    double s = 0, *sa = malloc(k * sizeof *sa), *sb = malloc(k * sizeof *sb);
+    for (size_t i = 0; i < len; i++)
+        s += (a[i] - b[i]) * (a[i] - b[i]);
+    *frob = sqrt(s);
+    *band = INFINITY;
+    if (sa && sb && ns_singular_values(a, rows, cols, sa) == 0 &&
+        ns_singular_values(b, rows, cols, sb) == 0) {
+        *band = 0;
+        for (size_t i = 0; i < k; i++)
+            *band = fmax(*band, fabs(sa[i] - sb[i]));
+    }
+    free(sa);
+    free(sb);
+}
+
+static double over(double err, double bound)
+{
+    return err == 0 ? 0 : bound > 0 ? err / bound : INFINITY;
+}
+
+/* NS-TOL-1: within the class's Frobenius bound and singular-value band of the exact result. */
+static void ns_judge(const oc_case *c, const oc_outputs *o, int cls, oc_case_result *r)
+{
+    size_t len = c->steps * c->n;
+    for (int k = 0; k < c->nstate; k++) {
+        const double *got = o->out[k], *want = c->exp[k].f64, *tol = c->exp[k].tol + 2 * cls;
+        double frob = INFINITY, band = INFINITY, norm = 0;
+        int finite = 1;
+        for (size_t i = 0; i < len; i++) {
+            finite &= isfinite(got[i]) != 0;
+            norm += want[i] * want[i];
+        }
+        norm = sqrt(norm);
+        if (finite)
+            distances(got, want, c->steps, c->n, &frob, &band);
+        r->max_ratio = fmax(r->max_ratio, fmax(over(frob, tol[0]), over(band, tol[1])));
+        /* relative Frobenius error in units of 2^-24 */
+        r->max_ulps = fmax(r->max_ulps, over(frob, norm) / 0x1p-24);
+        if (!(frob <= tol[0] && band <= tol[1]) && r->verdict == OC_PASS) {
+            r->verdict = OC_FAIL;
+            snprintf(r->detail, sizeof r->detail,
+                     "%s %s: ||Y - Y*||_F = %.3g (relative %.3g), bound %.3g; singular values "
+                     "off by %.3g, band %.3g",
+                     c->algo->state_names[k], finite ? "outside the bound" : "non-finite", frob,
+                     over(frob, norm), tol[0], band, tol[1]);
+        }
+    }
+}
+
+/* A mutant explains observed outputs when they lie within the fp32 class of each other (as
+ * the elementwise diagnosis does). */
+static int ns_explains(const oc_case *c, const oc_outputs *got, const oc_outputs *mutant)
+{
+    for (int k = 0; k < c->nstate; k++) {
+        const double *tol = c->exp[k].tol + 2 * NS_CLASS_FP32;
+        double frob, band;
+        for (size_t i = 0; i < c->steps * c->n; i++)
+            if (!isfinite(got->out[k][i]) || !isfinite(mutant->out[k][i]))
+                return 0;
+        distances(got->out[k], mutant->out[k], c->steps, c->n, &frob, &band);
+        if (!(frob <= tol[0] && band <= tol[1]))
+            return 0;
+    }
+    return 1;
+}
+
+const oc_algo oc_algo_newton_schulz = {
+    "newton_schulz", "NewtonSchulz", {"x"}, 24, OC_NS_MUTANT_COUNT, ns_mutant, ns_nstate,
+    ns_parse, ns_supports, ns_load_case, ns_run, NULL, 0, OC_ALG_COUNT, ns_judge, ns_explains};
+
+/* ---- The Muon step (MUON-*) ---- */
+static const char *muon_mutant(int mu) { return oc_muon_mutant_name((oc_muon_mutant)mu); }
+static int muon_nstate(const oc_hparams *hp) { return (void)hp, 2; }
+
+static oc_status muon_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
+                            oc_diag *d)
+{
+    oc_muon_hparams *hp = &u->muon;
+    const char *form = json_string_value(json_object_get(h, "momentumForm"));
+    const char *scale = json_string_value(json_object_get(h, "scaleMode"));
+    oc_status st;
+    if (oc_muon_profile_parse(profile, &hp->profile) != OC_OK)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: unknown Muon profile '%s'", path, profile);
+    hp->ns.profile = hp->profile == OC_MUON_MEGATRON ? OC_NS_QUINTIC : OC_NS_SIMPLE;
+    if ((st = ns_fields(path, h, &hp->ns, d)) || (st = oc_get_hex(path, h, "lr", &hp->lr, d)) ||
+        (st = oc_get_hex(path, h, "momentum", &hp->momentum, d)) ||
+        (st = oc_get_hex(path, h, "weightDecay", &hp->weight_decay, d)) ||
+        (st = oc_get_hex(path, h, "extraScale", &hp->extra_scale, d)) ||
+        (st = oc_get_bool(path, h, "nesterov", &hp->nesterov, d)))
+        return st;
+    if (!form || (strcmp(form, "ema") != 0 && strcmp(form, "sgd") != 0) || !scale ||
+        (strcmp(scale, "shape_scaling") != 0 && strcmp(scale, "spectral") != 0 &&
+         strcmp(scale, "unit_rms_norm") != 0))
+        return oc_fail(d, OC_ERR_FORMAT,
+                       "%s: hparams.momentumForm must be ema|sgd, scaleMode "
+                       "shape_scaling|spectral|unit_rms_norm", path);
+    hp->form = strcmp(form, "ema") == 0 ? OC_MUON_EMA : OC_MUON_SGD;
+    hp->scale = strcmp(scale, "shape_scaling") == 0 ? OC_MUON_SHAPE_SCALING
+                : strcmp(scale, "spectral") == 0    ? OC_MUON_SPECTRAL
+                                                    : OC_MUON_UNIT_RMS_NORM;
+    return OC_OK;
+}
+
+static int muon_supports(const oc_impl *impl, const oc_hparams *u)
+{
+    (void)u;
+    return impl->muon_step && (impl->capabilities & OC_CAP_MUON);
+}
+
+static oc_status muon_load_case(const char *path, const oc_st_file *st, json_t *t, oc_case *c,
+                                oc_diag *d)
+{
+    static const char *const inputs[] = {"p", "m", "g"};
+    return matrix_case(path, st, t, c, d, inputs, 3);
+}
+
+/* One step from copies of the inputs; outputs p, m. *dirty: a failing call changed them. */
+static void muon_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+                     int *dirty)
+{
+    size_t len = c->steps * c->n;
+    float *p = malloc(len * sizeof *p), *m = malloc(len * sizeof *m);
+    memcpy(p, c->in[0], len * sizeof *p);
+    memcpy(m, c->in[1], len * sizeof *m);
+    *st = impl->muon_step(impl->ctx, &c->hp.muon, c->steps, c->n, p, m, c->in[2]);
+    if (*st == OC_OK) {
+        for (int k = 0; k < 2; k++) {
+            const float *v = k == 0 ? p : m;
+            o->out[k] = malloc((len + 1) * sizeof(double));
+            for (size_t i = 0; i < len; i++)
+                o->out[k][i] = v[i];
+        }
+    } else {
+        *dirty = memcmp(p, c->in[0], len * sizeof *p) != 0 ||
+                 memcmp(m, c->in[1], len * sizeof *m) != 0;
+    }
+    free(p);
+    free(m);
+}
+
+const oc_algo oc_algo_muon = {
+    "muon", "MuonStep", {"p", "m"}, 24, OC_MUON_MUTANT_COUNT, muon_mutant, muon_nstate,
+    muon_parse, muon_supports, muon_load_case, muon_run, NULL, 0, OC_ALG_COUNT, ns_judge,
+    ns_explains};

@@ -1,0 +1,483 @@
+/* Newton–Schulz orthogonalisation reference (spec/muon.md, rules NS-*). Scalar C11, no
+ * allocation, no I/O, no globals.
+ *
+ * Exact-class reference: the fp32 input is read exactly into binary64 and the whole iteration
+ * runs in binary64 (every matrix product accumulated in binary64); the result is rounded once to
+ * fp32 (NS-STORE-1). Its distance from the exact iteration is covered by the `exact` class of
+ * NS-TOL-1. Matrices are row-major; X is k x n with k = min(rows, cols) <= n = max(rows, cols):
+ * tall inputs are transposed so that the Gram matrix A = X X^T is the smaller one (NS-SHAPE-1).
+ */
+#include <math.h>
+#include <string.h>
+#include "optcert/newton_schulz.h"
+#include "optcert/buffers.h"
+
+/* NS-DOM-1: entries of X beyond this magnitude (or NaN) end the iteration with an error. The
+ * exact iteration of every NS-PROF set keeps |x_ij| <= 2 (its singular values stay in [0, 2));
+ * the limit only exists so that no schedule, however divergent, reaches an infinity. */
+#define DOMAIN_LIMIT 0x1p64
+
+/*@ predicate coef_ok(oc_ns_hparams *hp) =
+        \forall integer t, u; 0 <= t < hp->ncoef && 0 <= u < 3 ==>
+            \is_finite(hp->coef[t][u]) && -128.0 <= hp->coef[t][u] <= 128.0;
+    predicate ns_hparams_ok(oc_ns_hparams *hp, integer rows, integer cols) =
+        1 <= rows && 1 <= cols && rows * cols <= OC_NS_MAX_ELEMS &&
+        1 <= hp->steps <= OC_NS_MAX_STEPS && 1 <= hp->ncoef <= OC_NS_MAX_COEFS &&
+        coef_ok(hp) &&
+        (hp->schedule == OC_NS_CYCLE || hp->schedule == OC_NS_REPEAT_LAST) &&
+        (hp->eps_mode == OC_NS_EPS_ADD || hp->eps_mode == OC_NS_EPS_MAX) &&
+        \is_finite(hp->eps) && 0x1p-149 <= hp->eps <= 1.0 &&
+        \is_finite(hp->norm_scale) && 1.0 <= hp->norm_scale <= 2.0 &&
+        0 <= hp->profile < OC_NS_PROFILE_COUNT;
+*/
+
+/* NS-PROF-*: the published tuples, rounded to binary32 (the vectors carry these values), one
+ * row per profile (polar-express-safety shares the polar-express tuples). */
+static const float profile_sets[OC_NS_PROFILE_COUNT][8][3] = {
+    {{3.4445f, -4.7750f, 2.0315f}},
+    {{4.0848f, -6.8946f, 2.9270f}, {3.9505f, -6.3029f, 2.6377f}, {3.7418f, -5.5913f, 2.3037f},
+     {2.8769f, -3.1427f, 1.2046f}, {2.8366f, -3.0525f, 1.2012f}},
+    {{8.2051f, -22.9019f, 16.4607f}, {4.0664f, -2.8612f, 0.5184f}, {3.9096f, -2.8234f, 0.5250f},
+     {3.2856f, -2.4153f, 0.4853f}, {2.2779f, -1.6198f, 0.3985f}, {1.8726f, -1.2307f, 0.3585f},
+     {1.8564f, -1.2132f, 0.3568f}, {1.8750f, -1.2500f, 0.3750f}},
+    {{8.2051f, -22.9019f, 16.4607f}, {4.0664f, -2.8612f, 0.5184f}, {3.9096f, -2.8234f, 0.5250f},
+     {3.2856f, -2.4153f, 0.4853f}, {2.2779f, -1.6198f, 0.3985f}, {1.8726f, -1.2307f, 0.3585f},
+     {1.8564f, -1.2132f, 0.3568f}, {1.8750f, -1.2500f, 0.3750f}},
+    {{4.0098f, -7.0585f, 2.4635f}, {3.4585f, -5.5479f, 2.5959f}, {2.7573f, -3.2939f, 1.4254f},
+     {2.7215f, -3.0494f, 1.3169f}},
+};
+static const int profile_counts[OC_NS_PROFILE_COUNT] = {1, 5, 8, 8, 4};
+
+static const char *const mutant_names[OC_NS_MUTANT_COUNT] = {
+    "correct",           "wrong-coefficients",     "schedule-reversed",
+    "gram-wrong-side",   "spectral-normalisation", "max-normalisation",
+    "eps-omitted",       "eps-mode-swapped",       "one-step-fewer",
+    "one-step-more",
+};
+
+static const char *const mutant_descriptions[OC_NS_MUTANT_COUNT] = {
+    "the reference itself",
+    "the simple tuple (3.4445, -4.7750, 2.0315) in every step (the quintic set for the simple profile)",
+    "the schedule's tuples applied from the last to the first",
+    "square inputs: A = X^T X instead of X X^T, still multiplied from the left (B X)",
+    "G divided by its largest singular value (power iteration) instead of its Frobenius norm",
+    "G divided by its largest |entry| instead of its Frobenius norm",
+    "no eps in the normalisation: d = s ||G||_F (0/0 for a zero input)",
+    "eps added where the profile takes max(s ||G||_F, eps), or the reverse",
+    "steps - 1 iterations",
+    "steps + 1 iterations",
+};
+
+static const char *const profile_names[OC_NS_PROFILE_COUNT] = {
+    "simple", "quintic", "polar-express", "polar-express-safety", "aol",
+};
+
+/*@ assigns \result \from mu, mutant_names[0 .. OC_NS_MUTANT_COUNT - 1]; */
+const char *oc_ns_mutant_name(oc_ns_mutant mu)
+{
+    return (unsigned)mu < OC_NS_MUTANT_COUNT ? mutant_names[mu] : NULL;
+}
+
+/*@ assigns \result \from mu, mutant_descriptions[0 .. OC_NS_MUTANT_COUNT - 1]; */
+const char *oc_ns_mutant_description(oc_ns_mutant mu)
+{
+    return (unsigned)mu < OC_NS_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
+}
+
+/*@ assigns \result \from pr, profile_names[0 .. OC_NS_PROFILE_COUNT - 1]; */
+const char *oc_ns_profile_name(oc_ns_profile pr)
+{
+    return (unsigned)pr < OC_NS_PROFILE_COUNT ? profile_names[pr] : NULL;
+}
+
+/*@ requires valid_read_string(name);
+    requires \valid(out);
+    assigns *out;
+    ensures \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
+    ensures \result == OC_OK ==> 0 <= *out < OC_NS_PROFILE_COUNT;
+*/
+oc_status oc_ns_profile_parse(const char *name, oc_ns_profile *out)
+{
+    /*@ loop invariant 0 <= i <= OC_NS_PROFILE_COUNT;
+        loop assigns i;
+        loop variant OC_NS_PROFILE_COUNT - i;
+    */
+    for (int i = 0; i < OC_NS_PROFILE_COUNT; i++)
+        if (strcmp(name, profile_names[i]) == 0) {
+            *out = (oc_ns_profile)i;
+            return OC_OK;
+        }
+    return OC_ERR_BAD_PROFILE;
+}
+
+/*@ requires \valid(hp);
+    assigns *hp;
+*/
+oc_status oc_ns_profile_defaults(oc_ns_profile pr, oc_ns_hparams *hp)
+{
+    if ((unsigned)pr >= OC_NS_PROFILE_COUNT)
+        return OC_ERR_BAD_PROFILE;
+    int count = profile_counts[pr];
+    hp->profile = pr;
+    hp->ncoef = count;
+    /*@ loop invariant 0 <= t <= count;
+        loop assigns t, hp->coef[0 .. count - 1][0 .. 2];
+        loop variant count - t;
+    */
+    for (int t = 0; t < count; t++) {
+        hp->coef[t][0] = profile_sets[pr][t][0];
+        hp->coef[t][1] = profile_sets[pr][t][1];
+        hp->coef[t][2] = profile_sets[pr][t][2];
+    }
+    /* NS-PROF-*: schedule, normalisation and default iteration count of each profile. */
+    int polar = pr == OC_NS_POLAR_EXPRESS || pr == OC_NS_POLAR_EXPRESS_SAFETY;
+    hp->schedule = polar ? OC_NS_REPEAT_LAST : OC_NS_CYCLE;
+    hp->eps_mode = pr == OC_NS_SIMPLE || pr == OC_NS_POLAR_EXPRESS_SAFETY ? OC_NS_EPS_ADD
+                                                                          : OC_NS_EPS_MAX;
+    hp->eps = 1e-7f;
+    hp->norm_scale = pr == OC_NS_POLAR_EXPRESS_SAFETY ? 1.01f : 1.0f;
+    hp->steps = polar ? 8 : pr == OC_NS_AOL ? 4 : 5;
+    return OC_OK;
+}
+
+/*@ requires \valid_read(hp);
+    assigns \nothing;
+    ensures \result == OC_OK ==> ns_hparams_ok(hp, rows, cols);
+*/
+oc_status oc_ns_check(const oc_ns_hparams *hp, size_t rows, size_t cols)
+{
+    if (rows < 1 || cols < 1 || rows > OC_NS_MAX_ELEMS || cols > OC_NS_MAX_ELEMS / rows)
+        return OC_ERR_BAD_SHAPE; /* NS-IN-1 */
+    if (!(hp->steps >= 1 && hp->steps <= OC_NS_MAX_STEPS) ||
+        !(hp->ncoef >= 1 && hp->ncoef <= OC_NS_MAX_COEFS) ||
+        !(hp->eps >= 0x1p-149 && hp->eps <= 1.0) ||
+        !(hp->norm_scale >= 1.0 && hp->norm_scale <= 2.0) ||
+        (hp->schedule != OC_NS_CYCLE && hp->schedule != OC_NS_REPEAT_LAST) ||
+        (hp->eps_mode != OC_NS_EPS_ADD && hp->eps_mode != OC_NS_EPS_MAX))
+        return OC_ERR_BAD_HPARAM; /* NS-HP-1; comparisons written so that NaN fails */
+    if ((unsigned)hp->profile >= OC_NS_PROFILE_COUNT)
+        return OC_ERR_BAD_PROFILE;
+    /*@ loop invariant 0 <= t <= hp->ncoef;
+        loop invariant \forall integer s, u; 0 <= s < t && 0 <= u < 3 ==>
+            \is_finite(hp->coef[s][u]) && -128.0 <= hp->coef[s][u] <= 128.0;
+        loop assigns t;
+        loop variant hp->ncoef - t;
+    */
+    for (int t = 0; t < hp->ncoef; t++)
+        if (!(fabs(hp->coef[t][0]) <= OC_NS_MAX_COEF_ABS) ||
+            !(fabs(hp->coef[t][1]) <= OC_NS_MAX_COEF_ABS) ||
+            !(fabs(hp->coef[t][2]) <= OC_NS_MAX_COEF_ABS))
+            return OC_ERR_BAD_HPARAM;
+    return OC_OK;
+}
+
+/*@ assigns \nothing; */
+size_t oc_ns_work_len(size_t rows, size_t cols)
+{
+    size_t k = rows < cols ? rows : cols, n = rows < cols ? cols : rows;
+    if (rows < 1 || cols < 1 || rows > OC_NS_MAX_ELEMS || cols > OC_NS_MAX_ELEMS / rows)
+        return 0;
+    return 2 * k * n + 2 * k * k + 2 * k;
+}
+
+/*@ requires \valid_read(hp) && 1 <= hp->ncoef <= OC_NS_MAX_COEFS && 0 <= i;
+    assigns \nothing;
+    ensures 0 <= \result < hp->ncoef;
+*/
+int oc_ns_tuple_index(const oc_ns_hparams *hp, int i)
+{
+    if (hp->schedule == OC_NS_CYCLE)
+        return i % hp->ncoef; /* NS-SCHED-1 */
+    return i < hp->ncoef ? i : hp->ncoef - 1;
+}
+
+/* NS-SCHED-1 (and the schedule mutants): the tuple of iteration i of `steps`. */
+/*@ requires \valid_read(hp) && 1 <= hp->ncoef <= OC_NS_MAX_COEFS;
+    requires 0 <= hp->profile < OC_NS_PROFILE_COUNT;
+    requires 0 <= i < steps <= OC_NS_MAX_STEPS + 1;
+    requires \valid(abc + (0 .. 2));
+    assigns abc[0 .. 2];
+*/
+static void tuple_at(const oc_ns_hparams *hp, oc_ns_mutant mu, int i, int steps, double *abc)
+{
+    int idx = mu == OC_NS_MUT_SCHEDULE_REVERSED ? steps - 1 - i : i;
+    if (mu == OC_NS_MUT_WRONG_COEFFICIENTS) {
+        oc_ns_profile other = hp->profile == OC_NS_SIMPLE ? OC_NS_QUINTIC : OC_NS_SIMPLE;
+        int t = idx % profile_counts[other];
+        abc[0] = profile_sets[other][t][0];
+        abc[1] = profile_sets[other][t][1];
+        abc[2] = profile_sets[other][t][2];
+        return;
+    }
+    int t = oc_ns_tuple_index(hp, idx);
+    abc[0] = hp->coef[t][0];
+    abc[1] = hp->coef[t][1];
+    abc[2] = hp->coef[t][2];
+}
+
+/* A = X X^T (k x k) of the k x n matrix X; with `wrong_side` (square X only, the mutant)
+ * A = X^T X. NS-ITER-1. */
+/*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
+    requires \valid_read(x + (0 .. k * n - 1)) && \valid(a + (0 .. k * k - 1));
+    requires \separated(a + (0 .. k * k - 1), x + (0 .. k * n - 1));
+    assigns a[0 .. k * k - 1];
+*/
+static void gram(const double *x, size_t k, size_t n, int wrong_side, double *a)
+{
+    /*@ loop invariant 0 <= i <= k;
+        loop assigns i, a[0 .. k * k - 1];
+        loop variant k - i;
+    */
+    for (size_t i = 0; i < k; i++)
+        /*@ loop invariant 0 <= j <= k;
+            loop assigns j, a[0 .. k * k - 1];
+            loop variant k - j;
+        */
+        for (size_t j = 0; j < k; j++) {
+            double s = 0.0;
+            /*@ loop invariant 0 <= l <= n;
+                loop assigns l, s;
+                loop variant n - l;
+            */
+            for (size_t l = 0; l < n; l++)
+                s += wrong_side ? x[l * n + i] * x[l * n + j] : x[i * n + l] * x[j * n + l];
+            a[i * k + j] = s;
+        }
+}
+
+/* out = wb base + wp L R with L k x k and R, base, out k x m: B = b A + c A A (m = k) and
+ * X' = a X + B X (m = n) of NS-ITER-1. */
+/*@ requires 1 <= k <= m && k * m <= OC_NS_MAX_ELEMS;
+    requires \valid_read(l + (0 .. k * k - 1)) && \valid_read(r + (0 .. k * m - 1));
+    requires \valid_read(base + (0 .. k * m - 1)) && \valid(out + (0 .. k * m - 1));
+    requires \separated(out + (0 .. k * m - 1), l + (0 .. k * k - 1));
+    requires \separated(out + (0 .. k * m - 1), r + (0 .. k * m - 1));
+    requires \separated(out + (0 .. k * m - 1), base + (0 .. k * m - 1));
+    assigns out[0 .. k * m - 1];
+*/
+static void poly_product(const double *l, const double *r, const double *base, size_t k,
+                         size_t m, double wb, double wp, double *out)
+{
+    /*@ loop invariant 0 <= i <= k;
+        loop assigns i, out[0 .. k * m - 1];
+        loop variant k - i;
+    */
+    for (size_t i = 0; i < k; i++)
+        /*@ loop invariant 0 <= j <= m;
+            loop assigns j, out[0 .. k * m - 1];
+            loop variant m - j;
+        */
+        for (size_t j = 0; j < m; j++) {
+            double s = 0.0;
+            /*@ loop invariant 0 <= q <= k;
+                loop assigns q, s;
+                loop variant k - q;
+            */
+            for (size_t q = 0; q < k; q++)
+                s += l[i * k + q] * r[q * m + j];
+            out[i * m + j] = wb * base[i * m + j] + wp * s;
+        }
+}
+
+/* The spectral-normalisation mutant's sigma_max(X): power iteration on A = X X^T (k x k),
+ * w and v scratch vectors of k entries. */
+/*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
+    requires \valid_read(x + (0 .. k * n - 1));
+    requires \valid(a + (0 .. k * k - 1)) && \valid(v + (0 .. k - 1)) && \valid(w + (0 .. k - 1));
+    requires \separated(a + (0 .. k * k - 1), x + (0 .. k * n - 1), v + (0 .. k - 1), w + (0 .. k - 1));
+    assigns a[0 .. k * k - 1], v[0 .. k - 1], w[0 .. k - 1];
+*/
+static double largest_singular_value(const double *x, size_t k, size_t n, double *a, double *v,
+                                     double *w)
+{
+    double lambda = 0.0;
+    gram(x, k, n, 0, a);
+    /*@ loop invariant 0 <= i <= k;
+        loop assigns i, v[0 .. k - 1];
+        loop variant k - i;
+    */
+    for (size_t i = 0; i < k; i++)
+        v[i] = 1.0;
+    /*@ loop invariant 0 <= it <= 200;
+        loop assigns it, lambda, v[0 .. k - 1], w[0 .. k - 1];
+        loop variant 200 - it;
+    */
+    for (int it = 0; it < 200; it++) {
+        double norm2 = 0.0;
+        /*@ loop invariant 0 <= i <= k;
+            loop assigns i, norm2, w[0 .. k - 1];
+            loop variant k - i;
+        */
+        for (size_t i = 0; i < k; i++) {
+            double s = 0.0;
+            /*@ loop invariant 0 <= l <= k;
+                loop assigns l, s;
+                loop variant k - l;
+            */
+            for (size_t l = 0; l < k; l++)
+                s += a[i * k + l] * v[l];
+            w[i] = s;
+            norm2 += s * s;
+        }
+        if (!(norm2 > 0.0))
+            return 0.0;
+        double norm = sqrt(norm2); /* |v| = 1 after the first pass: lambda -> sigma_max^2 */
+        lambda = norm;
+        /*@ loop invariant 0 <= i <= k;
+            loop assigns i, v[0 .. k - 1];
+            loop variant k - i;
+        */
+        for (size_t i = 0; i < k; i++)
+            v[i] = w[i] / norm;
+    }
+    return sqrt(lambda);
+}
+
+/* NS-NORM-1 (and the normalisation mutants): the divisor d of X = G / d. */
+/*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
+    requires \valid_read(hp) && \is_finite(hp->eps) && 0x1p-149 <= hp->eps <= 1.0;
+    requires \is_finite(hp->norm_scale) && 1.0 <= hp->norm_scale <= 2.0;
+    requires \valid_read(x + (0 .. k * n - 1));
+    requires \valid(a + (0 .. k * k - 1)) && \valid(v + (0 .. 2 * k - 1));
+    requires \separated(a + (0 .. k * k - 1), x + (0 .. k * n - 1), v + (0 .. 2 * k - 1));
+    assigns a[0 .. k * k - 1], v[0 .. 2 * k - 1];
+*/
+static double divisor(const oc_ns_hparams *hp, oc_ns_mutant mu, const double *x, size_t k,
+                      size_t n, double *a, double *v)
+{
+    double norm = 0.0;
+    if (mu == OC_NS_MUT_SPECTRAL_NORM) {
+        norm = largest_singular_value(x, k, n, a, v, v + k);
+    } else if (mu == OC_NS_MUT_MAX_NORM) {
+        /*@ loop invariant 0 <= i <= k * n;
+            loop assigns i, norm;
+            loop variant k * n - i;
+        */
+        for (size_t i = 0; i < k * n; i++) {
+            double e = fabs(x[i]);
+            if (e > norm)
+                norm = e;
+        }
+    } else {
+        double sumsq = 0.0; /* squares of fp32 values are exact in binary64 */
+        /*@ loop invariant 0 <= i <= k * n;
+            loop assigns i, sumsq;
+            loop variant k * n - i;
+        */
+        for (size_t i = 0; i < k * n; i++) {
+            double e = fabs(x[i]);
+            sumsq += e * e;
+        }
+        norm = sqrt(sumsq);
+    }
+    double s = hp->norm_scale;
+    int add = hp->eps_mode == OC_NS_EPS_ADD;
+    if (mu == OC_NS_MUT_EPS_MODE_SWAPPED)
+        add = !add;
+    double sn = s * norm;
+    if (mu == OC_NS_MUT_EPS_OMITTED)
+        return sn;
+    if (add)
+        return sn + hp->eps;
+    return sn > hp->eps ? sn : hp->eps; /* max(s ||G||, eps); sn is never NaN */
+}
+
+/*@ requires \valid_read(hp);
+    requires ns_hparams_ok(hp, rows, cols) ==> \valid_read(g + (0 .. rows * cols - 1)) &&
+             \valid(out + (0 .. rows * cols - 1));
+    requires ns_hparams_ok(hp, rows, cols) && work_len >= 1 ==> \valid(work + (0 .. work_len - 1));
+    requires \separated(out + (0 .. rows * cols - 1), g + (0 .. rows * cols - 1));
+    requires \separated(work + (0 .. work_len - 1), g + (0 .. rows * cols - 1),
+                        out + (0 .. rows * cols - 1));
+    assigns out[0 .. rows * cols - 1], work[0 .. work_len - 1];
+    behavior invalid:
+      assumes !ns_hparams_ok(hp, rows, cols);
+      assigns \nothing;
+      ensures \result != OC_OK;
+    behavior maybe_valid:
+      assumes ns_hparams_ok(hp, rows, cols);
+    complete behaviors;
+    disjoint behaviors;
+*/
+oc_status oc_ref_newton_schulz(const oc_ns_hparams *hp, size_t rows, size_t cols, const float *g,
+                               float *out, double *work, size_t work_len, oc_ns_mutant mutant)
+{
+    if (hp == NULL)
+        return OC_ERR_NULL_POINTER;
+    if ((unsigned)mutant >= OC_NS_MUTANT_COUNT)
+        return OC_ERR_BAD_PROFILE;
+    oc_status st = oc_ns_check(hp, rows, cols);
+    if (st != OC_OK)
+        return st;
+    size_t elems = rows * cols;
+    if ((st = oc_buffer_check(g, elems, sizeof(float))) != OC_OK ||
+        (st = oc_buffer_check(out, elems, sizeof(float))) != OC_OK ||
+        (st = oc_buffer_check(work, oc_ns_work_len(rows, cols), sizeof(double))) != OC_OK ||
+        (st = oc_buffer_disjoint(g, elems * sizeof(float), out, elems * sizeof(float))) != OC_OK)
+        return st;
+    if (work_len < oc_ns_work_len(rows, cols))
+        return OC_ERR_BAD_SHAPE; /* NS-ERR-1: the workspace is part of the call's shape */
+    int tall = rows > cols;      /* NS-SHAPE-1 */
+    size_t k = tall ? cols : rows, n = tall ? rows : cols;
+    double *x = work, *t = work + k * n, *a = work + 2 * k * n, *bm = a + k * k;
+    /*@ loop invariant 0 <= i <= k;
+        loop assigns i, x[0 .. k * n - 1];
+        loop variant k - i;
+    */
+    for (size_t i = 0; i < k; i++)
+        /*@ loop invariant 0 <= j <= n;
+            loop assigns j, x[0 .. k * n - 1];
+            loop variant n - j;
+        */
+        for (size_t j = 0; j < n; j++) {
+            float e = tall ? g[j * cols + i] : g[i * cols + j];
+            if (!isfinite(e))
+                return OC_ERR_NONFINITE; /* NS-IN-1 */
+            x[i * n + j] = e;
+        }
+    double d = divisor(hp, mutant, x, k, n, a, bm + k * k);
+    /*@ loop invariant 0 <= i <= k * n;
+        loop assigns i, x[0 .. k * n - 1];
+        loop variant k * n - i;
+    */
+    for (size_t i = 0; i < k * n; i++) {
+        x[i] /= d;                                               /* NS-NORM-1 */
+        if (!(x[i] >= -DOMAIN_LIMIT && x[i] <= DOMAIN_LIMIT))
+            return OC_ERR_NONFINITE;                             /* NS-DOM-1 */
+    }
+    int steps = hp->steps + (mutant == OC_NS_MUT_ONE_STEP_MORE) - (mutant == OC_NS_MUT_ONE_STEP_FEWER);
+    int wrong_side = mutant == OC_NS_MUT_GRAM_WRONG_SIDE && k == n;
+    /*@ loop invariant 0 <= it <= steps;
+        loop assigns it, x[0 .. k * n - 1], t[0 .. k * n - 1], a[0 .. k * k - 1],
+                     bm[0 .. k * k - 1];
+        loop variant steps - it;
+    */
+    for (int it = 0; it < steps; it++) {
+        double abc[3];
+        tuple_at(hp, mutant, it, steps, abc);                    /* NS-SCHED-1 */
+        gram(x, k, n, wrong_side, a);                            /* NS-ITER-1 */
+        poly_product(a, a, a, k, k, abc[1], abc[2], bm);
+        poly_product(bm, x, x, k, n, abc[0], 1.0, t);
+        /*@ loop invariant 0 <= i <= k * n;
+            loop assigns i, x[0 .. k * n - 1];
+            loop variant k * n - i;
+        */
+        for (size_t i = 0; i < k * n; i++) {
+            if (!(t[i] >= -DOMAIN_LIMIT && t[i] <= DOMAIN_LIMIT))
+                return OC_ERR_NONFINITE;                         /* NS-DOM-1 */
+            x[i] = t[i];
+        }
+    }
+    /*@ loop invariant 0 <= r <= rows;
+        loop assigns r, out[0 .. rows * cols - 1];
+        loop variant rows - r;
+    */
+    for (size_t r = 0; r < rows; r++)
+        /*@ loop invariant 0 <= c <= cols;
+            loop assigns c, out[0 .. rows * cols - 1];
+            loop variant cols - c;
+        */
+        for (size_t c = 0; c < cols; c++)
+            out[r * cols + c] = (float)(tall ? x[c * n + r] : x[r * n + c]); /* NS-STORE-1 */
+    return OC_OK;
+}

@@ -1,0 +1,147 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ns_model.h"
+
+static int cmp_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+int ns_singular_values(const double *m, size_t rows, size_t cols, double *sv)
+{
+    int tall = rows > cols;
+    size_t k = tall ? cols : rows, n = tall ? rows : cols;
+    double *w = malloc(k * n * sizeof *w);
+    if (!w)
+        return -1;
+    for (size_t i = 0; i < k; i++) /* the k rows of the wide orientation */
+        for (size_t j = 0; j < n; j++)
+            w[i * n + j] = tall ? m[j * cols + i] : m[i * cols + j];
+    /* Hestenes: rotate pairs of rows until every pair is orthogonal to working precision. */
+    for (int sweep = 0; sweep < 80; sweep++) {
+        int rotated = 0;
+        for (size_t p = 0; p + 1 < k; p++)
+            for (size_t q = p + 1; q < k; q++) {
+                double alpha = 0, beta = 0, gamma = 0;
+                double *rp = w + p * n, *rq = w + q * n;
+                for (size_t j = 0; j < n; j++) {
+                    alpha += rp[j] * rp[j];
+                    beta += rq[j] * rq[j];
+                    gamma += rp[j] * rq[j];
+                }
+                if (gamma == 0 || fabs(gamma) <= 0x1p-53 * sqrt(alpha) * sqrt(beta))
+                    continue;
+                rotated = 1;
+                double zeta = (beta - alpha) / (2 * gamma);
+                double t = (zeta >= 0 ? 1.0 : -1.0) / (fabs(zeta) + sqrt(1 + zeta * zeta));
+                double c = 1 / sqrt(1 + t * t), s = c * t;
+                for (size_t j = 0; j < n; j++) {
+                    double x = rp[j], y = rq[j];
+                    rp[j] = c * x - s * y;
+                    rq[j] = s * x + c * y;
+                }
+            }
+        if (!rotated)
+            break;
+    }
+    for (size_t i = 0; i < k; i++) {
+        double s = 0;
+        for (size_t j = 0; j < n; j++)
+            s += w[i * n + j] * w[i * n + j];
+        sv[i] = sqrt(s);
+    }
+    free(w);
+    qsort(sv, k, sizeof *sv, cmp_desc);
+    return 0;
+}
+
+/* Unit roundoffs of NS-TOL-1: operands/intermediates, inner-product accumulation, storage of
+ * the output. */
+static const double class_u[NS_NCLASSES][3] = {
+    {0x1p-53, 0x1p-53, 0x1p-24}, /* exact: binary64 throughout, output rounded to fp32 */
+    {0x1p-24, 0x1p-24, 0x1p-24}, /* fp32 */
+    {0x1p-11, 0x1p-24, 0x1p-24}, /* tf32: operands rounded to 11 bits, fp32 accumulation */
+    {0x1p-8, 0x1p-24, 0x1p-8},   /* bf16: every intermediate and the output in bf16 */
+};
+
+static double sumsq(const double *v, size_t k)
+{
+    double s = 0;
+    for (size_t i = 0; i < k; i++)
+        s += v[i] * v[i];
+    return s;
+}
+
+/* Variance of one injected error of Frobenius size `loc`, spread evenly over the k*n entries,
+ * after the amplification of the later steps (psym: k x k, pq: k). */
+static double injected(double loc, const double *psym, const double *pq, size_t k, size_t n)
+{
+    double s = 0, q = 0;
+    for (size_t i = 0; i < k * k; i++)
+        s += psym[i];
+    for (size_t i = 0; i < k; i++)
+        q += pq[i];
+    return loc * loc / ((double)k * (double)n) * (s + (double)(n - k) * q);
+}
+
+int ns_tolerances(const oc_ns_hparams *hp, const double *sv0, size_t k, size_t n,
+                  double tol[NS_NCLASSES][2])
+{
+    int steps = hp->steps;
+    double *traj = malloc((size_t)(steps + 1) * k * sizeof *traj);
+    double *psym = malloc(k * k * sizeof *psym), *pq = malloc(k * sizeof *pq);
+    if (!traj || !psym || !pq) {
+        free(traj), free(psym), free(pq);
+        return -1;
+    }
+    /* NS-TOL-1 (1): the exact singular values of every iterate, sigma <- p_m(sigma). */
+    memcpy(traj, sv0, k * sizeof *traj);
+    for (int m = 0; m < steps; m++) {
+        const double *abc = hp->coef[oc_ns_tuple_index(hp, m)];
+        for (size_t i = 0; i < k; i++) {
+            double s = traj[m * k + i], s2 = s * s;
+            traj[(m + 1) * k + i] = s * (abc[0] + s2 * (abc[1] + s2 * abc[2]));
+        }
+    }
+    for (int cls = 0; cls < NS_NCLASSES; cls++) {
+        double uc = class_u[cls][0], ua = class_u[cls][1], us = class_u[cls][2];
+        double cfac = 1 + sqrt((double)n) * ua / uc;
+        for (size_t i = 0; i < k * k; i++)
+            psym[i] = 1;
+        for (size_t i = 0; i < k; i++)
+            pq[i] = 1;
+        /* (2) the output's storage rounding, (3) each step's local error, amplified by the
+         * later steps, (4) the input's conversion and normalisation, amplified by all. */
+        double var = injected(us * sqrt(sumsq(traj + (size_t)steps * k, k)), psym, pq, k, n);
+        for (int m = steps - 1; m >= 0; m--) {
+            const double *abc = hp->coef[oc_ns_tuple_index(hp, m)];
+            const double *s = traj + (size_t)m * k, *p = s + k;
+            double l2 = 0;
+            for (size_t i = 0; i < k; i++) {
+                double s2 = s[i] * s[i];
+                double t1 = abc[0] * s[i], t3 = abc[1] * s2 * s[i], t5 = abc[2] * s2 * s2 * s[i];
+                l2 += t1 * t1 + t3 * t3 + t5 * t5 + p[i] * p[i];
+            }
+            var += injected(cfac * uc * sqrt(l2), psym, pq, k, n);
+            for (size_t i = 0; i < k; i++) {
+                for (size_t j = 0; j < k; j++) {
+                    double x = s[i], y = s[j];
+                    double dm = x != y ? (p[i] - p[j]) / (x - y)
+                                       : abc[0] + 3 * abc[1] * x * x + 5 * abc[2] * x * x * x * x;
+                    double dp = x + y > 0 ? (p[i] + p[j]) / (x + y) : abc[0];
+                    psym[i * k + j] *= (dm * dm + dp * dp) / 2;
+                }
+                double q = abc[0] + abc[1] * s[i] * s[i] + abc[2] * s[i] * s[i] * s[i] * s[i];
+                pq[i] *= q * q;
+            }
+        }
+        var += injected(2 * uc * sqrt(sumsq(traj, k)), psym, pq, k, n);
+        double model = sqrt(var);
+        tol[cls][0] = NS_TOL_SAFETY * model;
+        tol[cls][1] = NS_TOL_SAFETY * model * (1 / sqrt((double)k) + 1 / sqrt((double)n));
+    }
+    free(traj), free(psym), free(pq);
+    return 0;
+}
