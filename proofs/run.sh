@@ -123,6 +123,8 @@ done
 if selected loss_scale; then proofs/run_loss_scale.sh; fi
 # ref/clip.c: Eva (proofs/run_clip.sh; WP not yet, STATUS.md).
 if selected clip; then proofs/run_clip.sh; fi
+# ref/guarded_step.c: Eva with every sub-step inside (proofs/run_guarded_step.sh; WP not yet).
+if selected guarded_step; then proofs/run_guarded_step.sh; fi
 
 # --- schedule part (ref/schedule.c, ref/schedule_exact.c; goals "schedule:") -------------------
 # Eva on both files, with Frama-C's <math.h> replaced by proofs/schedule_math.h (see there and
@@ -213,7 +215,9 @@ for part in "${parts[@]}"; do
 done
 extra_goals=()
 if selected loss_scale; then extra_goals+=("$out/wp-loss_scale.goals"); fi
-sort $(printf "$out/wp-%s.goals " "${parts[@]}") "${extra_goals[@]}" > "$goals"
+# (ONLY= without a WP part, e.g. ONLY=clip: no goal files, an empty list)
+goal_files=$([ ${#parts[@]} -eq 0 ] || printf "$out/wp-%s.goals " "${parts[@]}")
+cat /dev/null $goal_files "${extra_goals[@]}" | sort > "$goals"
 dups=$(cut -d' ' -f1 "$goals" | uniq -d)
 if [ -n "$dups" ]; then
     echo "run.sh: duplicate goal names: $dups" >&2
@@ -222,7 +226,7 @@ fi
 
 count() { awk -v s="$2" '$2 == s' "$1" | wc -l; }
 {
-    join() { local sep=$1 out=$2; shift 2; for x in "$@"; do out+="$sep$x"; done; echo "$out"; }
+    join() { local sep=$1 out=${2-}; shift $(($# < 2 ? $# : 2)); for x in "$@"; do out+="$sep$x"; done; echo "$out"; }
     echo "Eva alarms: $(join ', ' "${evas[@]}") (adam, sgd, lion: $((t1 - t0)) s)"
     for part in "${parts[@]}"; do
         f=$out/wp-$part.goals

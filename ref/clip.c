@@ -61,8 +61,10 @@ oc_status oc_clip_profile_parse(const char *name, oc_clip_profile *out)
 
 static int in_range(int32_t x, int32_t size) { return x >= 0 && x < size; }
 
-/* CLIP-CFG-1, CLIP-VIEW-1. Comparisons are written so that NaN fails them. */
-oc_status oc_clip_check(const oc_clip_config *c, size_t nviews, const oc_clip_view *views)
+/* CLIP-CFG-1, CLIP-VIEW-1, and CLIP-FINITE-1 if `finite`. Comparisons are written so that NaN
+ * fails them. */
+static oc_status check(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
+                       int finite)
 {
     if (c == NULL || (nviews > 0 && views == NULL))
         return OC_ERR_NULL_POINTER;
@@ -77,11 +79,16 @@ oc_status oc_clip_check(const oc_clip_config *c, size_t nviews, const oc_clip_vi
             return OC_ERR_BAD_HPARAM;
         if (v->length > 0 && v->grad == NULL)
             return OC_ERR_NULL_POINTER;
-        for (size_t j = 0; j < v->length; j++)
+        for (size_t j = 0; finite && j < v->length; j++)
             if (!(fabsf(v->grad[j]) <= FLT_MAX)) /* CLIP-FINITE-1: the inf/NaN check comes first */
                 return OC_ERR_BAD_HPARAM;
     }
     return OC_OK;
+}
+
+oc_status oc_clip_check(const oc_clip_config *c, size_t nviews, const oc_clip_view *views)
+{
+    return check(c, nviews, views, 1);
 }
 
 /* CLIP-DEDUP-SHARED-1, CLIP-DEDUP-TP-1, CLIP-DEDUP-DP-1, with the mutants that drop a filter. */
@@ -114,24 +121,29 @@ static void sum_add(clip_sum *a, double x)
 }
 
 /* The norm of the counted elements of sub-optimizer `opt` (every sub-optimizer if opt < 0):
- * CLIP-NORM-1 (2-norm) or CLIP-NORM-INF-1 (max |g|). */
+ * CLIP-NORM-1 (2-norm) or CLIP-NORM-INF-1 (max |g|); NaN if any counted element is NaN, else
+ * +inf if one is infinite (STEP-NONFINITE-1). */
 static double clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
                         int opt, oc_clip_mutant mu)
 {
     clip_sum sum = {0, 0};
-    double max = 0;
+    double max = 0, nonfinite = 0; /* the sum of the |g| that are not finite: inf or NaN */
     for (size_t i = 0; i < nviews; i++) {
         const oc_clip_view *v = &views[i];
         if (!counted(c, v, mu) || (opt >= 0 && v->optimizer != opt))
             continue;
         for (size_t j = 0; j < v->length; j++) {
             double g = v->grad[j];
-            if (c->inf_norm)
+            if (!(fabs(g) <= DBL_MAX))
+                nonfinite += fabs(g);
+            else if (c->inf_norm)
                 max = fmax(max, fabs(g));
             else
                 sum_add(&sum, g * g);                       /* exact square */
         }
     }
+    if (nonfinite != 0)
+        return nonfinite;
     return c->inf_norm ? max : sqrt(fmax(sum.s + sum.e, 0.0)); /* the sum is >= 0 */
 }
 
@@ -160,16 +172,17 @@ static void scale_views(size_t nviews, oc_clip_view *views, const double *factor
             views[i].grad[j] = to_f32(views[i].grad[j] * factor[views[i].optimizer]);
 }
 
-/* CLIP-ERR-1: checks everything first; on error nothing is written. */
-oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
-                           float *total_norm, int *skipped, oc_clip_mutant mutant)
+/* CLIP-ERR-1: checks everything first; on error nothing is written. `chained`: the chained
+ * step's use (no CLIP-FINITE-1, no CLIP-SKIP-1: its caller decides after the clipping). */
+static oc_status clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
+                           float *total_norm, int *skipped, oc_clip_mutant mutant, int chained)
 {
     oc_status st;
     if (total_norm == NULL || skipped == NULL)
         return OC_ERR_NULL_POINTER;
     if ((unsigned)mutant >= OC_CLIP_MUTANT_COUNT)
         return OC_ERR_BAD_PROFILE;
-    if ((st = oc_clip_check(c, nviews, views)) != OC_OK)
+    if ((st = check(c, nviews, views, !chained)) != OC_OK)
         return st;
     if (c->profile == OC_CLIP_MEGATRON && !(c->max_norm > 0)) {   /* CLIP-DISABLE-1 */
         *total_norm = 0.0f;
@@ -178,7 +191,7 @@ oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
     }
     double norm = clip_norm(c, nviews, views, -1, mutant);        /* CLIP-CHAIN-1 */
     *total_norm = to_f32(norm);
-    *skipped = c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold; /* CLIP-SKIP-1 */
+    *skipped = !chained && c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold; /* CLIP-SKIP-1 */
     if (*skipped)
         return OC_OK;
     double factor[CLIP_MAX_OPTIMIZERS]; /* every norm before any gradient changes */
@@ -187,5 +200,32 @@ oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
                                        ? clip_norm(c, nviews, views, o, mutant)
                                        : norm, mutant);
     scale_views(nviews, views, factor);
+    return OC_OK;
+}
+
+oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
+                           float *total_norm, int *skipped, oc_clip_mutant mutant)
+{
+    return clip_step(c, nviews, views, total_norm, skipped, mutant, 0);
+}
+
+oc_status oc_ref_clip_chained(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
+                              float *total_norm, oc_clip_mutant mutant)
+{
+    int never;
+    if (c != NULL && c->profile != OC_CLIP_MEGATRON)
+        return OC_ERR_BAD_PROFILE;
+    return clip_step(c, nviews, views, total_norm, &never, mutant, 1);
+}
+
+oc_status oc_ref_clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
+                           float *total_norm)
+{
+    oc_status st;
+    if (total_norm == NULL)
+        return OC_ERR_NULL_POINTER;
+    if ((st = check(c, nviews, views, 0)) != OC_OK)
+        return st;
+    *total_norm = to_f32(clip_norm(c, nviews, views, -1, OC_CLIP_CORRECT)); /* CLIP-CHAIN-1 */
     return OC_OK;
 }

@@ -132,6 +132,17 @@ static oc_status ref_muon(void *ctx, const oc_muon_hparams *hp, size_t rows, siz
     return st;
 }
 
+/* No vector family selects a mutant of the guarded step yet (spec/draft/step.md): correct. */
+static oc_status ref_guarded(void *ctx, const oc_guard_config *cfg, const oc_loss_scaler *scaler,
+                             oc_loss_scale_state *scaler_state, size_t nsub,
+                             oc_sub_optimizer *subs, int64_t *position, int64_t increment,
+                             float *grad_norm, oc_step_outcome *outcome)
+{
+    (void)ctx;
+    return oc_ref_guarded_step(cfg, scaler, scaler_state, nsub, subs, position, increment,
+                               grad_norm, outcome, OC_GUARD_CORRECT);
+}
+
 #define ALL_CAPS                                                                              \
     (OC_CAP_ADAM_TORCH | OC_CAP_ADAM_OPTAX | OC_CAP_ADAM_PAPER | OC_CAP_ADAM_KERAS |          \
      OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE | OC_CAP_SGD_TORCH | OC_CAP_SGD_EMA |         \
@@ -139,14 +150,16 @@ static oc_status ref_muon(void *ctx, const oc_muon_hparams *hp, size_t rows, siz
      OC_CAP_MIXED_BF16 | OC_CAP_MIXED_F16 | OC_CAP_MIXED_STATE_BF16 | OC_CAP_LOSS_SCALE_MEGATRON | \
      OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT | OC_CAP_LOSS_SCALE_TORCH | OC_CAP_CLIP_MEGATRON | \
      OC_CAP_CLIP_TORCH | \
-     OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON)
+     OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON | OC_CAP_STEP_SCALED | OC_CAP_STEP_UNCHECKED | \
+     OC_CAP_STEP_CHECKED)
 
 const oc_impl *oc_ref(void)
 {
     static const ref_ctx correct = {NULL, 0};
     static const oc_impl table = {OC_IMPL_ABI_VERSION, "optcert-ref", "1", ALL_CAPS,
                                   (void *)&correct, ref_adam, ref_sgd, ref_lion, ref_schedule,
-                                  ref_mixed, ref_loss_scale, ref_clip, ref_ns, ref_muon};
+                                  ref_mixed, ref_loss_scale, ref_clip, ref_ns, ref_muon,
+                                  ref_guarded};
     return &table;
 }
 
@@ -169,6 +182,6 @@ const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
                               a == &oc_algo_loss_scale ? ref_loss_scale : NULL,
                               a == &oc_algo_clip ? ref_clip : NULL,
                               a == &oc_algo_newton_schulz ? ref_ns : NULL,
-                              a == &oc_algo_muon ? ref_muon : NULL};
+                              a == &oc_algo_muon ? ref_muon : NULL, NULL};
     return &tables[k][mu];
 }

@@ -1,10 +1,14 @@
 /* Unit tests of the guarded step (ref/guarded_step.c, spec/draft/step.md): a chained optimizer of
  * Adam, SGD and Lion sub-optimizers; a skipped step leaves every parameter, state, step counter
- * and the schedule position bit-identical while the scaler is updated. */
+ * and the schedule position bit-identical while the scaler is updated; clipping uses one global
+ * norm; a rejection writes nothing; every mutant is caught. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include "cunit_main.h"
+#include "optcert/clip.h"
 #include "optcert/guarded_step.h"
+#include "algos.h"
 
 #define N 8
 enum { NSUB = 3, NPAR = 4 }; /* Adam: 2 parameters, SGD: 1, Lion: 1 */
@@ -35,6 +39,18 @@ static void make_chain(chain *c, float grad_scale)
     c->subs[2].hp.lion = (oc_lion_hparams){OC_LION_TORCH, 1e-4, 0.9, 0.99, 0.1};
 }
 
+/* The global norm of chain c's gradients as they are (clip.c, every parameter a view). */
+static float global_norm(chain *c)
+{
+    oc_clip_view views[NPAR];
+    const oc_clip_config cc = {OC_CLIP_MEGATRON, 0.0, 0, INFINITY, 0, 1, 1, 1};
+    float norm = -1.0f;
+    for (int i = 0; i < NPAR; i++)
+        views[i] = (oc_clip_view){0, 0, 0, i < 2 ? 0 : i - 1, 0, 0, N, c->g[i]};
+    CU_ASSERT_EQUAL(oc_ref_clip_norm(&cc, NPAR, views, &norm), OC_OK);
+    return norm;
+}
+
 /* Everything a skipped step must not change, as bytes. */
 static int same_optimizer_state(const chain *a, const chain *b)
 {
@@ -45,6 +61,17 @@ static int same_optimizer_state(const chain *a, const chain *b)
 }
 
 static const oc_loss_scaler megatron = {OC_LS_MEGATRON, 0x1p16f, 1.0f, 2.0f, 0.5f, 1000, 2};
+static const oc_guard_config scaled = {OC_GUARD_SCALED, 0.0, 0, INFINITY};
+static const oc_guard_config unchecked = {OC_GUARD_UNCHECKED, 0.0, 0, INFINITY};
+static const oc_guard_config checked = {OC_GUARD_CHECKED, 0.0, 0, INFINITY};
+
+/* One guarded step of chain c, the correct reference. */
+static oc_status step(const oc_guard_config *cfg, oc_loss_scale_state *ls, chain *c,
+                      int64_t *position, float *norm, oc_step_outcome *outcome)
+{
+    return oc_ref_guarded_step(cfg, &megatron, ls, NSUB, c->subs, position, 256, norm, outcome,
+                               OC_GUARD_CORRECT);
+}
 
 /* STEP-UNSCALE-1, STEP-TAKE-1: a clean step equals the sub-optimizers' own steps on the
  * unscaled gradients (the loss scale 2^16 divides exactly). */
@@ -55,10 +82,11 @@ static void test_clean_step(void)
     make_chain(&ref, 1.0f);
     oc_loss_scale_state ls = {0x1p16f, 5, 2};
     int64_t position = 1024;
-    int skipped = -1;
-    CU_ASSERT_EQUAL_FATAL(oc_ref_guarded_step(OC_GUARD_SCALED, &megatron, &ls, NSUB, c.subs,
-                                              &position, 256, &skipped), OC_OK);
-    CU_ASSERT_EQUAL(skipped, 0);
+    oc_step_outcome outcome = OC_STEP_OUTCOME_COUNT;
+    float norm = -1.0f;
+    CU_ASSERT_EQUAL_FATAL(step(&scaled, &ls, &c, &position, &norm, &outcome), OC_OK);
+    CU_ASSERT_EQUAL(outcome, OC_STEP_TAKEN);
+    CU_ASSERT(norm == global_norm(&ref) && norm > 0.0f); /* computed, clipping disabled */
     CU_ASSERT_EQUAL(position, 1280);
     CU_ASSERT(ls.scale == 0x1p16f && ls.growth_tracker == 6 && ls.hysteresis_tracker == 2);
     CU_ASSERT(memcmp(c.g, ref.g, sizeof c.g) == 0);             /* unscaled exactly */
@@ -87,10 +115,13 @@ static void test_skipped_step_is_bit_identical(void)
             before = c;
             oc_loss_scale_state ls = {0x1p16f, 5, 1};
             int64_t position = 1024;
-            int skipped = -1;
-            CU_ASSERT_EQUAL_FATAL(oc_ref_guarded_step(OC_GUARD_SCALED, &megatron, &ls, NSUB,
-                                                      c.subs, &position, 256, &skipped), OC_OK);
-            CU_ASSERT_EQUAL(skipped, 1);
+            oc_step_outcome outcome = OC_STEP_OUTCOME_COUNT;
+            float norm = -1.0f;
+            oc_guard_config clipping = scaled;
+            clipping.clip_grad = 1.0;
+            CU_ASSERT_EQUAL_FATAL(step(&clipping, &ls, &c, &position, &norm, &outcome), OC_OK);
+            CU_ASSERT_EQUAL(outcome, OC_STEP_SKIPPED_INF);
+            CU_ASSERT(norm == 0.0f);
             CU_ASSERT_EQUAL(position, 1024);
             CU_ASSERT(same_optimizer_state(&c, &before));
             /* the scaler was updated: hysteresis 1 -> 0, backoff, growth tracker reset */
@@ -107,18 +138,34 @@ static void test_bf16_modes(void)
     c.g[2][1] = NAN;                                             /* the SGD parameter */
     before = c;
     int64_t position = 0;
-    int skipped = -1;
-    oc_status st = oc_ref_guarded_step(OC_GUARD_UNCHECKED, NULL, NULL, NSUB, c.subs, &position,
-                                       8, &skipped);
-    CU_ASSERT_EQUAL(st, OC_OK);
-    CU_ASSERT_EQUAL(skipped, 0);
-    CU_ASSERT(isnan(c.p[2][1]) && position == 8);
+    oc_step_outcome outcome = OC_STEP_OUTCOME_COUNT;
+    float norm = -1.0f;
+    CU_ASSERT_EQUAL(step(&unchecked, NULL, &c, &position, &norm, &outcome), OC_OK);
+    CU_ASSERT_EQUAL(outcome, OC_STEP_TAKEN);
+    CU_ASSERT(isnan(c.p[2][1]) && position == 256);
     make_chain(&c, 1.0f);
     c.g[2][1] = NAN;
     position = 0;
-    CU_ASSERT_EQUAL(oc_ref_guarded_step(OC_GUARD_CHECKED, NULL, NULL, NSUB, c.subs, &position,
-                                        8, &skipped), OC_OK);
-    CU_ASSERT(skipped == 1 && position == 0 && same_optimizer_state(&c, &before));
+    CU_ASSERT_EQUAL(step(&checked, NULL, &c, &position, &norm, &outcome), OC_OK);
+    CU_ASSERT(outcome == OC_STEP_SKIPPED_INF && position == 0 && same_optimizer_state(&c, &before));
+    /* unchecked with clipping (STEP-NONFINITE-1): a NaN norm leaves the gradients unclipped,
+     * an infinite one zeroes every finite gradient and the threshold skips it */
+    oc_guard_config clipping = unchecked;
+    clipping.clip_grad = 1.0;
+    make_chain(&c, 1.0f);
+    c.g[2][1] = NAN;
+    CU_ASSERT_EQUAL(step(&clipping, NULL, &c, &position, &norm, &outcome), OC_OK);
+    CU_ASSERT(isnan(norm) && outcome == OC_STEP_TAKEN && c.g[0][0] == before.g[0][0]);
+    make_chain(&c, 1.0f);
+    c.g[2][1] = INFINITY;
+    CU_ASSERT_EQUAL(step(&clipping, NULL, &c, &position, &norm, &outcome), OC_OK);
+    CU_ASSERT(isinf(norm) && outcome == OC_STEP_TAKEN && c.g[0][0] == 0.0f && isnan(c.g[2][1]));
+    make_chain(&c, 1.0f);
+    c.g[2][1] = INFINITY;
+    clipping.skip_threshold = 1e30;
+    position = 0;
+    CU_ASSERT_EQUAL(step(&clipping, NULL, &c, &position, &norm, &outcome), OC_OK);
+    CU_ASSERT(outcome == OC_STEP_SKIPPED_NORM && position == 0);
 }
 
 /* STEP-ERR-1: an invalid sub-optimizer is found before anything is written (not even the
@@ -131,13 +178,149 @@ static void test_rejection_writes_nothing(void)
     before = c;
     oc_loss_scale_state ls = {0x1p16f, 5, 2};
     int64_t position = 7;
-    int skipped = -1;
-    CU_ASSERT_EQUAL(oc_ref_guarded_step(OC_GUARD_SCALED, &megatron, &ls, NSUB, c.subs, &position,
-                                        1, &skipped), OC_ERR_BAD_HPARAM);
+    oc_step_outcome outcome = OC_STEP_OUTCOME_COUNT;
+    float norm = -1.0f;
+    CU_ASSERT_EQUAL(step(&scaled, &ls, &c, &position, &norm, &outcome), OC_ERR_BAD_HPARAM);
     CU_ASSERT(same_optimizer_state(&c, &before) && memcmp(c.g, before.g, sizeof c.g) == 0);
-    CU_ASSERT(position == 7 && skipped == -1 && ls.growth_tracker == 5);
-    CU_ASSERT_EQUAL(oc_ref_guarded_step(OC_GUARD_SCALED, NULL, &ls, NSUB, before.subs, &position,
-                                        1, &skipped), OC_ERR_NULL_POINTER);
+    CU_ASSERT(position == 7 && outcome == OC_STEP_OUTCOME_COUNT && norm == -1.0f &&
+              ls.growth_tracker == 5);
+    CU_ASSERT_EQUAL(oc_ref_guarded_step(&scaled, NULL, &ls, NSUB, before.subs, &position, 1,
+                                        &norm, &outcome, OC_GUARD_CORRECT), OC_ERR_NULL_POINTER);
+    /* the last sub-optimizer's buffers alias (Lion's m is its p): its own step would reject
+     * this after Adam and SGD had stepped; the guarded step rejects it first */
+    make_chain(&c, 0x1p16f);
+    c.params[3].state[0] = c.params[3].p;
+    before = c;
+    CU_ASSERT_EQUAL(step(&scaled, &ls, &c, &position, &norm, &outcome), OC_ERR_ALIASING);
+    CU_ASSERT(same_optimizer_state(&c, &before) && memcmp(c.g, before.g, sizeof c.g) == 0);
+    CU_ASSERT(position == 7 && ls.growth_tracker == 5);
+    /* an invalid clipping configuration (CLIP-CFG-1) */
+    oc_guard_config bad = scaled;
+    bad.clip_grad = NAN;
+    CU_ASSERT_EQUAL(step(&bad, &ls, &c, &position, &norm, &outcome), OC_ERR_BAD_HPARAM);
+    CU_ASSERT(same_optimizer_state(&c, &before) && memcmp(c.g, before.g, sizeof c.g) == 0);
+}
+
+/* STEP-CLIP-1, STEP-NORM-1: one global norm over every sub-optimizer (the clipping reference
+ * over all the unscaled gradients), the same coefficient for all, the pre-clip norm returned;
+ * then the sub-optimizers' steps on the clipped gradients. */
+static void test_global_clipping(void)
+{
+    static chain c, ref;
+    make_chain(&c, 0x1p16f);
+    make_chain(&ref, 1.0f);
+    oc_clip_view views[NPAR];
+    for (int i = 0; i < NPAR; i++)
+        views[i] = (oc_clip_view){0, 0, 0, i < 2 ? 0 : i - 1, 0, 0, N, ref.g[i]};
+    const oc_clip_config cc = {OC_CLIP_MEGATRON, 0.5, 0, INFINITY, 0, 1, 1, 1};
+    float want_norm;
+    int clip_skipped;
+    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_step(&cc, NPAR, views, &want_norm, &clip_skipped,
+                                           OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT(want_norm > 0.5f);                                 /* clipping is active */
+    oc_guard_config cfg = scaled;
+    cfg.clip_grad = 0.5;
+    oc_loss_scale_state ls = {0x1p16f, 5, 2};
+    int64_t position = 0;
+    oc_step_outcome outcome = OC_STEP_OUTCOME_COUNT;
+    float norm = -1.0f;
+    CU_ASSERT_EQUAL_FATAL(step(&cfg, &ls, &c, &position, &norm, &outcome), OC_OK);
+    CU_ASSERT(outcome == OC_STEP_TAKEN && norm == want_norm && position == 256);
+    CU_ASSERT(memcmp(c.g, ref.g, sizeof c.g) == 0);
+    for (int i = 0; i < 2; i++)
+        oc_ref_adam_step(&ref.subs[0].hp.adam, 5, N, ref.p[i], ref.s[i][0], ref.s[i][1], NULL,
+                         ref.g[i], OC_ADAM_CORRECT);
+    oc_ref_sgd_step(&ref.subs[1].hp.sgd, 5, N, ref.p[2], ref.s[2][0], ref.g[2], OC_SGD_CORRECT);
+    oc_ref_lion_step(&ref.subs[2].hp.lion, 5, N, ref.p[3], ref.s[3][0], ref.g[3],
+                     OC_LION_CORRECT);
+    for (int k = 0; k < NSUB; k++)
+        ref.subs[k].step = 5;
+    CU_ASSERT(same_optimizer_state(&c, &ref));
+    /* grad_norm_skip_threshold below the norm: nothing steps, but the gradients were clipped
+     * first (ChainedOptimizer.step), and the scaler counts a clean iteration */
+    static chain before;
+    make_chain(&c, 0x1p16f);
+    make_chain(&before, 1.0f);
+    memcpy(before.g, ref.g, sizeof ref.g);                      /* the clipped gradients */
+    cfg.skip_threshold = 0.25;
+    ls = (oc_loss_scale_state){0x1p16f, 5, 2};
+    CU_ASSERT_EQUAL(step(&cfg, &ls, &c, &position, &norm, &outcome), OC_OK);
+    CU_ASSERT(outcome == OC_STEP_SKIPPED_NORM && norm == want_norm && position == 256);
+    CU_ASSERT(same_optimizer_state(&c, &before) && memcmp(c.g, before.g, sizeof c.g) == 0);
+    CU_ASSERT(ls.growth_tracker == 6);
+}
+
+/* Everything a step can change, for comparing a mutant with the reference. */
+typedef struct outcome_of {
+    chain c;
+    oc_loss_scale_state ls;
+    int64_t position;
+    float norm;
+    oc_step_outcome outcome;
+} outcome_of;
+
+static void run_scenario(int scenario, oc_guard_mutant mu, outcome_of *o)
+{
+    oc_guard_config cfg = scaled;
+    cfg.clip_grad = 0.5;
+    make_chain(&o->c, 0x1p16f);
+    if (scenario == 1)
+        o->c.g[1][3] = INFINITY;             /* an inf in Adam's second parameter */
+    if (scenario == 2)
+        o->c.g[3][0] = 0x1p28f;              /* Lion's gradient dominates the norm */
+    o->ls = (oc_loss_scale_state){0x1p16f, 5, 2};
+    o->position = 64;
+    CU_ASSERT_EQUAL(oc_ref_guarded_step(&cfg, &megatron, &o->ls, NSUB, o->c.subs, &o->position,
+                                        256, &o->norm, &o->outcome, mu), OC_OK);
+}
+
+static int same_outcome(const outcome_of *a, const outcome_of *b)
+{
+    return same_optimizer_state(&a->c, &b->c) && memcmp(a->c.g, b->c.g, sizeof a->c.g) == 0 &&
+           memcmp(&a->ls, &b->ls, sizeof a->ls) == 0 && a->position == b->position &&
+           a->norm == b->norm && a->outcome == b->outcome;
+}
+
+/* Each catalogued mistake changes what a step leaves behind in one of three scenarios (clean,
+ * an inf in one sub-optimizer, one sub-optimizer dominating the norm). */
+static void test_mutants_are_caught(void)
+{
+    static outcome_of want, got;
+    for (int mu = 1; mu < OC_GUARD_MUTANT_COUNT; mu++) {
+        int caught = 0;
+        for (int scenario = 0; scenario < 3; scenario++) {
+            run_scenario(scenario, OC_GUARD_CORRECT, &want);
+            run_scenario(scenario, (oc_guard_mutant)mu, &got);
+            caught |= !same_outcome(&want, &got);
+        }
+        if (!caught)
+            fprintf(stderr, "mutant %s not caught\n", oc_guard_mutant_name((oc_guard_mutant)mu));
+        CU_ASSERT(caught);
+    }
+    CU_ASSERT_PTR_NULL(oc_guard_mutant_name(OC_GUARD_MUTANT_COUNT));
+}
+
+/* The reference's ABI entry point (include/optcert/impl.h) is the reference, bit for bit. */
+static void test_abi_entry(void)
+{
+    static chain a, b;
+    const oc_impl *ref = oc_ref();
+    oc_guard_config cfg = scaled;
+    cfg.clip_grad = 0.5;
+    CU_ASSERT_FATAL(ref->guarded_step != NULL);
+    CU_ASSERT((ref->capabilities & (OC_CAP_STEP_SCALED | OC_CAP_STEP_UNCHECKED |
+                                    OC_CAP_STEP_CHECKED)) != 0);
+    make_chain(&a, 0x1p16f);
+    make_chain(&b, 0x1p16f);
+    oc_loss_scale_state la = {0x1p16f, 5, 2}, lb = la;
+    int64_t pa = 0, pb = 0;
+    float na = -1.0f, nb = -2.0f;
+    oc_step_outcome oa = OC_STEP_OUTCOME_COUNT, ob = OC_STEP_TAKEN;
+    CU_ASSERT_EQUAL(step(&cfg, &la, &a, &pa, &na, &oa), OC_OK);
+    CU_ASSERT_EQUAL(ref->guarded_step(ref->ctx, &cfg, &megatron, &lb, NSUB, b.subs, &pb, 256, &nb,
+                                      &ob), OC_OK);
+    CU_ASSERT(same_optimizer_state(&a, &b) && memcmp(a.g, b.g, sizeof a.g) == 0);
+    CU_ASSERT(memcmp(&la, &lb, sizeof la) == 0 && pa == pb && na == nb && oa == ob);
 }
 
 void register_suites(void)
@@ -148,5 +331,10 @@ void register_suites(void)
               {"inf/-inf/NaN anywhere: skipped bit for bit, scaler updated (STEP-FOUND-INF-1, "
                "STEP-SKIP-1, STEP-SCALER-1)", test_skipped_step_is_bit_identical},
               {"bf16: Megatron unchecked vs guarded (STEP-BF16-1)", test_bf16_modes},
-              {"rejection writes nothing (STEP-ERR-1)", test_rejection_writes_nothing});
+              {"rejection writes nothing, also an aliasing last sub-optimizer (STEP-ERR-1)",
+               test_rejection_writes_nothing},
+              {"one global norm, pre-clip norm, threshold skip (STEP-CLIP-1, STEP-NORM-1)",
+               test_global_clipping},
+              {"every mutant is caught", test_mutants_are_caught},
+              {"the reference's ABI entry point", test_abi_entry});
 }

@@ -65,4 +65,17 @@ int oc_clip_view_counted(const oc_clip_config *c, const oc_clip_view *v);
 oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
                            float *total_norm, int *skipped, oc_clip_mutant mutant);
 
+/* The clipping of Megatron's ChainedOptimizer.step (the guarded step, STEP-CLIP-1): as
+ * oc_ref_clip_step, profile megatron only, but CLIP-SKIP-1 is not applied (the caller checks
+ * the threshold after clipping, as ChainedOptimizer.step does) and neither is CLIP-FINITE-1
+ * (the bf16 step does not check for inf/NaN, STEP-BF16-1; the norm follows STEP-NONFINITE-1). */
+oc_status oc_ref_clip_chained(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
+                              float *total_norm, oc_clip_mutant mutant);
+
+/* The total norm of the counted elements alone (CLIP-NORM-1, CLIP-NORM-INF-1, CLIP-CHAIN-1;
+ * STEP-NONFINITE-1 for gradients that are not finite), as binary32; nothing is clipped. Megatron's
+ * ChainedOptimizer computes it even when clipping is disabled. On error nothing is written. */
+oc_status oc_ref_clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
+                           float *total_norm);
+
 #endif

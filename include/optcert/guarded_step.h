@@ -1,7 +1,7 @@
-/* The whole optimizer step with inf/NaN detection (spec/draft/step.md): unscale every fp32 main
- * gradient, detect any non-finite value across all parameters of all sub-optimizers, update
- * the loss scaler, and either skip the entire step or run every sub-optimizer (the reference
- * Adam, SGD and Lion steps). */
+/* The whole optimizer step with inf/NaN detection and global-norm clipping (spec/draft/step.md):
+ * unscale every fp32 main gradient, detect any non-finite value across all parameters of all
+ * sub-optimizers, update the loss scaler, skip the entire step or clip every gradient with one
+ * global norm (ref/clip.c), and run every sub-optimizer (the reference Adam, SGD and Lion steps). */
 #ifndef OPTCERT_GUARDED_STEP_H
 #define OPTCERT_GUARDED_STEP_H
 
@@ -13,12 +13,23 @@
 #include "optcert/sgd.h"
 #include "optcert/status.h"
 
+#define OC_GUARD_MAX_SUBS 8    /* sub-optimizers of one chain (the clip views' index, CLIP-CFG-1) */
+#define OC_GUARD_MAX_PARAMS 64 /* parameters of all sub-optimizers together (STEP-CFG-1) */
+
 typedef enum oc_guard_mode {
     OC_GUARD_SCALED = 0,  /* fp16 with a loss scaler: unscale, check, skip   STEP-UNSCALE-1 */
     OC_GUARD_UNCHECKED,   /* Megatron bf16 without a scaler: no check at all  STEP-BF16-1 */
     OC_GUARD_CHECKED,     /* bf16 with the explicit check, no scaling         STEP-BF16-1 */
     OC_GUARD_MODE_COUNT
 } oc_guard_mode;
+
+/* The step's configuration (STEP-CFG-1): Megatron's OptimizerConfig fields. */
+typedef struct oc_guard_config {
+    oc_guard_mode mode;
+    double clip_grad;      /* max norm; <= 0 disables clipping (CLIP-DISABLE-1) */
+    int inf_norm;          /* 0: 2-norm, 1: inf-norm */
+    double skip_threshold; /* grad_norm_skip_threshold (+inf: never skip, CLIP-SKIP-1) */
+} oc_guard_config;
 
 typedef enum oc_sub_kind { OC_SUB_ADAM = 0, OC_SUB_SGD, OC_SUB_LION, OC_SUB_KIND_COUNT } oc_sub_kind;
 
@@ -27,7 +38,7 @@ typedef struct oc_guarded_param {
     size_t n;
     float *p;
     float *state[3]; /* Adam: m, v, vmax (NULL unless amsgrad); SGD: buf; Lion: m */
-    float *grad;     /* the main gradient, scaled by the loss scale; unscaled in place */
+    float *grad;     /* the main gradient, scaled by the loss scale; unscaled and clipped in place */
 } oc_guarded_param;
 
 /* One sub-optimizer of a chained optimizer (a single optimizer is a chain of one). */
@@ -43,13 +54,36 @@ typedef struct oc_sub_optimizer {
     oc_guarded_param *params;
 } oc_sub_optimizer;
 
-/* One iteration (STEP-UNSCALE-1 ... STEP-SKIP-1). scaler/scaler_state: used in OC_GUARD_SCALED
- * only (may be NULL otherwise). *position: the schedule position (samples), advanced by
- * `increment` only when the step is taken (STEP-SKIP-1). *skipped: 1 if the step was skipped.
- * On error (invalid input) nothing is written. */
-oc_status oc_ref_guarded_step(oc_guard_mode mode, const oc_loss_scaler *scaler,
+/* What happened to the step (STEP-SKIP-1, STEP-CLIP-1). */
+typedef enum oc_step_outcome {
+    OC_STEP_TAKEN = 0,
+    OC_STEP_SKIPPED_INF,  /* found_inf: a gradient was not finite */
+    OC_STEP_SKIPPED_NORM, /* the global norm exceeded grad_norm_skip_threshold */
+    OC_STEP_OUTCOME_COUNT
+} oc_step_outcome;
+
+typedef enum oc_guard_mutant {
+    OC_GUARD_CORRECT = 0,
+    OC_GUARD_MUT_SKIP_ONLY_OFFENDING_SUB,  /* only the sub-optimizer holding the inf skips */
+    OC_GUARD_MUT_SCALER_UPDATE_AFTER_STEP, /* scaler updated after the update: not on a skip */
+    OC_GUARD_MUT_COUNTER_ADVANCED_ON_SKIP, /* sub-optimizers' step counters advance on a skip */
+    OC_GUARD_MUT_SCHEDULE_ADVANCED_ON_SKIP,/* the schedule position advances on a skip */
+    OC_GUARD_MUT_PER_OPTIMIZER_NORM,       /* each sub-optimizer clipped with its own norm */
+    OC_GUARD_MUT_CLIP_BEFORE_UNSCALE,      /* norm and clipping on the scaled gradients */
+    OC_GUARD_MUTANT_COUNT
+} oc_guard_mutant;
+
+const char *oc_guard_mutant_name(oc_guard_mutant mu);
+const char *oc_guard_mutant_description(oc_guard_mutant mu);
+
+/* One iteration (STEP-ORDER-1). scaler/scaler_state: used in OC_GUARD_SCALED only (may be NULL
+ * otherwise). *position: the schedule position (samples), advanced by `increment` only when
+ * the step is taken (STEP-SCHED-1). *grad_norm: the global norm before clipping (0 when it is
+ * not computed: clipping disabled or an inf skip). *outcome: taken or why skipped. On error
+ * nothing is written, not even the gradients (STEP-ERR-1). */
+oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
                               oc_loss_scale_state *scaler_state, size_t nsub,
                               oc_sub_optimizer *subs, int64_t *position, int64_t increment,
-                              int *skipped);
+                              float *grad_norm, oc_step_outcome *outcome, oc_guard_mutant mutant);
 
 #endif

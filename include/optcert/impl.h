@@ -8,6 +8,7 @@
 #include "optcert/status.h"
 #include "optcert/adam.h"
 #include "optcert/clip.h"
+#include "optcert/guarded_step.h"
 #include "optcert/lion.h"
 #include "optcert/mixed.h"
 #include "optcert/loss_scale.h"
@@ -44,6 +45,10 @@
 #define OC_CAP_CLIP_TORCH                   (1ull << 36)
 #define OC_CAP_NEWTON_SCHULZ (1ull << 40) /* NS-* for every coefficient schedule and normalisation */
 #define OC_CAP_MUON (1ull << 41)          /* MUON-* for every momentum form and scale mode */
+/* The guarded step (spec/draft/step.md), one bit per mode of oc_guard_mode. */
+#define OC_CAP_STEP_SCALED                  (1ull << 37)
+#define OC_CAP_STEP_UNCHECKED               (1ull << 38)
+#define OC_CAP_STEP_CHECKED                 (1ull << 39)
 
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
@@ -85,6 +90,12 @@ typedef struct oc_impl {
      * updated in place, unchanged on error. NULL if OC_CAP_MUON is not claimed. */
     oc_status (*muon_step)(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols,
                            float *p, float *m, const float *g);
+    /* As oc_ref_guarded_step without the mutant: one whole step of a chained optimizer, in
+     * place, nothing written on error. NULL if no OC_CAP_STEP_* is claimed. */
+    oc_status (*guarded_step)(void *ctx, const oc_guard_config *cfg, const oc_loss_scaler *scaler,
+                              oc_loss_scale_state *scaler_state, size_t nsub,
+                              oc_sub_optimizer *subs, int64_t *position, int64_t increment,
+                              float *grad_norm, oc_step_outcome *outcome);
 } oc_impl;
 
 /* A plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */
