@@ -12,6 +12,7 @@
 #include "optcert/mixed.h"
 #include "optcert/loss_scale.h"
 #include "optcert/muon.h"
+#include "optcert/muon_clip.h"
 #include "optcert/newton_schulz.h"
 #include "optcert/schedule.h"
 #include "optcert/sgd.h"
@@ -44,6 +45,7 @@
 #define OC_CAP_CLIP_TORCH                   (1ull << 36)
 #define OC_CAP_NEWTON_SCHULZ (1ull << 40) /* NS-* for every coefficient schedule and normalisation */
 #define OC_CAP_MUON (1ull << 41)          /* MUON-* for every momentum form and scale mode */
+#define OC_CAP_QK_CLIP (1ull << 42)       /* MUONCLIP-* for both profiles */
 
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
@@ -85,6 +87,9 @@ typedef struct oc_impl {
      * updated in place, unchanged on error. NULL if OC_CAP_MUON is not claimed. */
     oc_status (*muon_step)(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols,
                            float *p, float *m, const float *g);
+    /* As oc_ref_qk_clip without the mutant: the fused QKV weight w clipped in place, unchanged
+     * on error. NULL if OC_CAP_QK_CLIP is not claimed. */
+    oc_status (*qk_clip)(void *ctx, const oc_qk_clip_config *c, const float *max_dot, float *w);
 } oc_impl;
 
 /* A plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */
