@@ -121,6 +121,8 @@ done
 if selected loss_scale; then proofs/run_loss_scale.sh; fi
 # ref/clip.c: Eva (proofs/run_clip.sh; WP not yet, STATUS.md).
 if selected clip; then proofs/run_clip.sh; fi
+# ref/muon_clip.c: Eva (proofs/run_muon_clip.sh; WP not yet, STATUS.md).
+if selected muon_clip; then proofs/run_muon_clip.sh; fi
 
 # --- schedule part (ref/schedule.c, ref/schedule_exact.c; goals "schedule:") -------------------
 # Eva on both files, with Frama-C's <math.h> replaced by proofs/schedule_math.h (see there and

@@ -48,7 +48,7 @@ static oc_status check(const oc_qk_clip_config *c)
 {
     if ((unsigned)c->profile >= OC_QK_CLIP_PROFILE_COUNT)
         return OC_ERR_BAD_PROFILE;
-    if (!(c->tau > 0 && c->tau <= 1e30) || !(c->alpha >= 0 && c->alpha <= 1))
+    if (!(c->tau >= 0x1p-20 && c->tau <= 0x1p20) || !(c->alpha >= 0 && c->alpha <= 1))
         return OC_ERR_BAD_HPARAM;
     if (c->groups < 1 || c->heads > QK_CLIP_MAX_DIM || c->groups > c->heads ||
         c->heads % c->groups != 0 || c->head_dim < 1 || c->head_dim > QK_CLIP_MAX_DIM ||
@@ -64,6 +64,16 @@ static double logit(const oc_qk_clip_config *c, float max_dot, oc_qk_clip_mutant
 {
     return mutant == OC_QK_CLIP_MUT_NO_SQRT_D ? (double)max_dot
                                                : (double)max_dot / sqrt((double)c->head_dim);
+}
+
+/* MUONCLIP-GROUP-1: the largest logit of heads first .. first + count - 1 (count >= 1). */
+static double max_logit(const oc_qk_clip_config *c, const float *max_dot, size_t first,
+                        size_t count, oc_qk_clip_mutant mutant)
+{
+    double s = logit(c, max_dot[first], mutant);
+    for (size_t j = 1; j < count; j++)
+        s = fmax(s, logit(c, max_dot[first + j], mutant));
+    return s;
 }
 
 /*@ requires \valid(w + (0 .. len - 1)) && len <= 0x10000000;
@@ -92,25 +102,20 @@ oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float
         (st = oc_buffer_check(w, n, sizeof(float))) ||
         (st = oc_buffer_disjoint(max_dot, c->heads * sizeof(float), w, n * sizeof(float))))
         return st;
-    double layer_max = -INFINITY;
-    for (size_t h = 0; h < c->heads; h++) { /* MUONCLIP-ERR-1: checked before any write */
+    for (size_t h = 0; h < c->heads; h++) /* MUONCLIP-ERR-1: checked before any write */
         if (!isfinite(max_dot[h]))
             return OC_ERR_NONFINITE;
-        layer_max = fmax(layer_max, logit(c, max_dot[h], mutant));
-    }
     for (size_t i = 0; i < n; i++)
         if (!isfinite(w[i]))
             return OC_ERR_NONFINITE;
     size_t dh = c->head_dim * c->hidden; /* elements of one head's rows */
+    double layer_max = max_logit(c, max_dot, 0, c->heads, mutant);
     for (size_t g = 0; g < c->groups; g++) {
-        double s = -INFINITY;             /* MUONCLIP-GROUP-1: max over the group's heads */
-        for (size_t j = 0; j < per; j++)
-            s = fmax(s, logit(c, max_dot[g * per + j], mutant));
-        if (mutant == OC_QK_CLIP_MUT_ALL_HEADS)
-            s = layer_max;
+        double s = mutant == OC_QK_CLIP_MUT_ALL_HEADS ? layer_max
+                                                      : max_logit(c, max_dot, g * per, per, mutant);
         if (!(s > c->tau))                /* MUONCLIP-GAMMA-1: only above tau */
             continue;
-        double gamma = c->tau / s;        /* in (0, 1) */
+        double ratio = c->tau / s, gamma = ratio < 1 ? ratio : 1.0; /* min(1, tau / S) */
         double fq = pow(gamma, c->alpha), fk = pow(gamma, 1.0 - c->alpha); /* MUONCLIP-SCALE-1 */
         if (mutant == OC_QK_CLIP_MUT_GAMMA_ON_BOTH)
             fq = fk = gamma;

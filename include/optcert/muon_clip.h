@@ -15,7 +15,7 @@ typedef enum oc_qk_clip_profile {
 
 typedef struct oc_qk_clip_config {
     oc_qk_clip_profile profile;
-    double tau;      /* > 0, finite (100)                       MUONCLIP-CFG-1 */
+    double tau;      /* in [2^-20, 2^20] (100)                     MUONCLIP-CFG-1 */
     double alpha;    /* in [0, 1] (0.5)                          MUONCLIP-CFG-1 */
     size_t heads;    /* query heads, a multiple of groups       MUONCLIP-LAYOUT-1 */
     size_t groups;   /* key/value heads (query groups)          MUONCLIP-LAYOUT-1 */
