@@ -125,6 +125,8 @@ if selected loss_scale; then proofs/run_loss_scale.sh; fi
 if selected clip; then proofs/run_clip.sh; fi
 # ref/guarded_step.c: Eva with every sub-step inside (proofs/run_guarded_step.sh; WP not yet).
 if selected guarded_step; then proofs/run_guarded_step.sh; fi
+# ref/muon_clip.c: Eva (proofs/run_muon_clip.sh; WP not yet, STATUS.md).
+if selected muon_clip; then proofs/run_muon_clip.sh; fi
 
 # --- schedule part (ref/schedule.c, ref/schedule_exact.c; goals "schedule:") -------------------
 # Eva on both files, with Frama-C's <math.h> replaced by proofs/schedule_math.h (see there and

@@ -24,6 +24,7 @@ typedef union oc_hparams {
     oc_clip_config clip;
     oc_ns_hparams ns;
     oc_muon_hparams muon;
+    oc_qk_clip_config qk_clip;
 } oc_hparams;
 
 typedef struct oc_algo {
@@ -65,8 +66,9 @@ typedef struct oc_algo {
 
 extern const oc_algo oc_algo_adam, oc_algo_sgd, oc_algo_lion, oc_algo_schedule;
 extern const oc_algo oc_algo_loss_scale, oc_algo_clip, oc_algo_newton_schulz, oc_algo_muon;
+extern const oc_algo oc_algo_qk_clip;
 extern const oc_algo *const oc_algos[];
-#define OC_NALGOS 8
+#define OC_NALGOS 9
 
 /* VEC-FMT-1 readers shared by the descriptors: a hex-float string exact in binary32 (or
  * nan/inf), and a boolean. */
@@ -74,6 +76,10 @@ oc_status oc_get_hex(const char *path, json_t *obj, const char *key, double *out
 oc_status oc_get_bool(const char *path, json_t *obj, const char *key, int *out, oc_diag *d);
 /* A hex-float string exact in binary64. */
 oc_status oc_get_hex64(const char *path, json_t *obj, const char *key, double *out, oc_diag *d);
+
+/* A JSON array a of n hex floats exact in binary32 (VEC-FMT-1) into out[0 .. n-1]. */
+oc_status oc_get_hex_array(const char *path, int tcid, json_t *a, size_t n, float *out,
+                           oc_diag *d);
 
 /* The descriptor named `name`, or NULL. */
 const oc_algo *oc_algo_find(const char *name);

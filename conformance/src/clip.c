@@ -44,13 +44,12 @@ static int clip_supports(const oc_impl *impl, const oc_hparams *hp)
            (impl->capabilities & cap);
 }
 
-/* A JSON array of hex floats into out[0 .. n-1]. */
-static oc_status hex_array(const char *path, int tcid, json_t *a, size_t n, float *out, oc_diag *d)
+oc_status oc_get_hex_array(const char *path, int tcid, json_t *a, size_t n, float *out, oc_diag *d)
 {
     json_t *v;
     size_t i;
     if (!json_is_array(a) || json_array_size(a) != n)
-        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: a gradient list has the wrong length",
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: a value list has the wrong length",
                        path, tcid);
     json_array_foreach(a, i, v) {
         json_t *one = json_pack("{s:O}", "v", v);
@@ -94,7 +93,7 @@ static oc_status clip_load_case(const char *path, const oc_st_file *st, json_t *
             s = oc_get_int(path, c->tcid, v, keys[k], 0, 1 << 20, &m[k], d);
         if (s || (s = oc_get_bool(path, v, "tensorParallel", &flag[0], d)) ||
             (s = oc_get_bool(path, v, "shared", &flag[1], d)) ||
-            (s = hex_array(path, c->tcid, g, json_array_size(g), c->in[0] + at, d)))
+            (s = oc_get_hex_array(path, c->tcid, g, json_array_size(g), c->in[0] + at, d)))
             return s;
         m[VIEW_TP_SHARDED] = flag[0];
         m[VIEW_SHARED] = flag[1];
@@ -120,7 +119,7 @@ static oc_status clip_load_case(const char *path, const oc_st_file *st, json_t *
     c->exp[0].tol = calloc(c->n, sizeof(double));
     at = 1;
     json_array_foreach(eg, i, v) {
-        if ((s = hex_array(path, c->tcid, v, (size_t)c->positions[1 + i * VIEW_FIELDS + VIEW_LEN],
+        if ((s = oc_get_hex_array(path, c->tcid, v, (size_t)c->positions[1 + i * VIEW_FIELDS + VIEW_LEN],
                            x + at, d))) {
             free(x);
             return s;

@@ -143,6 +143,12 @@ static oc_status ref_guarded(void *ctx, const oc_guard_config *cfg, const oc_los
                                grad_norm, outcome, OC_GUARD_CORRECT);
 }
 
+static oc_status ref_qk_clip(void *ctx, const oc_qk_clip_config *c, const float *max_dot,
+                            float *w)
+{
+    return oc_ref_qk_clip(c, max_dot, w, (oc_qk_clip_mutant)mutant_for(ctx, &oc_algo_qk_clip));
+}
+
 #define ALL_CAPS                                                                              \
     (OC_CAP_ADAM_TORCH | OC_CAP_ADAM_OPTAX | OC_CAP_ADAM_PAPER | OC_CAP_ADAM_KERAS |          \
      OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE | OC_CAP_SGD_TORCH | OC_CAP_SGD_EMA |         \
@@ -151,7 +157,7 @@ static oc_status ref_guarded(void *ctx, const oc_guard_config *cfg, const oc_los
      OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT | OC_CAP_LOSS_SCALE_TORCH | OC_CAP_CLIP_MEGATRON | \
      OC_CAP_CLIP_TORCH | \
      OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON | OC_CAP_STEP_SCALED | OC_CAP_STEP_UNCHECKED | \
-     OC_CAP_STEP_CHECKED)
+     OC_CAP_STEP_CHECKED | OC_CAP_QK_CLIP)
 
 const oc_impl *oc_ref(void)
 {
@@ -159,7 +165,7 @@ const oc_impl *oc_ref(void)
     static const oc_impl table = {OC_IMPL_ABI_VERSION, "optcert-ref", "1", ALL_CAPS,
                                   (void *)&correct, ref_adam, ref_sgd, ref_lion, ref_schedule,
                                   ref_mixed, ref_loss_scale, ref_clip, ref_ns, ref_muon,
-                                  ref_guarded};
+                                  ref_guarded, ref_qk_clip};
     return &table;
 }
 
@@ -182,6 +188,7 @@ const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
                               a == &oc_algo_loss_scale ? ref_loss_scale : NULL,
                               a == &oc_algo_clip ? ref_clip : NULL,
                               a == &oc_algo_newton_schulz ? ref_ns : NULL,
-                              a == &oc_algo_muon ? ref_muon : NULL, NULL};
+                              a == &oc_algo_muon ? ref_muon : NULL, NULL,
+                              a == &oc_algo_qk_clip ? ref_qk_clip : NULL};
     return &tables[k][mu];
 }

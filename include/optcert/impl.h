@@ -13,6 +13,7 @@
 #include "optcert/mixed.h"
 #include "optcert/loss_scale.h"
 #include "optcert/muon.h"
+#include "optcert/muon_clip.h"
 #include "optcert/newton_schulz.h"
 #include "optcert/schedule.h"
 #include "optcert/sgd.h"
@@ -49,6 +50,7 @@
 #define OC_CAP_STEP_SCALED                  (1ull << 37)
 #define OC_CAP_STEP_UNCHECKED               (1ull << 38)
 #define OC_CAP_STEP_CHECKED                 (1ull << 39)
+#define OC_CAP_QK_CLIP (1ull << 42)       /* MUONCLIP-* for both profiles */
 
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
@@ -96,6 +98,9 @@ typedef struct oc_impl {
                               oc_loss_scale_state *scaler_state, size_t nsub,
                               oc_sub_optimizer *subs, int64_t *position, int64_t increment,
                               float *grad_norm, oc_step_outcome *outcome);
+    /* As oc_ref_qk_clip without the mutant: the fused QKV weight w clipped in place, unchanged
+     * on error. NULL if OC_CAP_QK_CLIP is not claimed. */
+    oc_status (*qk_clip)(void *ctx, const oc_qk_clip_config *c, const float *max_dot, float *w);
 } oc_impl;
 
 /* A plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */

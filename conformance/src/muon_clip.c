@@ -1,0 +1,111 @@
+/* The MuonClip family's descriptor (spec/muon.md, MUONCLIP-*): values inline in the JSON
+ * (VEC-FMT-13). A test is the per-head largest raw logits and the fused QKV weight; the one
+ * output, "weight", is the clipped weight, judged element by element (MUONCLIP-TOL-1). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "judge.h"
+#include "vectors.h"
+
+static const char *qk_clip_mutant(int mu) { return oc_qk_clip_mutant_name((oc_qk_clip_mutant)mu); }
+static int qk_clip_nstate(const oc_hparams *hp) { return (void)hp, 1; }
+
+static oc_status qk_clip_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
+                               oc_diag *d)
+{
+    oc_qk_clip_config *c = &u->qk_clip;
+    int64_t v[4];
+    static const char *const sizes[] = {"heads", "groups", "headDim", "hidden"};
+    oc_status st;
+    if (oc_qk_clip_profile_parse(profile, &c->profile) != OC_OK)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: unknown muonclip profile '%s'", path, profile);
+    if ((st = oc_get_hex(path, h, "tau", &c->tau, d)) ||
+        (st = oc_get_hex(path, h, "alpha", &c->alpha, d)))
+        return st;
+    for (int k = 0; k < 4; k++)
+        if ((st = oc_get_int(path, 0, h, sizes[k], 0, 1 << 20, &v[k], d)))
+            return st;
+    c->heads = (size_t)v[0];
+    c->groups = (size_t)v[1];
+    c->head_dim = (size_t)v[2];
+    c->hidden = (size_t)v[3];
+    return OC_OK;
+}
+
+static int qk_clip_supports(const oc_impl *impl, const oc_hparams *hp)
+{
+    (void)hp;
+    return impl->qk_clip && (impl->capabilities & OC_CAP_QK_CLIP);
+}
+
+/* Rows of the fused weight as the vectors describe it (0 for a layout MUONCLIP-LAYOUT-1
+ * rejects; such cases are invalid ones and carry their weight list as given). */
+static size_t stated_len(const oc_qk_clip_config *c, json_t *t)
+{
+    if (c->groups < 1 || c->heads % c->groups != 0)
+        return json_array_size(json_object_get(t, "weight"));
+    return oc_qk_clip_rows(c) * c->hidden;
+}
+
+/* "maxDot": [hex per head], "weight": [hex, rows * hidden], "expected": {"weight": [hex],
+ * "relTol": hex} (valid cases). Inputs: c->in[0] the weight, c->in[1] the logits. */
+static oc_status qk_clip_load_case(const char *path, const oc_st_file *st, json_t *t,
+                                   oc_case *c, oc_diag *d)
+{
+    (void)st;
+    const oc_qk_clip_config *cfg = &c->hp.qk_clip;
+    json_t *md = json_object_get(t, "maxDot"), *exp = json_object_get(t, "expected");
+    oc_status s;
+    c->steps = 1;
+    c->n = stated_len(cfg, t);
+    if (c->n == 0 || c->n > (1u << 24) || cfg->heads > (1u << 20))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: empty or oversized weight", path, c->tcid);
+    c->in[0] = calloc(c->n, sizeof(float));
+    c->in[1] = calloc(cfg->heads + 1, sizeof(float));
+    if ((s = oc_get_hex_array(path, c->tcid, json_object_get(t, "weight"), c->n, c->in[0], d)) ||
+        (s = oc_get_hex_array(path, c->tcid, md, cfg->heads, c->in[1], d)))
+        return s;
+    if (c->result != OC_RESULT_VALID)
+        return OC_OK;
+    double rel;
+    float *x = calloc(c->n, sizeof(float));
+    if ((s = oc_get_hex64(path, exp, "relTol", &rel, d)) ||
+        (s = oc_get_hex_array(path, c->tcid, json_object_get(exp, "weight"), c->n, x, d))) {
+        free(x);
+        return s;
+    }
+    if (!(rel >= 0) || isinf(rel)) {
+        free(x);
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: negative or non-finite relTol", path,
+                       c->tcid);
+    }
+    c->exp[0].stored = calloc(c->n, sizeof(double));
+    c->exp[0].f64 = calloc(c->n, sizeof(double));
+    c->exp[0].tol = calloc(c->n, sizeof(double));
+    for (size_t j = 0; j < c->n; j++) { /* MUONCLIP-TOL-1: relative, 2^-149 below */
+        c->exp[0].stored[j] = c->exp[0].f64[j] = x[j];
+        c->exp[0].tol[j] = fabs((double)x[j]) * rel + 0x1p-149;
+    }
+    free(x);
+    return OC_OK;
+}
+
+/* One call on a copy of the weight; a rejected call must leave it alone. */
+static void qk_clip_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+                        int *dirty)
+{
+    float *w = malloc(c->n * sizeof(float));
+    memcpy(w, c->in[0], c->n * sizeof(float));
+    *st = impl->qk_clip(impl->ctx, &c->hp.qk_clip, c->in[1], w);
+    if (*st != OC_OK)
+        *dirty = memcmp(w, c->in[0], c->n * sizeof(float)) != 0;
+    o->out[0] = malloc((c->n + 1) * sizeof(double));
+    for (size_t j = 0; j < c->n; j++)
+        o->out[0][j] = w[j];
+    free(w);
+}
+
+const oc_algo oc_algo_qk_clip = {"muonclip", "QkClip", {"weight"}, 24, OC_QK_CLIP_MUTANT_COUNT,
+                                 qk_clip_mutant, qk_clip_nstate, qk_clip_parse, qk_clip_supports,
+                                 qk_clip_load_case, qk_clip_run, NULL, 0, OC_ALG_COUNT, NULL,
+                                 NULL};

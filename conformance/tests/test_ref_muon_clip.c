@@ -1,0 +1,146 @@
+/* Unit tests of the MuonClip reference (ref/muon_clip.c) against closed forms of spec/muon.md
+ * §9, and of the fp32 tolerance with a plain float32 implementation written here. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "certify.h"
+#include "cunit_main.h"
+#include "optcert/muon_clip.h"
+
+/* 2 heads, d 4, hidden 1 (MHA): rows q0 k0 v0 q1 k1 v1, 4 each. */
+static oc_qk_clip_config mha(void) { return (oc_qk_clip_config){OC_QK_CLIP_KIMI, 100, 0.5, 2, 2, 4, 1}; }
+
+static void fill(float *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        w[i] = 1.0f + (float)i;
+}
+
+/* MUONCLIP-LOGIT-1, -GAMMA-1, -SCALE-1: head 0 at S = 800 / 2 = 400 (gamma 1/4: q and k rows
+ * halved, v untouched), head 1 at S = 200 / 2 = 100 = tau exactly (untouched). */
+static void test_closed_form(void)
+{
+    oc_qk_clip_config c = mha();
+    float md[2] = {800, 200}, w[24], w0[24];
+    fill(w, 24);
+    memcpy(w0, w, sizeof w);
+    CU_ASSERT_EQUAL_FATAL(oc_qk_clip_rows(&c), 24u); /* 2 groups of (1 + 2) x 4 rows */
+    CU_ASSERT_EQUAL_FATAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_OK);
+    for (size_t i = 0; i < 24; i++)
+        CU_ASSERT_EQUAL(w[i], i < 8 ? w0[i] / 2 : w0[i]);
+    /* the mutants: gamma on both quarters q and k; no sqrt(d) clips head 1 too (S 200) */
+    fill(w, 24);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_MUT_GAMMA_ON_BOTH), OC_OK);
+    CU_ASSERT_EQUAL(w[0], w0[0] / 4);
+    fill(w, 24);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_MUT_NO_SQRT_D), OC_OK);
+    CU_ASSERT_EQUAL(w[12], (float)(w0[12] * sqrt(0.5)));
+    fill(w, 24);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_MUT_ALL_HEADS), OC_OK);
+    CU_ASSERT_EQUAL(w[12], w0[12] / 2);
+}
+
+/* MUONCLIP-GROUP-1: 4 heads in 2 groups, d 1: group 0 by its largest head (S 400), group 1
+ * (S 50, 90) untouched. Rows: q0 q1 k v | q2 q3 k v. */
+static void test_groups(void)
+{
+    oc_qk_clip_config c = {OC_QK_CLIP_MEGATRON, 100, 0.5, 4, 2, 1, 1};
+    float md[4] = {10, 400, 50, 90}, w[8], w0[8];
+    fill(w, 8);
+    memcpy(w0, w, sizeof w);
+    CU_ASSERT_EQUAL_FATAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_OK);
+    for (size_t i = 0; i < 8; i++)
+        CU_ASSERT_EQUAL(w[i], i < 3 ? w0[i] / 2 : w0[i]);
+    c.profile = OC_QK_CLIP_KIMI; /* per head: grouped layouts are rejected */
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_BAD_SHAPE);
+}
+
+/* MUONCLIP-CFG-1, MUONCLIP-ERR-1: rejected with nothing written. */
+static void test_rejections(void)
+{
+    float md[2] = {800, NAN}, w[24], w0[24];
+    fill(w, 24);
+    memcpy(w0, w, sizeof w);
+    oc_qk_clip_config c = mha();
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_NONFINITE);
+    md[1] = 1;
+    w[23] = INFINITY;
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_NONFINITE);
+    w[23] = w0[23];
+    c.tau = 0;
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_BAD_HPARAM);
+    c = mha();
+    c.alpha = -0.5;
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_BAD_HPARAM);
+    c = mha();
+    c.groups = 0;
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_BAD_SHAPE);
+    c = mha();
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, NULL, w, OC_QK_CLIP_CORRECT), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_MUTANT_COUNT), OC_ERR_BAD_PROFILE);
+    CU_ASSERT_EQUAL(memcmp(w, w0, sizeof w), 0);
+}
+
+/* Everything in float: S, gamma, powf, the product (spec/muon.md MUONCLIP-TOL-1). */
+static oc_status float_clip(void *ctx, const oc_qk_clip_config *c, const float *max_dot, float *w)
+{
+    (void)ctx;
+    size_t n = c && w && c->groups ? oc_qk_clip_rows(c) * c->hidden : 0;
+    float *copy = malloc((n + 1) * sizeof *copy); /* the reference only validates, on a copy */
+    if (!copy)
+        return OC_ERR_INTERNAL;
+    if (n)
+        memcpy(copy, w, n * sizeof *copy);
+    oc_status st = oc_ref_qk_clip(c, max_dot, n ? copy : NULL, OC_QK_CLIP_CORRECT);
+    free(copy);
+    if (st != OC_OK)
+        return st;
+    size_t per = c->heads / c->groups, dh = c->head_dim * c->hidden;
+    float sd = sqrtf((float)c->head_dim), tau = (float)c->tau, alpha = (float)c->alpha;
+    for (size_t g = 0; g < c->groups; g++) {
+        float s = -INFINITY;
+        for (size_t j = 0; j < per; j++)
+            s = fmaxf(s, max_dot[g * per + j] / sd);
+        if (!(s > tau))
+            continue;
+        float gamma = tau / s, fq = powf(gamma, alpha), fk = powf(gamma, 1.0f - alpha);
+        float *b = w + g * (per + 2) * dh;
+        for (size_t i = 0; i < (per + 1) * dh; i++)
+            b[i] *= i < per * dh ? fq : fk;
+    }
+    return OC_OK;
+}
+
+static void test_fp32_tolerance(void)
+{
+    static const oc_impl impl = {OC_IMPL_ABI_VERSION, "float-qk-clip", "test", OC_CAP_QK_CLIP,
+                                 NULL, .qk_clip = float_clip};
+    oc_certificate cert;
+    oc_diag d;
+    CU_ASSERT_EQUAL_FATAL(oc_certify(&impl, OPTCERT_SOURCE_DIR "/vectors", NULL, OC_CLASS_FP32,
+                                     &cert, &d), OC_OK);
+    size_t passes = 0, fails = 0;
+    for (size_t f = 0; f < cert.nfams; f++) {
+        if (strncmp(cert.fams[f].name, "muonclip-", 9) != 0)
+            continue;
+        passes += cert.fams[f].counts[OC_PASS];
+        fails += cert.fams[f].counts[OC_FAIL];
+        printf("\n%s: worst ratio %.3f of the bound\n", cert.fams[f].name, cert.fams[f].worst_ratio);
+        CU_ASSERT(cert.fams[f].worst_ratio < 0.5);
+    }
+    CU_ASSERT(fails == 0 && passes == 22);
+    oc_certificate_free(&cert);
+}
+
+void register_suites(void)
+{
+    ADD_SUITE("muonclip",
+              {"closed form and mutants (MUONCLIP-LOGIT-1, MUONCLIP-GAMMA-1, MUONCLIP-SCALE-1, "
+               "MUONCLIP-STORE-1, MUONCLIP-LAYOUT-1)",
+               test_closed_form},
+              {"query groups (MUONCLIP-GROUP-1, MUONCLIP-PROF-MEGATRON, MUONCLIP-PROF-KIMI)",
+               test_groups},
+              {"rejections (MUONCLIP-CFG-1, MUONCLIP-ERR-1)", test_rejections},
+              {"a float32 implementation passes fp32 (MUONCLIP-TOL-1, VEC-FMT-13)",
+               test_fp32_tolerance});
+}

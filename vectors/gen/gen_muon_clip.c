@@ -1,0 +1,232 @@
+/* MuonClip vector families (spec/muon.md, MUONCLIP-*): per-head largest raw logits on both
+ * sides of tau (and exactly at it), multi-head, grouped-query and multi-query layouts of the
+ * fused QKV weight; every clipped weight computed in MPFR and rounded once to binary32, with
+ * the relative bound of MUONCLIP-TOL-1. Values inline in the JSON (VEC-FMT-13). tcIds are
+ * assigned in generation order: append new cases at the end. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "optcert/muon_clip.h"
+#include "family.h"
+#include "gen.h"
+#include "rng.h"
+
+#define U32 0x1p-24
+#define REL_TOL (8 * U32) /* MUONCLIP-TOL-1 */
+
+typedef struct clip_gen {
+    family *f;
+    oc_qk_clip_profile profile;
+    mpfr_t s, m, gamma, fq, fk, t;
+    gen_rng rng;
+} clip_gen;
+
+static const char *const profile_names[OC_QK_CLIP_PROFILE_COUNT] = {"kimi", "megatron"};
+
+static json_t *hex_list(const float *x, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, hexfloat(x[i]));
+    return a;
+}
+
+/* The exact clip of w (MUONCLIP-LOGIT-1, -GROUP-1, -GAMMA-1, -SCALE-1), each element rounded
+ * once to binary32 (MUONCLIP-STORE-1). */
+static void exact_clip(clip_gen *g, const oc_qk_clip_config *c, const float *max_dot, float *w)
+{
+    size_t per = c->heads / c->groups, dh = c->head_dim * c->hidden;
+    for (size_t k = 0; k < c->groups; k++) {
+        for (size_t j = 0; j < per; j++) {
+            mpfr_set_ui(g->t, (unsigned long)c->head_dim, MPFR_RNDN);
+            mpfr_sqrt(g->t, g->t, MPFR_RNDN);
+            mpfr_set_flt(g->s, max_dot[k * per + j], MPFR_RNDN);
+            mpfr_div(g->s, g->s, g->t, MPFR_RNDN);
+            if (j == 0 || mpfr_cmp(g->s, g->m) > 0)
+                mpfr_set(g->m, g->s, MPFR_RNDN);
+        }
+        if (mpfr_cmp_d(g->m, c->tau) <= 0)
+            continue;
+        mpfr_d_div(g->gamma, c->tau, g->m, MPFR_RNDN);
+        mpfr_set_d(g->t, c->alpha, MPFR_RNDN);
+        mpfr_pow(g->fq, g->gamma, g->t, MPFR_RNDN);
+        mpfr_ui_sub(g->t, 1, g->t, MPFR_RNDN);
+        mpfr_pow(g->fk, g->gamma, g->t, MPFR_RNDN);
+        float *block = w + k * (per + 2) * dh;
+        for (size_t i = 0; i < (per + 1) * dh; i++) {
+            mpfr_mul_d(g->t, i < per * dh ? g->fq : g->fk, block[i], MPFR_RNDN);
+            block[i] = mpfr_get_flt(g->t, MPFR_RNDN);
+        }
+    }
+}
+
+static json_t *hparams_json(const oc_qk_clip_config *c)
+{
+    return json_pack("{s:o,s:o,s:i,s:i,s:i,s:i}", "tau", hexfloat(c->tau), "alpha",
+                     hexfloat(c->alpha), "heads", (json_int_t)c->heads, "groups",
+                     (json_int_t)c->groups, "headDim", (json_int_t)c->head_dim, "hidden",
+                     (json_int_t)c->hidden);
+}
+
+/* One test of n weights (random magnitudes in [2^-8, 2^0)) and the given logits. */
+static void emit(clip_gen *g, const oc_qk_clip_config *c, const float *max_dot, size_t n,
+                 const char *comment, const char *flag, const char *rules, const char *result,
+                 float bad_weight)
+{
+    float *w = malloc(n * sizeof(float));
+    for (size_t i = 0; i < n; i++)
+        w[i] = rng_mag(&g->rng, -8, 0, 1);
+    if (bad_weight != 0)
+        w[n / 2] = bad_weight;
+    json_t *jr = json_array();
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s MUONCLIP-LAYOUT-1 MUONCLIP-TOL-1 MUONCLIP-PROF-%s", rules,
+             g->profile == OC_QK_CLIP_KIMI ? "KIMI" : "MEGATRON");
+    for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " "))
+        json_array_append_new(jr, json_string(tok));
+    json_t *test = json_pack("{s:s,s:[s],s:o,s:s,s:o,s:o}", "comment", comment, "flags", flag,
+                             "specRules", jr, "result", result, "maxDot",
+                             hex_list(max_dot, c->heads), "weight", hex_list(w, n));
+    if (strcmp(result, "valid") == 0) {
+        json_array_append_new(jr, json_string("MUONCLIP-STORE-1"));
+        exact_clip(g, c, max_dot, w);
+        json_object_set_new(test, "expected",
+                            json_pack("{s:o,s:o}", "weight", hex_list(w, n), "relTol",
+                                      hexfloat(REL_TOL)));
+    }
+    family_group(g->f, "QkClip", hparams_json(c));
+    family_test(g->f, test);
+    free(w);
+}
+
+static oc_qk_clip_config layout(oc_qk_clip_profile pr, size_t heads, size_t groups, size_t d,
+                                size_t hidden)
+{
+    return (oc_qk_clip_config){pr, 100.0, 0.5, heads, groups, d, hidden};
+}
+
+/* Logits S = maxDot / sqrt(d) of the heads, given as S (exact when d is a square). */
+static void logits(const oc_qk_clip_config *c, const double *s, float *max_dot)
+{
+    for (size_t h = 0; h < c->heads; h++)
+        max_dot[h] = (float)(s[h] * sqrt((double)c->head_dim));
+}
+
+static void valid_cases(clip_gen *g)
+{
+    static const struct {
+        int kimi, megatron; /* which profiles get the case */
+        size_t heads, groups, d, hidden;
+        double tau, alpha, s[8];
+        const char *comment, *flag, *rules;
+    } k[] = {
+        {1, 1, 4, 4, 4, 8, 100, 0.5, {50, 100, 150, 400},
+         "MHA, d 4: logits 50, 100 (exactly tau: untouched), 150, 400", "BothSides",
+         "MUONCLIP-LOGIT-1 MUONCLIP-GAMMA-1 MUONCLIP-SCALE-1"},
+        {1, 1, 3, 3, 16, 5, 100, 0.5, {99, 100.5, 1000},
+         "MHA, d 16: just below and just above tau, and ten times tau", "BothSides",
+         "MUONCLIP-LOGIT-1 MUONCLIP-GAMMA-1 MUONCLIP-SCALE-1"},
+        {1, 1, 4, 4, 4, 6, 100, 0.5, {10, 60, -300, 99},
+         "no head above tau (one negative logit): the weight is unchanged", "NoClip",
+         "MUONCLIP-GAMMA-1"},
+        {1, 1, 2, 2, 8, 7, 30, 0.25, {45, 20},
+         "tau 30, alpha 1/4, d 8 (irrational sqrt): W_q by gamma^(1/4), W_k by gamma^(3/4)",
+         "Alpha", "MUONCLIP-LOGIT-1 MUONCLIP-SCALE-1 MUONCLIP-CFG-1"},
+        {0, 1, 4, 2, 4, 8, 100, 0.5, {150, 40, 90, 100},
+         "GQA 4 heads in 2 groups: group 0 clipped by its largest head (150), group 1 "
+         "(90, exactly 100) untouched", "GroupedQuery",
+         "MUONCLIP-GROUP-1 MUONCLIP-GAMMA-1 MUONCLIP-SCALE-1"},
+        {0, 1, 4, 1, 4, 6, 100, 0.5, {20, 30, 250, 10},
+         "MQA: one key/value head; one head above tau clips every query head", "GroupedQuery",
+         "MUONCLIP-GROUP-1 MUONCLIP-SCALE-1"},
+        {0, 1, 6, 3, 9, 5, 100, 0.5, {80, 130, 60, 70, 500, 200},
+         "GQA 6 heads in 3 groups, d 9: groups clipped by 130/100, untouched, 500/100",
+         "GroupedQuery", "MUONCLIP-GROUP-1 MUONCLIP-LOGIT-1 MUONCLIP-SCALE-1"},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        if (!(g->profile == OC_QK_CLIP_KIMI ? k[i].kimi : k[i].megatron))
+            continue;
+        oc_qk_clip_config c = layout(g->profile, k[i].heads, k[i].groups, k[i].d, k[i].hidden);
+        float max_dot[8];
+        c.tau = k[i].tau;
+        c.alpha = k[i].alpha;
+        logits(&c, k[i].s, max_dot);
+        emit(g, &c, max_dot, oc_qk_clip_rows(&c) * c.hidden, k[i].comment, k[i].flag,
+             k[i].rules, "valid", 0);
+    }
+}
+
+static void invalid_cases(clip_gen *g)
+{
+    static const struct {
+        size_t heads, groups;
+        double tau, alpha;
+        float bad_dot, bad_weight;
+        const char *what;
+    } k[] = {
+        {2, 2, 0.0, 0.5, 0, 0, "tau = 0"},
+        {2, 2, 100, 1.5, 0, 0, "alpha = 1.5"},
+        {2, 2, 100, 0.5, NAN, 0, "a NaN logit"},
+        {2, 2, 100, 0.5, 0, INFINITY, "an infinite weight"},
+        {3, 2, 100, 0.5, 0, 0, "3 heads in 2 groups"},
+        {4, 2, 100, 0.5, 0, 0, "GQA under the per-head profile"},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        if (i == 5 && g->profile != OC_QK_CLIP_KIMI)
+            continue; /* grouped layouts are valid for Megatron */
+        oc_qk_clip_config c = layout(g->profile, k[i].heads, k[i].groups, 4, 3);
+        c.tau = k[i].tau;
+        c.alpha = k[i].alpha;
+        float max_dot[4] = {400, 100, 300, 50};
+        if (k[i].bad_dot != 0)
+            max_dot[1] = k[i].bad_dot;
+        /* the weight as the (possibly inconsistent) sizes ask: heads + 2 groups rows of d */
+        size_t n = (k[i].heads + 2 * k[i].groups) * 4 * 3;
+        emit(g, &c, max_dot, n, k[i].what, "InvalidInput",
+             "MUONCLIP-CFG-1 MUONCLIP-ERR-1", "invalid", k[i].bad_weight);
+    }
+}
+
+static void notes(family *f)
+{
+    static const char *const n[][4] = {
+        {"BothSides", "BASIC", "heads below, at and above tau",
+         "only heads above tau are scaled, W_q and W_k by sqrt(gamma)"},
+        {"NoClip", "EDGE_CASE", "no head above tau", "the weight is unchanged"},
+        {"Alpha", "BASIC", "alpha other than 1/2", "W_q by gamma^alpha, W_k by gamma^(1-alpha)"},
+        {"GroupedQuery", "BASIC", "grouped-query layout",
+         "one gamma per query group from its largest head"},
+        {"InvalidInput", "INVALID_INPUT", "configuration or input outside MUONCLIP-CFG-1",
+         "must be rejected with nothing written"},
+    };
+    for (size_t i = 0; i < sizeof n / sizeof n[0]; i++)
+        family_note(f, n[i][0], n[i][1], n[i][2], n[i][3], NULL);
+}
+
+int gen_muon_clip(const gen_options *opt, const char *outdir)
+{
+    static const char *const rules[] = {
+        "MUONCLIP-CFG-1", "MUONCLIP-LAYOUT-1", "MUONCLIP-LOGIT-1", "MUONCLIP-GROUP-1",
+        "MUONCLIP-GAMMA-1", "MUONCLIP-SCALE-1", "MUONCLIP-STORE-1", "MUONCLIP-ERR-1",
+        "MUONCLIP-TOL-1", NULL};
+    int rc = 0;
+    for (int p = 0; p < OC_QK_CLIP_PROFILE_COUNT && rc == 0; p++) {
+        family f;
+        char name[64];
+        snprintf(name, sizeof name, "muonclip-%s", profile_names[p]);
+        clip_gen g = {.f = &f, .profile = (oc_qk_clip_profile)p,
+                      .rng = {opt->seed ^ (0x9c11bull << 32) ^ (uint64_t)p}};
+        mpfr_inits2(opt->prec, g.s, g.m, g.gamma, g.fq, g.fk, g.t, (mpfr_ptr)0);
+        rc = family_init(&f, name, "muonclip", profile_names[p], rules, opt);
+        if (rc == 0) {
+            family_inline(&f);
+            notes(&f);
+            valid_cases(&g);
+            invalid_cases(&g);
+            rc = family_save(&f, outdir);
+            family_free(&f);
+        }
+        mpfr_clears(g.s, g.m, g.gamma, g.fq, g.fk, g.t, (mpfr_ptr)0);
+    }
+    return rc;
+}
