@@ -12,7 +12,8 @@
 # against clip-torch; the Newton-Schulz of muon-optimizer (KellerJordan/Muon, bf16 class) and
 # optax.contrib's Muon (fp32 class) against the ns-* families, muon-optimizer's
 # SingleDeviceMuon (bf16 class) against muon-keller; torch 2.15's torch.optim.Muon (bf16 class) against
-# ns-simple and the muon-* families. The adapter runs the library over the vectors,
+# ns-simple and the muon-* families; torch 2.15's Adam/AdamW/SGD (single-tensor, foreach, fused)
+# against their torch families. The adapter runs the library over the vectors,
 # `optcert judge` prints the certificate. Exit 0 when every failure is a known divergence listed
 # (and explained) in conformance/adapters/known-divergences.txt, and every listed one still fails.
 #   ci/certify-outside.sh [BUILD_DIR]
@@ -34,7 +35,12 @@ for run in torch_optim:adam-torch torch_optim:adam-torch:--foreach torch_optim:s
     muon_ns:ns-polar-express:--impl=optax muon_ns:ns-aol:--impl=optax \
     muon_ns:muon-keller:--impl=keller muon_ns@torch2:ns-simple:--impl=torch \
     muon_ns@torch2:muon-keller:--impl=torch muon_ns@torch2:muon-moonlight:--impl=torch \
-    muon_ns@torch2:muon-megatron:--impl=torch; do
+    muon_ns@torch2:muon-megatron:--impl=torch torch_optim@torch2:adam-torch \
+    torch_optim@torch2:adam-torch:--foreach torch_optim@torch2:adam-torch:--fused \
+    torch_optim@torch2:sgd-torch torch_optim@torch2:sgd-torch:--foreach \
+    torch_optim@torch2:sgd-torch:--fused torch_optim@torch2:adam-torch-mixed \
+    torch_optim@torch2:adam-torch-mixed:--fused torch_optim@torch2:sgd-torch-mixed \
+    torch_optim@torch2:sgd-torch-mixed:--fused; do
     adapter=${run%%:*}
     script=${adapter%@*}
     rest=${run#*:}
