@@ -6,12 +6,14 @@
 # torch, bf16/fp16 write-back with copy_, as Megatron does); megatron-core's
 # OptimizerParamScheduler, torch.optim.lr_scheduler and optax.schedules (where they express the
 # schedule) against schedule-megatron;
-# megatron-core's grad scalers against loss-scale-megatron[-constant], torch's
-# _amp_update_scale_ against loss-scale-torch (unsupported where torch has no kernel for the
-# device: torch 1.13 without CUDA, spec/loss_scale.md §6), and torch.nn.utils.clip_grad_norm_
+# megatron-core's grad scalers against loss-scale-megatron[-constant], torch 2.15's
+# torch.amp.GradScaler (CPU; scale, step, update) against loss-scale-torch (spec/loss_scale.md §6),
+# and torch.nn.utils.clip_grad_norm_
 # against clip-torch; the Newton-Schulz of muon-optimizer (KellerJordan/Muon, bf16 class) and
 # optax.contrib's Muon (fp32 class) against the ns-* families, muon-optimizer's
-# SingleDeviceMuon (bf16 class) against muon-keller. The adapter runs the library over the vectors,
+# SingleDeviceMuon (bf16 class) against muon-keller; torch 2.15's torch.optim.Muon (bf16 class) against
+# ns-simple and the muon-* families; torch 2.15's Adam/AdamW/SGD (single-tensor, foreach, fused)
+# against their torch families. The adapter runs the library over the vectors,
 # `optcert judge` prints the certificate. Exit 0 when every failure is a known divergence listed
 # (and explained) in conformance/adapters/known-divergences.txt, and every listed one still fails.
 #   ci/certify-outside.sh [BUILD_DIR]
@@ -28,22 +30,32 @@ for run in torch_optim:adam-torch torch_optim:adam-torch:--foreach torch_optim:s
     torch_optim:lion-torch-mixed optax_optim:adam-optax megatron_schedule:schedule-megatron \
     torch_schedule:schedule-megatron optax_schedule:schedule-megatron \
     megatron_grad_scaler:loss-scale-megatron megatron_grad_scaler:loss-scale-megatron-constant \
-    torch_grad_scaler:loss-scale-torch torch_clip:clip-torch muon_ns:ns-simple:--impl=keller \
+    torch_grad_scaler@torch2:loss-scale-torch torch_clip:clip-torch muon_ns:ns-simple:--impl=keller \
     muon_ns:ns-simple:--impl=optax muon_ns:ns-quintic:--impl=optax \
     muon_ns:ns-polar-express:--impl=optax muon_ns:ns-aol:--impl=optax \
-    muon_ns:muon-keller:--impl=keller; do
+    muon_ns:muon-keller:--impl=keller muon_ns@torch2:ns-simple:--impl=torch \
+    muon_ns@torch2:muon-keller:--impl=torch muon_ns@torch2:muon-moonlight:--impl=torch \
+    muon_ns@torch2:muon-megatron:--impl=torch torch_optim@torch2:adam-torch \
+    torch_optim@torch2:adam-torch:--foreach torch_optim@torch2:adam-torch:--fused \
+    torch_optim@torch2:sgd-torch torch_optim@torch2:sgd-torch:--foreach \
+    torch_optim@torch2:sgd-torch:--fused torch_optim@torch2:adam-torch-mixed \
+    torch_optim@torch2:adam-torch-mixed:--fused torch_optim@torch2:sgd-torch-mixed \
+    torch_optim@torch2:sgd-torch-mixed:--fused; do
     adapter=${run%%:*}
+    script=${adapter%@*}
     rest=${run#*:}
     family=${rest%%:*}
     flag=
     [ "$rest" != "$family" ] && flag=${rest#*:}
     res="$out/$adapter-$family$flag"
     # jax needs numpy 2: optax runs in its own virtual environment (ci/setup-python.sh);
-    # muon-optimizer computes Newton-Schulz in bf16 (spec/muon.md)
+    # muon-optimizer and torch.optim.Muon compute Newton-Schulz in bf16 (spec/muon.md)
     py=/usr/bin/python3 cls=fp32
     case $adapter$flag in optax_* | *--impl=optax) py=/opt/optcert-jax/bin/python ;; esac
-    [ "$flag" = --impl=keller ] && cls=bf16
-    "$py" "conformance/adapters/$adapter.py" $flag \
+    # ADAPTER@torch2: the same adapter under torch 2.15 (its own virtual environment)
+    case $adapter in *@torch2) py=/opt/optcert-torch2/bin/python ;; esac
+    case $flag in --impl=keller | --impl=torch) cls=bf16 ;; esac
+    "$py" "conformance/adapters/$script.py" $flag \
         --vectors "vectors/$family/$family.json" --out "$res.safetensors"
     "$build"/optcert judge --results "$res.safetensors" --family "$family" --class "$cls" --verbose \
         --report table --report "json:$res.json" || true

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Python side of the conformance suite (conformance/adapters/*.py): Debian's python3 with
 # python3-torch, python3-numpy and python3-jsonschema from apt; safetensors and lion-pytorch
-# and megatron-core (pinned) from PyPI; optax/jax (pinned) in a virtual environment. Idempotent: installs only what is missing. Run as root.
+# and megatron-core (pinned) from PyPI; optax/jax and torch 2.15 (pinned) in virtual environments. Idempotent: installs only what is missing. Run as root.
 set -eu
 
 PY=/usr/bin/python3
@@ -39,6 +39,17 @@ JAX=/opt/optcert-jax
     "$JAX/bin/python" -m pip install -q "jax[cpu]==0.7.1" optax==0.2.5 safetensors==0.8.0
 }
 "$JAX/bin/python" -c 'import jax, optax; print("optax venv ok: optax", optax.__version__, "jax", jax.__version__)'
+
+# torch 2.15 (torch.amp.GradScaler with CPU kernels, torch.optim.Muon) in its own virtual
+# environment, used by the ADAPTER@torch2 runs of ci/certify-outside.sh: PyPI's wheel is the CUDA
+# build (about 5.4 GB with its nvidia-* wheels, about 2 minutes to install) and runs on CPU
+T2=/opt/optcert-torch2
+"$T2/bin/python" -c 'import torch, safetensors; assert torch.__version__.split("+")[0] == "2.15.0"' \
+    >/dev/null 2>&1 || {
+    "$PY" -m venv "$T2"
+    "$T2/bin/python" -m pip install -q torch==2.15.0 numpy==2.4.6 safetensors==0.8.0
+}
+"$T2/bin/python" -c 'import torch, numpy; print("torch2 venv ok: torch", torch.__version__, "numpy", numpy.__version__)'
 
 "$PY" -c 'import torch, numpy, safetensors; from importlib import metadata as m
 print("python ok: torch", torch.__version__, "numpy", numpy.__version__, "safetensors",

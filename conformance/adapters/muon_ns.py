@@ -15,12 +15,22 @@ vector family, or its Muon step (MUON-*) on a muon-* family, through the results
                  coefficient array exactly once (a single tuple ns_steps times): cases with
                  normScale != 1, or several tuples and steps != their number, are `unsupported`; max-mode families run with optax's add mode (they
                  differ only where ||G||_F ~ eps: known divergences).
+  --impl torch   torch.optim.Muon of torch >= 2.9 (/opt/optcert-torch2: ci/setup-python.sh), bf16 class:
+                 on ns-* its _zeropower_via_newtonschulz (the function Muon.step calls: one
+                 (a, b, c) tuple, any steps, X / max(||X||_F, eps) (max mode) in bf16) on the cases
+                 with one tuple and normScale 1 (add-mode families run in torch's max mode: they
+                 differ only where ||G||_F ~ eps); on muon-* Muon.step with the case's lr,
+                 weight_decay, momentum, nesterov, coefficients, eps, steps and the adjust_lr_fn
+                 of its scale (shape_scaling: "original", spectral with extraScale 0.2:
+                 "match_rms_adamw", unit_rms_norm: "spectral_unclamped"; others `unsupported`).
+                 Its momentum is always the ema form, whatever the family says (spec/muon.md §8).
 Nothing is judged here: `optcert judge --results FILE --class CLASS` does. A library exception is
 `rejected`; `acceptable` and `invalid` cases are run like the others.
 
     /usr/bin/python3 conformance/adapters/muon_ns.py --impl keller \\
         --vectors vectors/ns-simple/ns-simple.json --out results.safetensors
     /opt/optcert-jax/bin/python conformance/adapters/muon_ns.py --impl optax ...   (ci/setup-python.sh)
+    /opt/optcert-torch2/bin/python conformance/adapters/muon_ns.py --impl torch ...
 Exit status: 0 on success, 2 on malformed input.
 """
 import argparse
@@ -54,23 +64,67 @@ def keller(hp):
     return "muon.zeropower_via_newtonschulz5 (muon-optimizer)", metadata.version("muon-optimizer"), run
 
 
-def keller_step(hp):
+def one_optimizer_step(make_optimizer):
+    """run(p, m, g) for a torch optimizer with a `momentum_buffer` state: one step() on the case."""
     import torch
+
+    def run(p, m, g):
+        param = torch.nn.Parameter(torch.from_numpy(p.copy()))
+        opt = make_optimizer([param])
+        opt.state[param]["momentum_buffer"] = torch.from_numpy(m.copy())
+        param.grad = torch.from_numpy(g.copy())
+        opt.step()
+        return {"p": param.detach().numpy(), "m": opt.state[param]["momentum_buffer"].numpy()}
+    return run
+
+
+def keller_step(hp):
     from muon import SingleDeviceMuon
     fixed = keller(hp) is not None and hp["steps"] == 5 and hp["nesterov"] and \
         hp["momentumForm"] == "ema" and hp["scaleMode"] == "shape_scaling" and hexf(hp["extraScale"]) == 1.0
     if not fixed:
         return None
-
-    def run(p, m, g):
-        param = torch.nn.Parameter(torch.from_numpy(p.copy()))
-        opt = SingleDeviceMuon([param], lr=hexf(hp["lr"]), weight_decay=hexf(hp["weightDecay"]),
-                               momentum=hexf(hp["momentum"]))
-        opt.state[param]["momentum_buffer"] = torch.from_numpy(m.copy())
-        param.grad = torch.from_numpy(g.copy())
-        opt.step()
-        return {"p": param.detach().numpy(), "m": opt.state[param]["momentum_buffer"].numpy()}
+    run = one_optimizer_step(lambda params: SingleDeviceMuon(
+        params, lr=hexf(hp["lr"]), weight_decay=hexf(hp["weightDecay"]), momentum=hexf(hp["momentum"])))
     return "muon.SingleDeviceMuon (muon-optimizer)", metadata.version("muon-optimizer"), run
+
+
+def torch_coefficients(hp):
+    """torch.optim.Muon's one (a, b, c) tuple, or None where the case needs more (or a factor s)."""
+    if len(hp["coefficients"]) != 1 or hexf(hp["normScale"]) != 1.0:
+        return None
+    return tuple(hexf(v) for v in hp["coefficients"][0])
+
+
+def torch_ns(hp):
+    import torch
+    from torch.optim import _muon
+    coef = torch_coefficients(hp)
+    if coef is None:
+        return None
+
+    def run(g):
+        x = _muon._zeropower_via_newtonschulz(torch.from_numpy(g), coef, hp["steps"], hexf(hp["eps"]))
+        return x.float().numpy()
+    return "torch.optim.Muon's _zeropower_via_newtonschulz", torch.__version__, run
+
+
+# torch.optim.Muon's adjust_lr_fn for each (scaleMode, extraScale) of MUON-SCALE-1 it expresses
+TORCH_ADJUST_LR = {("shape_scaling", 1.0): "original", ("spectral", float(np.float32(0.2))): "match_rms_adamw",
+                   ("unit_rms_norm", 1.0): "spectral_unclamped"}
+
+
+def torch_step(hp):
+    import torch
+    coef = torch_coefficients(hp)
+    adjust = TORCH_ADJUST_LR.get((hp["scaleMode"], hexf(hp["extraScale"])))
+    if coef is None or adjust is None:
+        return None
+    run = one_optimizer_step(lambda params: torch.optim.Muon(
+        params, lr=hexf(hp["lr"]), weight_decay=hexf(hp["weightDecay"]), momentum=hexf(hp["momentum"]),
+        nesterov=hp["nesterov"], ns_coefficients=coef, eps=hexf(hp["eps"]), ns_steps=hp["steps"],
+        adjust_lr_fn=adjust))
+    return f"torch.optim.Muon (adjust_lr_fn={adjust})", torch.__version__, run
 
 
 def optax_ns(hp):
@@ -92,11 +146,16 @@ def optax_ns(hp):
     return "optax.contrib muon orthogonalize_via_newton_schulz", optax.__version__, run
 
 
+# --impl: (its Newton-Schulz, its Muon step); each maps a group's hparams to
+# (name, version, run) or None (the group is `unsupported`)
+IMPLS = {"keller": (keller, keller_step), "optax": (optax_ns, lambda hp: None), "torch": (torch_ns, torch_step)}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--vectors", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--impl", choices=("keller", "optax"), required=True)
+    ap.add_argument("--impl", choices=sorted(IMPLS), required=True)
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     try:
@@ -112,10 +171,7 @@ def main():
     impl_name = impl_version = None
     for group in doc["testGroups"]:
         step = doc["algorithm"] == "muon"
-        if step:
-            lib = keller_step(group["hparams"]) if args.impl == "keller" else None
-        else:
-            lib = (keller if args.impl == "keller" else optax_ns)(group["hparams"])
+        lib = IMPLS[args.impl][step](group["hparams"])
         for t in group["tests"]:
             key = f"status/{family}/{t['tcId']}"
             if lib is None:

@@ -1,75 +1,78 @@
-#!/usr/bin/python3
-"""optcert adapter: run torch.amp.GradScaler's scale update on loss-scale-torch.
+#!/opt/optcert-torch2/bin/python
+"""optcert adapter: run torch.amp.GradScaler's whole iteration on loss-scale-torch.
 
-GradScaler.update() is `torch._amp_update_scale_(scale, growth_tracker, found_inf,
-growth_factor, backoff_factor, growth_interval)` on its float32 scale and int32 growth-tracker
-tensors; this adapter calls that op once per update of the case's history, exactly as
-GradScaler.update() does after combining the found_inf of all optimizers, and records the scale
-and the tracker. GradScaler's own constructor checks (`growth_factor > 1`, `backoff_factor < 1`)
-are applied first by constructing a GradScaler with the case's values.
+Each update of a case's history is one training iteration through GradScaler's public API, as
+its documentation shows it: `scaler.scale(loss).backward()`, `scaler.step(optimizer)` (which
+unscales: `_amp_foreach_non_finite_check_and_unscale_` sets found_inf when a scaled gradient
+holds an inf or a NaN, and then skips `optimizer.step()`), `scaler.update()` (which calls
+`_amp_update_scale_` with that found_inf). The loss is `sum(p * g)` over a two-element
+parameter: for a `1` of the history `g` holds +inf in one element, so the gradient GradScaler
+inspects is non-finite; for a `0` `g` is zero, so it is finite whatever the scale. After each
+update `scaler.state_dict()` gives the scale and `_growth_tracker` recorded. The case's
+configuration goes to GradScaler's constructor unchanged: its own checks decide `rejected`.
 
-The op needs a kernel for the device: torch 1.13 (Debian 12's python3-torch) has a CUDA kernel
-only, so on a machine without CUDA every case is reported `unsupported` with the reason
-(spec/loss_scale.md §6); a torch with the CPU kernel (2.x) or a CUDA device runs it.
+Needs `torch.amp.GradScaler(device)` and the two kernels on that device: torch >= 2.3 on CPU
+(`ci/setup-python.sh` installs torch 2.15.0 in /opt/optcert-torch2), or CUDA. Debian's torch
+1.13 has neither a CPU kernel nor `torch.amp.GradScaler`: every case is then `unsupported`
+with the reason (spec/loss_scale.md §6).
 
-    /usr/bin/python3 conformance/adapters/torch_grad_scaler.py \\
+    /opt/optcert-torch2/bin/python conformance/adapters/torch_grad_scaler.py \\
         --vectors vectors/loss-scale-torch/loss-scale-torch.json --out results.safetensors
 Exit status: 0 on success, 2 on malformed input.
 """
 import sys
-import warnings
 
 import numpy as np
 import torch
 
 import results_file
 
-ADAPTER = "optcert torch_grad_scaler.py 1"
+ADAPTER = "optcert torch_grad_scaler.py 2"
 
 
-def device_that_runs_the_op():
-    """A device on which _amp_update_scale_ has a kernel, or None (and why)."""
-    candidates = (["cuda"] if torch.cuda.is_available() else []) + ["cpu"]
-    for dev in candidates:
-        scale = torch.ones(1, dtype=torch.float32, device=dev)
-        tracker = torch.zeros(1, dtype=torch.int32, device=dev)
+class Iteration:
+    """A parameter, an optimizer and a GradScaler on one device, stepped as a training loop."""
+
+    def __init__(self, dev, h):
+        self.scaler = torch.amp.GradScaler(
+            dev, init_scale=float.fromhex(h["initialScale"]),
+            growth_factor=float.fromhex(h["growthFactor"]),
+            backoff_factor=float.fromhex(h["backoffFactor"]), growth_interval=h["growthInterval"])
+        self.p = torch.zeros(2, dtype=torch.float32, device=dev, requires_grad=True)
+        self.optimizer = torch.optim.SGD([self.p], lr=0.0)
+        self.clean = torch.zeros(2, dtype=torch.float32, device=dev)
+        self.overflow = torch.tensor([0.0, float("inf")], dtype=torch.float32, device=dev)
+
+    def update(self, found_inf):
+        self.optimizer.zero_grad(set_to_none=True)
+        loss = (self.p * (self.overflow if found_inf else self.clean)).sum()
+        self.scaler.scale(loss).backward()
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+        state = self.scaler.state_dict()
+        return state["scale"], state["_growth_tracker"]
+
+
+def device_that_runs_it():
+    """A device on which GradScaler runs a whole iteration, or None and why."""
+    if not hasattr(getattr(torch, "amp", None), "GradScaler"):
+        return None, f"torch {torch.__version__} has no torch.amp.GradScaler"
+    reason = None
+    for dev in (["cuda"] if torch.cuda.is_available() else []) + ["cpu"]:
         try:
-            torch._amp_update_scale_(scale, tracker, torch.zeros(1, device=dev), 2.0, 0.5, 2)
+            Iteration(dev, {"initialScale": "0x1p+0", "growthFactor": "0x1p+1",
+                            "backoffFactor": "0x1p-1", "growthInterval": 2}).update(True)
             return dev, None
         except (NotImplementedError, RuntimeError) as e:
             reason = str(e).split(". ")[0]
     return None, reason
 
 
-def grad_scaler_class():
-    return getattr(getattr(torch, "amp", None), "GradScaler", None) or torch.cuda.amp.GradScaler
-
-
-def check_config(h):
-    """GradScaler's constructor checks (only run when the scaler is enabled)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        grad_scaler_class()(init_scale=float.fromhex(h["initialScale"]),
-                            growth_factor=float.fromhex(h["growthFactor"]),
-                            backoff_factor=float.fromhex(h["backoffFactor"]),
-                            growth_interval=h["growthInterval"], enabled=True)
-    # A disabled scaler (no CUDA in torch 1.13) skips its asserts: state them as GradScaler does.
-    assert float.fromhex(h["growthFactor"]) > 1.0, "The growth factor must be > 1.0."
-    assert float.fromhex(h["backoffFactor"]) < 1.0, "The backoff factor must be < 1.0."
-
-
 def run_case(dev, h, history):
-    scale = torch.full((1,), float.fromhex(h["initialScale"]), dtype=torch.float32, device=dev)
-    tracker = torch.zeros(1, dtype=torch.int32, device=dev)
-    scales, trackers = [], []
-    for flag in history:
-        found_inf = torch.full((1,), 1.0 if flag == "1" else 0.0, device=dev)
-        torch._amp_update_scale_(scale, tracker, found_inf, float.fromhex(h["growthFactor"]),
-                                 float.fromhex(h["backoffFactor"]), h["growthInterval"])
-        scales.append(scale.item())
-        trackers.append(tracker.item())
+    it = Iteration(dev, h)
+    states = [it.update(flag == "1") for flag in history]
     as_col = lambda v: np.array(v, dtype=np.float32).reshape(-1, 1)  # noqa: E731
-    return {"scale": as_col(scales), "growthTracker": as_col(trackers)}
+    return {"scale": as_col([s for s, _ in states]), "growthTracker": as_col([g for _, g in states])}
 
 
 def main(argv=None):
@@ -77,22 +80,22 @@ def main(argv=None):
         argv, __doc__.splitlines()[0], "torch_grad_scaler",
         lambda d: d.get("algorithm") == "loss-scale" and d.get("profile") == "torch")
     family, results, meta = doc["family"], {}, {}
-    dev, reason = device_that_runs_the_op()
+    dev, reason = device_that_runs_it()
     for h, t in cases:
         if dev is None:
             status = "unsupported"
         else:
             try:
-                check_config(h)
-            except AssertionError:
+                values = run_case(dev, h, t["foundInf"])
+            except AssertionError:  # GradScaler's constructor refuses the configuration
                 status = "rejected"
             else:
-                for name, x in run_case(dev, h, t["foundInf"]).items():
+                for name, x in values.items():
                     results[f"{family}/{t['tcId']}/{name}"] = x
                 status = "ok"
         meta[f"status/{family}/{t['tcId']}"] = status
-    results_file.write(out, results, meta, "torch.amp.GradScaler (torch._amp_update_scale_)",
-                       f"torch {torch.__version__} ({dev or 'no device with a kernel'})", ADAPTER,
+    results_file.write(out, results, meta, "torch.amp.GradScaler (scale, step, update)",
+                       f"torch {torch.__version__} ({dev or 'no device with the kernels'})", ADAPTER,
                        "torch_grad_scaler", family, f"; not run: {reason}" if dev is None else "")
     return 0
 

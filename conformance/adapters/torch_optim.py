@@ -19,7 +19,9 @@ Run with Debian's Python (python3-torch, python3-numpy; safetensors and lion-pyt
 ci/setup-python.sh):
     /usr/bin/python3 conformance/adapters/torch_optim.py \\
         --vectors vectors/adam-torch/adam-torch.json --out results-torch.safetensors \\
-        [--foreach] [--impl adam|adamw|auto] [--verbose]
+        [--foreach | --fused] [--impl adam|adamw|auto] [--verbose]
+The same adapter runs under torch 2.15 (/opt/optcert-torch2/bin/python; not Lion: lion-pytorch is
+not installed there), where --fused selects torch's CPU fused kernels.
 Exit status: 0 on success, 2 on malformed input.
 """
 import argparse
@@ -46,6 +48,12 @@ class Malformed(Exception):
 def need(cond, msg):
     if not cond:
         raise Malformed(msg)
+
+
+def multi_tensor_path(args):
+    """The torch.optim keyword choosing the implementation path: foreach, or fused (torch >= 2.4
+    on CPU; torch 1.13 has no CPU fused kernels and SGD no `fused` argument)."""
+    return {"foreach": args.foreach, **({"fused": True} if args.fused else {})}
 
 
 class Family:
@@ -83,7 +91,7 @@ class AdamFamily(Family):
         def make(p):
             return cls([p], lr=hp["lr"], betas=(hp["beta1"], hp["beta2"]), eps=hp["eps"],
                        weight_decay=hp["weightDecay"], amsgrad=hp["amsgrad"],
-                       maximize=hp["maximize"], foreach=args.foreach)
+                       maximize=hp["maximize"], **multi_tensor_path(args))
 
         def load(opt, p, x):
             # torch 1.13 keeps 'step' as a float32 scalar tensor, adds 1 before the update and
@@ -120,7 +128,7 @@ class SgdFamily(Family):
             return torch.optim.SGD([p], lr=hp["lr"], momentum=hp["momentum"],
                                    dampening=hp["dampening"], weight_decay=hp["weightDecay"],
                                    nesterov=hp["nesterov"], maximize=hp["maximize"],
-                                   foreach=args.foreach)
+                                   **multi_tensor_path(args))
 
         def load(opt, p, x):
             # torch creates the buffer from g on a parameter's first step (no state yet);
@@ -245,6 +253,7 @@ def main(argv=None):
     ap.add_argument("--vectors", required=True, help="family JSON, e.g. vectors/adam-torch/adam-torch.json")
     ap.add_argument("--out", required=True, help="results safetensors file to write")
     ap.add_argument("--foreach", action="store_true", help="use torch's foreach (multi-tensor) path")
+    ap.add_argument("--fused", action="store_true", help="use torch's fused kernel (Adam, AdamW, SGD)")
     ap.add_argument("--impl", choices=("auto", "adam", "adamw"), default="auto",
                     help="Adam families: auto picks Adam or AdamW by hparams.decoupled (default)")
     ap.add_argument("--verbose", "-v", action="store_true", help="one line per case")
@@ -301,7 +310,8 @@ def main(argv=None):
         if args.verbose:
             print(f"  {family}/{tc_id}: {status} {detail}".rstrip())
 
-    path = "" if fam is FAMILIES["lion"] else " (foreach)" if args.foreach else " (single-tensor)"
+    path = "" if fam is FAMILIES["lion"] else " (foreach)" if args.foreach else " (fused)" if args.fused \
+        else " (single-tensor)"
     meta["impl"] = ",".join(sorted(used)) + path
     meta["implVersion"] = library_version(used)
     meta["adapter"] = ADAPTER
