@@ -2,7 +2,7 @@
  * quintic profile) against the pure-sgemm time of the same products, measured in the same run
  * (results in fast/bench/RESULTS.md).
  *
- *   build/fast/ns_bench [reps [fp32|bf16]]
+ *   build/fast/ns_bench [reps [fp32|bf16 [wall|cpu]]]
  *
  * For X k x n (k = min(rows, cols)) one iteration multiplies X X^T (k x k x n), A A (k x k x k)
  * and B X (k x k x n). Baselines, timed in the same repetitions:
@@ -12,7 +12,10 @@
  *     products computed once), nothing else.
  * The implementation adds the normalisation, the completion of the Gram matrix, the domain check
  * of every iterate (NS-DOM-1), the copy to the output and, in bf16 mode, the roundings. The
- * workspace is allocated once (a training loop reuses it). Best of `reps` after a warm-up. */
+ * workspace is allocated once (a training loop reuses it). Best of `reps` after a warm-up.
+ * `cpu` times with the process's CPU clock instead of the wall clock: on a machine shared with
+ * other work, and with one thread (OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1, so that no thread
+ * spins), it counts this program's own work only. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cblas.h>
 #include <math.h>
@@ -22,10 +25,12 @@
 #include <time.h>
 #include "optcert/fast.h"
 
+static clockid_t clock_used = CLOCK_MONOTONIC;
+
 static double now(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(clock_used, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
@@ -63,12 +68,14 @@ int main(int argc, char **argv)
     int reps = argc > 1 ? atoi(argv[1]) : 5;
     oc_fast_ns_precision prec = argc > 2 && strcmp(argv[2], "bf16") == 0 ? OC_FAST_NS_BF16
                                                                           : OC_FAST_NS_FP32;
+    if (argc > 3 && strcmp(argv[3], "cpu") == 0)
+        clock_used = CLOCK_PROCESS_CPUTIME_ID;
     static const size_t shapes[][2] = {{1024, 1024}, {4096, 1024}, {1024, 4096}};
     oc_ns_hparams hp;
     oc_ns_profile_defaults(OC_NS_QUINTIC, &hp);
-    printf("OpenBLAS threads %d (%s); best of %d; %d Newton-Schulz iterations (quintic), %s\n",
-           openblas_get_num_threads(), openblas_get_config(), reps, hp.steps,
-           oc_fast_ns_precision_name(prec));
+    printf("OpenBLAS threads %d (%s); best of %d; %d Newton-Schulz iterations (quintic), %s, "
+           "%s time\n", openblas_get_num_threads(), openblas_get_config(), reps, hp.steps,
+           oc_fast_ns_precision_name(prec), clock_used == CLOCK_MONOTONIC ? "wall" : "CPU");
     printf("%-10s %9s %9s %9s %8s %8s %10s\n", "shape", "NS ms", "sgemm ms", "blas ms",
            "NS/sgemm", "NS/blas", "GFLOP/s*");
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {

@@ -60,17 +60,24 @@ static void normalise(const float *g, size_t len, double d, int bf16, float *x)
 }
 
 /* A (stored triangle) to a full symmetric matrix, the operand of A A^T; B = A on the stored
- * triangle, the C operand of B = c A A^T + b B. bf16: A rounded first (FAST-NS-2). */
+ * triangle, the C operand of B = c A A^T + b B. bf16: A rounded first (FAST-NS-2). In tiles of
+ * TILE x TILE, so that the transposed writes stay in cache. */
+#define TILE 64
 static void complete_gram(float *a, float *b, size_t k, int bf16)
 {
-    long long kk = (long long)k;
-#pragma omp parallel for schedule(dynamic, 16) if (kk > 256)
-    for (long long r = 0; r < kk; r++)
-        for (size_t c = (size_t)r; c < k; c++) {
-            float v = bf16 ? bf16_round(a[r * kk + c]) : a[r * kk + c];
-            a[r * kk + c] = v;
-            a[c * k + (size_t)r] = v;
-            b[r * kk + c] = v;
+    long long tiles = (long long)((k + TILE - 1) / TILE);
+#pragma omp parallel for schedule(dynamic, 1) if (k > 4 * TILE)
+    for (long long tr = 0; tr < tiles; tr++)
+        for (size_t c0 = (size_t)tr * TILE; c0 < k; c0 += TILE) {
+            size_t r_end = (size_t)tr * TILE + TILE < k ? (size_t)tr * TILE + TILE : k;
+            size_t c_end = c0 + TILE < k ? c0 + TILE : k;
+            for (size_t r = (size_t)tr * TILE; r < r_end; r++)
+                for (size_t c = c0 > r ? c0 : r; c < c_end; c++) {
+                    float v = bf16 ? bf16_round(a[r * k + c]) : a[r * k + c];
+                    a[r * k + c] = v;
+                    a[c * k + r] = v;
+                    b[r * k + c] = v;
+                }
         }
 }
 
