@@ -74,7 +74,7 @@ double oc_muon_scale_factor(const oc_muon_hparams *hp, size_t rows, size_t cols)
 size_t oc_muon_work_len(size_t rows, size_t cols) { return oc_ns_work_len(rows, cols); }
 
 /* MUON-HP-1 */
-static oc_status check(const oc_muon_hparams *hp, size_t rows, size_t cols)
+oc_status oc_muon_check(const oc_muon_hparams *hp, size_t rows, size_t cols)
 {
     oc_status st = oc_ns_check(&hp->ns, rows, cols);
     if (st != OC_OK)
@@ -96,7 +96,7 @@ oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, 
         return OC_ERR_NULL_POINTER;
     if ((unsigned)mutant >= OC_MUON_MUTANT_COUNT)
         return OC_ERR_BAD_PROFILE;
-    oc_status st = check(hp, rows, cols);
+    oc_status st = oc_muon_check(hp, rows, cols);
     if (st != OC_OK)
         return st;
     size_t n = rows * cols, bytes = n * sizeof(float);

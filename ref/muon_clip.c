@@ -44,7 +44,7 @@ static size_t rows_of(const oc_qk_clip_config *c)
 size_t oc_qk_clip_rows(const oc_qk_clip_config *c) { return rows_of(c); }
 
 /* MUONCLIP-CFG-1, MUONCLIP-LAYOUT-1 */
-static oc_status check(const oc_qk_clip_config *c)
+oc_status oc_qk_clip_check(const oc_qk_clip_config *c)
 {
     if ((unsigned)c->profile >= OC_QK_CLIP_PROFILE_COUNT)
         return OC_ERR_BAD_PROFILE;
@@ -94,7 +94,7 @@ oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float
         return OC_ERR_NULL_POINTER;
     if ((unsigned)mutant >= OC_QK_CLIP_MUTANT_COUNT)
         return OC_ERR_BAD_PROFILE;
-    oc_status st = check(c);
+    oc_status st = oc_qk_clip_check(c);
     if (st != OC_OK)
         return st;
     size_t rows = rows_of(c), n = rows * c->hidden, per = c->heads / c->groups;

@@ -57,6 +57,9 @@ oc_status oc_muon_profile_defaults(oc_muon_profile pr, oc_muon_hparams *hp);
 /* MUON-SCALE-1: the factor of the orthogonalised update for a rows x cols parameter. */
 double oc_muon_scale_factor(const oc_muon_hparams *hp, size_t rows, size_t cols);
 
+/* MUON-HP-1 with NS-HP-1 / NS-IN-1 (the checks of oc_ref_muon_step before its buffer checks). */
+oc_status oc_muon_check(const oc_muon_hparams *hp, size_t rows, size_t cols);
+
 /* Doubles of workspace for a rows x cols parameter (oc_ns_work_len). The step also needs
  * 3 rows cols floats of scratch. */
 size_t oc_muon_work_len(size_t rows, size_t cols);
