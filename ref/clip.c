@@ -191,15 +191,14 @@ static oc_status clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
     }
     double norm = clip_norm(c, nviews, views, -1, mutant);        /* CLIP-CHAIN-1 */
     *total_norm = to_f32(norm);
-    *skipped = !chained && c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold; /* CLIP-SKIP-1 */
-    if (*skipped)
-        return OC_OK;
     double factor[CLIP_MAX_OPTIMIZERS]; /* every norm before any gradient changes */
     for (int o = 0; o < CLIP_MAX_OPTIMIZERS; o++)
         factor[o] = clip_factor(c, mutant == OC_CLIP_MUT_PER_OPTIMIZER_NORM
                                        ? clip_norm(c, nviews, views, o, mutant)
                                        : norm, mutant);
     scale_views(nviews, views, factor);
+    /* CLIP-SKIP-1: checked after the clipping, as ChainedOptimizer.step does */
+    *skipped = !chained && c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold;
     return OC_OK;
 }
 

@@ -132,15 +132,14 @@ static oc_status ref_muon(void *ctx, const oc_muon_hparams *hp, size_t rows, siz
     return st;
 }
 
-/* No vector family selects a mutant of the guarded step yet (spec/draft/step.md): correct. */
 static oc_status ref_guarded(void *ctx, const oc_guard_config *cfg, const oc_loss_scaler *scaler,
                              oc_loss_scale_state *scaler_state, size_t nsub,
                              oc_sub_optimizer *subs, int64_t *position, int64_t increment,
                              float *grad_norm, oc_step_outcome *outcome)
 {
-    (void)ctx;
     return oc_ref_guarded_step(cfg, scaler, scaler_state, nsub, subs, position, increment,
-                               grad_norm, outcome, OC_GUARD_CORRECT);
+                               grad_norm, outcome,
+                               (oc_guard_mutant)mutant_for(ctx, &oc_algo_step));
 }
 
 static oc_status ref_qk_clip(void *ctx, const oc_qk_clip_config *c, const float *max_dot,
@@ -188,7 +187,8 @@ const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
                               a == &oc_algo_loss_scale ? ref_loss_scale : NULL,
                               a == &oc_algo_clip ? ref_clip : NULL,
                               a == &oc_algo_newton_schulz ? ref_ns : NULL,
-                              a == &oc_algo_muon ? ref_muon : NULL, NULL,
+                              a == &oc_algo_muon ? ref_muon : NULL,
+                              a == &oc_algo_step ? ref_guarded : NULL,
                               a == &oc_algo_qk_clip ? ref_qk_clip : NULL};
     return &tables[k][mu];
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "certify.h"
 #include "cunit_main.h"
+#include "test_plugin.h"
 #include "../../vectors/gen/st_writer.h"
 
 static const char *vector_dir(void) { return OPTCERT_SOURCE_DIR "/vectors"; }
@@ -46,22 +47,12 @@ static void test_reference_is_exact(void)
     oc_certificate_free(&cert);
 }
 
-static const oc_impl *plugin(void)
-{
-    void *h = dlopen(OPTCERT_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
-    oc_impl_entry_fn entry;
-    *(void **)&entry = dlsym(h, OC_IMPL_ENTRY_SYMBOL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(entry);
-    return entry();
-}
-
 /* ADAM-TOL-2, SGD-TOL-2, LION-TOL-2, SCHED-TOL-2, MP-TOL-1: a straight fp32 (binary64 for the
  * SCHED-PROF-MEGATRON schedule) implementation with its own operation order is accepted by the
  * fp32 class and rejected by the exact class (the classes differ). */
 static void test_outside_plugin_is_fp32_not_exact(void)
 {
-    const oc_impl *impl = plugin();
+    const oc_impl *impl = test_plugin();
     oc_certificate cert;
     oc_diag d;
     CU_ASSERT_EQUAL_FATAL(oc_certify(impl, vector_dir(), NULL, OC_CLASS_FP32, &cert, &d), OC_OK);

@@ -46,7 +46,7 @@
 #define OC_CAP_CLIP_TORCH                   (1ull << 36)
 #define OC_CAP_NEWTON_SCHULZ (1ull << 40) /* NS-* for every coefficient schedule and normalisation */
 #define OC_CAP_MUON (1ull << 41)          /* MUON-* for every momentum form and scale mode */
-/* The guarded step (spec/draft/step.md), one bit per mode of oc_guard_mode. */
+/* The guarded step (spec/step.md), one bit per mode of oc_guard_mode. */
 #define OC_CAP_STEP_SCALED                  (1ull << 37)
 #define OC_CAP_STEP_UNCHECKED               (1ull << 38)
 #define OC_CAP_STEP_CHECKED                 (1ull << 39)
