@@ -25,6 +25,11 @@ typedef union oc_hparams {
     oc_ns_hparams ns;
     oc_muon_hparams muon;
     oc_qk_clip_config qk_clip;
+    struct {
+        oc_muon_hparams muon;  /* first: the Muon fields are parsed into hp->muon */
+        oc_muon_partition part;
+    } blocks;
+    oc_route_hparams route;
 } oc_hparams;
 
 typedef struct oc_algo {
@@ -67,8 +72,9 @@ typedef struct oc_algo {
 extern const oc_algo oc_algo_adam, oc_algo_sgd, oc_algo_lion, oc_algo_schedule;
 extern const oc_algo oc_algo_loss_scale, oc_algo_clip, oc_algo_newton_schulz, oc_algo_muon;
 extern const oc_algo oc_algo_qk_clip;
+extern const oc_algo oc_algo_muon_blocks, oc_algo_muon_route;
 extern const oc_algo *const oc_algos[];
-#define OC_NALGOS 9
+#define OC_NALGOS 11
 
 /* VEC-FMT-1 readers shared by the descriptors: a hex-float string exact in binary32 (or
  * nan/inf), and a boolean. */

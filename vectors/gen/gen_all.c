@@ -7,7 +7,8 @@ int gen_all(const gen_options *opt, const char *outdir)
                    gen_clip(opt, outdir) ||
                    gen_newton_schulz(opt, outdir) ||
                    gen_muon(opt, outdir) ||
-                   gen_muon_clip(opt, outdir)
+                   gen_muon_clip(opt, outdir) ||
+                   gen_muon_blocks(opt, outdir)
                ? -1
                : 0;
 }
