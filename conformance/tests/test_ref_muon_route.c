@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cunit_main.h"
+#include "f32_muon.h"
+#include "optcert/impl.h"
 #include "optcert/muon_route.h"
 
 static oc_route_hparams megatron(void)
@@ -176,8 +178,77 @@ static void test_rejections(void)
     CU_ASSERT_EQUAL(m[0], 0);
 }
 
+/* ---- A float32 mixed optimizer for the judgement of §11 ---- */
+
+/* torch.optim.AdamW's single-tensor step in binary32 (ADAM-*), decay as ROUTE-WD-1. */
+static void adamw_f32(const oc_adam_hparams *hp, int decay, int64_t t, size_t n, float *p,
+                      float *m, float *v, const float *g)
+{
+    float lr = (float)hp->lr, b1 = (float)hp->beta1, b2 = (float)hp->beta2, eps = (float)hp->eps;
+    float bc1 = 1.0f - powf(b1, (float)t), bc2 = 1.0f - powf(b2, (float)t);
+    for (size_t i = 0; i < n; i++) {
+        if (decay)
+            p[i] *= 1.0f - lr * (float)hp->weight_decay;
+        m[i] += (g[i] - m[i]) * (1.0f - b1);
+        v[i] = v[i] * b2 + (1.0f - b2) * g[i] * g[i];
+        float denom = sqrtf(v[i]) / sqrtf(bc2) + eps;
+        p[i] -= lr / bc1 * (m[i] / denom);
+    }
+}
+
+/* The oc_impl.routed_step of the float32 optimizer: routes by ROUTE-RULE-1, or (non-NULL ctx)
+ * by name like modded-nanogpt (2-D and no "embed" in the name). */
+static oc_status f32_routed(void *ctx, const oc_route_hparams *hp, const oc_param_info *info,
+                            int64_t step, float *p, float *m, float *v, const float *g,
+                            oc_route *route)
+{
+    static const oc_muon_partition whole = {1, OC_MUON_TP_NONE, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
+    oc_status st = oc_param_check(info);
+    if (st != OC_OK || (st = oc_muon_hparams_check(&hp->muon)) != OC_OK ||
+        (st = oc_adam_check(&hp->adamw, step)) != OC_OK)
+        return st;
+    if (hp->adamw.amsgrad)
+        return OC_ERR_BAD_HPARAM;
+    size_t n = oc_param_numel(info), len = strlen(info->name);
+    int muon = ctx ? info->ndim == 2 && strstr(info->name, "embed") == NULL
+                   : oc_param_route(info) == OC_ROUTE_MUON;
+    if (muon)
+        st = f32_block_step(NULL, &hp->muon, &whole, info->dims[0], info->dims[1], p, m, g);
+    else
+        adamw_f32(&hp->adamw, !(info->ndim == 1 || (len >= 5 && !strcmp(info->name + len - 5, ".bias"))),
+                  step, n, p, m, v, g);
+    *route = muon ? OC_ROUTE_MUON : OC_ROUTE_ADAMW;
+    return st;
+}
+
+/* ROUTE-RULE-1 with MUON-TOL-1 and ADAM-TOL-2: a float32 mixed optimizer conforms under the
+ * fp32 class; the same optimizer routing by name fails the head's cases. */
+static void test_f32_conforms(void)
+{
+    static int by_name = 1;
+    oc_impl impl;
+    memset(&impl, 0, sizeof impl);
+    impl.abi_version = OC_IMPL_ABI_VERSION;
+    impl.name = "float32 mixed";
+    impl.version = "test";
+    impl.capabilities = OC_CAP_MUON_ROUTE;
+    impl.routed_step = f32_routed;
+    const char *dir = OPTCERT_SOURCE_DIR "/vectors";
+    size_t passed;
+    double worst;
+    size_t fails = test_failures(&impl, dir, "muon_route", OC_CLASS_FP32, &worst, &passed);
+    fprintf(stderr, "float32 mixed under fp32: %zu pass, %zu fail, worst %.3g\n", passed, fails,
+            worst);
+    CU_ASSERT_EQUAL(fails, 0);
+    CU_ASSERT(passed >= 26);
+    CU_ASSERT(worst < 0.5);
+    impl.ctx = &by_name;
+    fails = test_failures(&impl, dir, "muon_route", OC_CLASS_FP32, &worst, &passed);
+    CU_ASSERT_EQUAL(fails, 2); /* output_layer.weight in both groups */
+}
+
 void register_suites(void)
 {
     ADD_SUITE("muon route", {"rule", test_rule}, {"steps", test_steps},
-              {"rejections", test_rejections});
+              {"rejections", test_rejections}, {"float32 conforms", test_f32_conforms});
 }
