@@ -6,7 +6,7 @@
 #include "optcert/muon_route.h"
 
 static const char *const mutant_names[OC_ROUTE_MUTANT_COUNT] = {
-    "correct",        "attribute-ignored", "head-by-name",
+    "correct",        "head-by-name", "attribute-ignored",
     "gain-to-muon",   "non-2d-to-muon",    "decay-on-gains"};
 
 const char *oc_route_mutant_name(oc_route_mutant mu)

@@ -9,6 +9,10 @@
 #include "diag.h"
 
 #define OC_MAX_STATE 5 /* outputs of a case: p, master (mixed precision), up to 3 states */
+/* muon_route (spec/muon.md §11; its outputs are p, m, v): the output slot holding the route,
+ * one value (0 AdamW, 1 Muon); results files carry it as metadata "route/<family>/<tcId>" =
+ * "adamw" | "muon". Other algorithms use this slot for outputs. */
+#define OC_ROUTE_OUTPUT (OC_MAX_STATE - 1)
 
 struct oc_case;
 struct oc_outputs;

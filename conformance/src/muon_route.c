@@ -13,8 +13,6 @@
 #include "../../vectors/gen/ns_model.h"
 #include "vectors.h"
 
-#define ROUTE_SLOT (OC_MAX_STATE - 1) /* the output slot holding the route (1 value) */
-
 static const char *route_mutant(int mu) { return oc_route_mutant_name((oc_route_mutant)mu); }
 static int route_nstate(const oc_hparams *hp) { return (void)hp, 3; }
 
@@ -149,15 +147,21 @@ static void route_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_s
         free(s[k]);
     }
     if (*st == OC_OK) {
-        o->out[ROUTE_SLOT] = malloc(sizeof(double));
-        o->out[ROUTE_SLOT][0] = route;
+        o->out[OC_ROUTE_OUTPUT] = malloc(sizeof(double));
+        o->out[OC_ROUTE_OUTPUT][0] = route;
     }
 }
 
 /* ROUTE-RULE-1 exactly, then MUON-TOL-1 or ADAM-TOL-1/2 by the route. */
 static void route_judge(const oc_case *c, const oc_outputs *o, int cls, oc_case_result *r)
 {
-    int want = expected_route(c), got = (int)o->out[ROUTE_SLOT][0];
+    int want = expected_route(c), got = o->out[OC_ROUTE_OUTPUT] ? (int)o->out[OC_ROUTE_OUTPUT][0] : -1;
+    if (got < 0) {
+        r->verdict = OC_FAIL;
+        r->max_ratio = r->max_ulps = INFINITY;
+        snprintf(r->detail, sizeof r->detail, "no route given (results files: VEC-RES-4)");
+        return;
+    }
     if (got != want) {
         r->verdict = OC_FAIL;
         r->max_ratio = r->max_ulps = INFINITY;
@@ -176,7 +180,7 @@ static void route_judge(const oc_case *c, const oc_outputs *o, int cls, oc_case_
  * by far more). */
 static int route_explains(const oc_case *c, const oc_outputs *got, const oc_outputs *mutant)
 {
-    if (got->out[ROUTE_SLOT][0] != mutant->out[ROUTE_SLOT][0])
+    if (!got->out[OC_ROUTE_OUTPUT] || got->out[OC_ROUTE_OUTPUT][0] != mutant->out[OC_ROUTE_OUTPUT][0])
         return 0;
     for (int k = 0; k < c->nstate; k++) {
         double diff = 0, norm = 0;

@@ -14,6 +14,20 @@ float *test_narrow(const double *x, size_t n)
     return f;
 }
 
+void test_add_case_results(st_writer *w, const char *family, const oc_case *c,
+                           const oc_outputs *o)
+{
+    char key[192];
+    for (int k = 0; k < c->nstate; k++) {
+        snprintf(key, sizeof key, "%s/%d/%s", family, c->tcid, c->names[k]);
+        test_add_results(w, key, c, k, o->out[k]);
+    }
+    if (c->algo == &oc_algo_muon_route && o->out[OC_ROUTE_OUTPUT]) {
+        snprintf(key, sizeof key, "route/%s/%d", family, c->tcid);
+        st_writer_metadata(w, key, o->out[OC_ROUTE_OUTPUT][0] == 1 ? "muon" : "adamw");
+    }
+}
+
 size_t test_failures(const oc_impl *impl, const char *dir, const char *algorithm, oc_class cls,
                      double *worst, size_t *passed)
 {

@@ -34,8 +34,8 @@ typedef struct oc_route_hparams {
 
 typedef enum oc_route_mutant {
     OC_ROUTE_CORRECT = 0,
-    OC_ROUTE_MUT_ATTRIBUTE_IGNORED, /* every 2-D parameter to Muon (embedding, head included) */
     OC_ROUTE_MUT_HEAD_BY_NAME,      /* 2-D and "embed" not in the name: the head goes to Muon */
+    OC_ROUTE_MUT_ATTRIBUTE_IGNORED, /* every 2-D parameter to Muon (embedding, head included) */
     OC_ROUTE_MUT_GAIN_TO_MUON,      /* 1-D parameters to Muon as 1 x n matrices */
     OC_ROUTE_MUT_NON_2D_TO_MUON,    /* 3-D / 4-D to Muon flattened to dims[0] x rest */
     OC_ROUTE_MUT_DECAY_ON_GAINS,    /* AdamW decay also on 1-D parameters and biases */
