@@ -60,6 +60,12 @@ int gen_newton_schulz(const gen_options *opt, const char *outdir);
 /* Writes vectors/muon-<profile>/ (spec/muon.md, MUON-*); 0 on success. */
 int gen_muon(const gen_options *opt, const char *outdir);
 
+/* Writes vectors/muon-split-qkv/ and vectors/muon-tp-blockwise/ (spec/muon.md, MUON-BLK-*). */
+int gen_muon_blocks(const gen_options *opt, const char *outdir);
+
+/* Writes vectors/muon-adamw-route/ (spec/muon.md, ROUTE-*). */
+int gen_muon_route(const gen_options *opt, const char *outdir);
+
 /* Writes vectors/muonclip-<profile>/ (spec/muon.md, MUONCLIP-*); 0 on success. */
 int gen_muon_clip(const gen_options *opt, const char *outdir);
 
