@@ -121,7 +121,7 @@ done
 # ref/loss_scale.c: its own script (Eva, then WP in three passes; STATUS.md), which writes
 # $out/wp-loss_scale.goals.
 if selected loss_scale; then proofs/run_loss_scale.sh; fi
-# ref/clip.c: Eva (proofs/run_clip.sh; WP not yet, STATUS.md).
+# ref/clip.c: Eva and WP pass 1 (proofs/run_clip.sh), which writes $out/wp-clip.goals.
 if selected clip; then proofs/run_clip.sh; fi
 # ref/guarded_step.c: Eva with every sub-step inside (proofs/run_guarded_step.sh; WP not yet).
 if selected guarded_step; then proofs/run_guarded_step.sh; fi
@@ -217,6 +217,7 @@ for part in "${parts[@]}"; do
 done
 extra_goals=()
 if selected loss_scale; then extra_goals+=("$out/wp-loss_scale.goals"); fi
+if selected clip; then extra_goals+=("$out/wp-clip.goals"); fi
 # (ONLY= without a WP part, e.g. ONLY=clip: no goal files, an empty list)
 goal_files=$([ ${#parts[@]} -eq 0 ] || printf "$out/wp-%s.goals " "${parts[@]}")
 cat /dev/null $goal_files "${extra_goals[@]}" | sort > "$goals"
