@@ -51,6 +51,7 @@
 #define OC_CAP_STEP_UNCHECKED               (1ull << 38)
 #define OC_CAP_STEP_CHECKED                 (1ull << 39)
 #define OC_CAP_QK_CLIP (1ull << 42)       /* MUONCLIP-* for both profiles */
+#define OC_CAP_QK_CLIP_MLA (1ull << 45)   /* with OC_CAP_QK_CLIP: the kimi-mla profile */
 
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
