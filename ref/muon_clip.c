@@ -47,25 +47,40 @@ size_t oc_qk_clip_rows(const oc_qk_clip_config *c) { return rows_of(c); }
 
 /* MUONCLIP-LAYOUT-MLA: elements of one head's rows of W_q up and of W_kv up, and where the
  * shared rotary key W_kr starts. */
+/*@ requires \valid_read(c);
+    assigns \nothing; */
 static size_t mla_q_head(const oc_qk_clip_config *c)
 {
     return (c->head_dim + c->rope_dim) * c->q_cols;
 }
+/*@ requires \valid_read(c);
+    assigns \nothing; */
 static size_t mla_kv_head(const oc_qk_clip_config *c)
 {
     return (c->head_dim + c->v_dim) * c->kv_cols;
 }
+/*@ requires \valid_read(c);
+    assigns \nothing; */
 static size_t mla_shared_key(const oc_qk_clip_config *c)
 {
     return c->heads * (mla_q_head(c) + mla_kv_head(c));
 }
 
+/*@ requires \valid_read(c);
+    requires c->groups >= 1 && c->groups <= QK_CLIP_MAX_DIM && c->heads <= QK_CLIP_MAX_DIM;
+    requires c->head_dim <= QK_CLIP_MAX_DIM && c->heads % c->groups == 0;
+    assigns \nothing; */
 size_t oc_qk_clip_len(const oc_qk_clip_config *c)
 {
     return c->profile == OC_QK_CLIP_KIMI_MLA ? mla_shared_key(c) + c->rope_dim * c->hidden
                                              : rows_of(c) * c->hidden;
 }
 
+/*@ requires \valid_read(c) && \valid(seg + (0 .. 2)) && \separated(c, seg + (0 .. 2));
+    requires c->groups >= 1 && c->groups <= QK_CLIP_MAX_DIM && c->heads <= QK_CLIP_MAX_DIM;
+    requires c->heads % c->groups == 0;
+    assigns seg[0 .. 2];
+    ensures 2 <= \result <= 3; */
 size_t oc_qk_clip_segments(const oc_qk_clip_config *c, size_t g, oc_qk_clip_segment seg[3])
 {
     if (c->profile == OC_QK_CLIP_KIMI_MLA) { /* MUONCLIP-LAYOUT-MLA: head g */
@@ -83,9 +98,13 @@ size_t oc_qk_clip_segments(const oc_qk_clip_config *c, size_t g, oc_qk_clip_segm
     return 2;
 }
 
+/*@ assigns \nothing;
+    ensures \result == (1 <= v <= QK_CLIP_MAX_DIM); */
 static int size_ok(size_t v) { return v >= 1 && v <= QK_CLIP_MAX_DIM; }
 
 /* MUONCLIP-CFG-1, MUONCLIP-LAYOUT-1, MUONCLIP-LAYOUT-MLA */
+/*@ requires \valid_read(c);
+    assigns \nothing; */
 static oc_status check(const oc_qk_clip_config *c)
 {
     if ((unsigned)c->profile >= OC_QK_CLIP_PROFILE_COUNT)
@@ -109,6 +128,8 @@ static oc_status check(const oc_qk_clip_config *c)
 }
 
 /* MUONCLIP-LOGIT-1: S_h = max_dot[h] / sqrt(d), d = d_c + d_r under MLA (MUONCLIP-LOGIT-MLA). */
+/*@ requires \valid_read(c);
+    assigns \nothing; */
 static double logit(const oc_qk_clip_config *c, float max_dot, oc_qk_clip_mutant mutant)
 {
     size_t d = c->head_dim + (c->profile == OC_QK_CLIP_KIMI_MLA ? c->rope_dim : 0);
@@ -116,10 +137,16 @@ static double logit(const oc_qk_clip_config *c, float max_dot, oc_qk_clip_mutant
 }
 
 /* MUONCLIP-GROUP-1: the largest logit of heads first .. first + count - 1 (count >= 1). */
+/*@ requires \valid_read(c) && count >= 1 && first + count <= QK_CLIP_MAX_DIM;
+    requires \valid_read(max_dot + (first .. first + count - 1));
+    assigns \nothing; */
 static double max_logit(const oc_qk_clip_config *c, const float *max_dot, size_t first,
                         size_t count, oc_qk_clip_mutant mutant)
 {
     double s = logit(c, max_dot[first], mutant);
+    /*@ loop invariant 1 <= j <= count;
+        loop assigns j, s;
+        loop variant count - j; */
     for (size_t j = 1; j < count; j++)
         s = fmax(s, logit(c, max_dot[first + j], mutant));
     return s;
@@ -131,7 +158,8 @@ static double max_logit(const oc_qk_clip_config *c, const float *max_dot, size_t
 static void scale_rows(float *w, size_t len, double f)
 {
     /*@ loop invariant 0 <= i <= len;
-        loop assigns i, w[0 .. len - 1]; */
+        loop assigns i, w[0 .. len - 1];
+        loop variant len - i; */
     for (size_t i = 0; i < len; i++)
         w[i] = (float)(w[i] * f); /* MUONCLIP-STORE-1 */
 }
