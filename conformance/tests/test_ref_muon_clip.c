@@ -122,12 +122,16 @@ static oc_status float_clip(void *ctx, const oc_qk_clip_config *c, const float *
 {
     (void)ctx;
     size_t n = c && w && c->groups ? oc_qk_clip_len(c) : 0;
-    float *copy = malloc((n + 1) * sizeof *copy); /* the reference only validates, on a copy */
+    /* The reference only validates, on a copy: first the configuration and the logits on zero
+     * weights (n is w's length only for a configuration it accepts), then the weights. */
+    float *copy = calloc(n + 1, sizeof *copy);
     if (!copy)
         return OC_ERR_INTERNAL;
-    if (n)
-        memcpy(copy, w, n * sizeof *copy);
     oc_status st = oc_ref_qk_clip(c, max_dot, n ? copy : NULL, OC_QK_CLIP_CORRECT);
+    if (st == OC_OK) {
+        memcpy(copy, w, n * sizeof *copy);
+        st = oc_ref_qk_clip(c, max_dot, copy, OC_QK_CLIP_CORRECT);
+    }
     free(copy);
     if (st != OC_OK)
         return st;
