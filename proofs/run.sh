@@ -121,7 +121,7 @@ done
 # ref/loss_scale.c: its own script (Eva, then WP in three passes; STATUS.md), which writes
 # $out/wp-loss_scale.goals.
 if selected loss_scale; then proofs/run_loss_scale.sh; fi
-# ref/clip.c: Eva (proofs/run_clip.sh; WP not yet, STATUS.md).
+# ref/clip.c: Eva and WP pass 1 (proofs/run_clip.sh), which writes $out/wp-clip.goals.
 if selected clip; then proofs/run_clip.sh; fi
 # ref/guarded_step.c: Eva with every sub-step inside (proofs/run_guarded_step.sh; WP not yet).
 if selected guarded_step; then proofs/run_guarded_step.sh; fi
@@ -134,7 +134,7 @@ if selected muon_clip; then
     echo "== WP ref/muon_clip.c: memory, integer and contract goals (z3, cvc5; 10 s)"
     frama-c -wp -wp-rte -wp-literals -wp-par "$par" "${common[@]}" ref/muon_clip.c \
         -wp-fct scale_rows,rows_of,mla_q_head,mla_kv_head,mla_shared_key,oc_qk_clip_len \
-        -wp-fct oc_qk_clip_segments,size_ok,check,logit,max_logit \
+        -wp-fct oc_qk_clip_segments,size_ok,oc_qk_clip_check,logit,max_logit \
         -wp-fct oc_qk_clip_mutant_name,oc_qk_clip_profile_name \
         -wp-prop="-${float_props//,/,-}" -wp-prover cvc5,z3 -wp-timeout 10 \
         > "$out/wp-muon_clip-main.log" 2>&1
@@ -232,6 +232,7 @@ for part in "${parts[@]}"; do
 done
 extra_goals=()
 if selected loss_scale; then extra_goals+=("$out/wp-loss_scale.goals"); fi
+if selected clip; then extra_goals+=("$out/wp-clip.goals"); fi
 # (ONLY= without a WP part, e.g. ONLY=clip: no goal files, an empty list)
 goal_files=$([ ${#parts[@]} -eq 0 ] || printf "$out/wp-%s.goals " "${parts[@]}")
 cat /dev/null $goal_files "${extra_goals[@]}" | sort > "$goals"

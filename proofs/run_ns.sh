@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Eva and WP for ref/newton_schulz.c (spec/muon.md NS-*) and Eva for ref/muon.c (MUON-*); run by
+# Eva and WP for ref/newton_schulz.c (spec/muon.md NS-*) and Eva for ref/muon.c (MUON-*,
+# MUON-BLK-*) and ref/muon_route.c (ROUTE-*); run by
 # proofs/run.sh, or alone.
 #   1. Eva on proofs/eva_newton_schulz.c and proofs/eva_muon.c: fails unless 0 alarms, no warning, no invalid and no
 #      unknown assertion or precondition (-eva-ilevel 16: the mutant set has 10 members).
@@ -36,6 +37,8 @@ eva() {
 }
 eva eva_newton_schulz.c "$out/eva-ns.log" ref/newton_schulz.c ref/buffers.c
 eva eva_muon.c "$out/eva-muon.log" ref/muon.c ref/newton_schulz.c ref/buffers.c
+eva eva_muon_route.c "$out/eva-muon-route.log" ref/muon_route.c ref/muon.c ref/newton_schulz.c \
+    ref/adam.c ref/buffers.c proofs/fmax.c
 
 echo "== WP ref/newton_schulz.c: memory, integer and contract goals (z3, cvc5; 10 s)"
 frama-c -wp -wp-rte -wp-literals -wp-par "$par" "${common[@]}" ref/newton_schulz.c \

@@ -15,6 +15,35 @@
 #define CLIP_EPS 1.0e-6   /* CLIP-COEF-1: both libraries add the Python float 1e-6 */
 #define CLIP_MAX_OPTIMIZERS 8
 
+/*@ // The views as the caller passes them: views NULL or readable, each gradient NULL or
+    // readable (writable) over its length.
+    predicate views_readable(oc_clip_view *views, integer n) =
+        views == \null || \valid_read(views + (0 .. n - 1));
+    predicate grads_readable(oc_clip_view *views, integer n) =
+        views != \null ==> \forall integer i; 0 <= i < n ==> views[i].grad != \null ==>
+            \valid_read(views[i].grad + (0 .. views[i].length - 1));
+    predicate grads_writable(oc_clip_view *views, integer n) =
+        views != \null ==> \forall integer i; 0 <= i < n ==> views[i].grad != \null ==>
+            \valid(views[i].grad + (0 .. views[i].length - 1));
+    // What check() establishes of the views (CLIP-VIEW-1): a sub-optimizer index in range,
+    // a gradient for every non-empty view.
+    predicate views_checked(oc_clip_view *views, integer n) =
+        (n > 0 ==> views != \null) &&
+        \forall integer i; 0 <= i < n ==>
+            0 <= views[i].optimizer < CLIP_MAX_OPTIMIZERS &&
+            (views[i].length > 0 ==> views[i].grad != \null);
+    // The arguments of the clipping step, each pointer NULL or valid; `skipped` separated
+    // from the integers it could otherwise overwrite (the Typed model has one integer memory).
+    predicate step_args(oc_clip_config *c, integer nviews, oc_clip_view *views,
+                        float *total_norm, int *skipped) =
+        (c == \null || \valid_read(c)) &&
+        views_readable(views, nviews) && grads_writable(views, nviews) &&
+        (total_norm == \null || \valid(total_norm)) &&
+        (skipped == \null || \valid(skipped)) &&
+        (c != \null && skipped != \null ==> \separated(skipped, c)) &&
+        (views != \null && skipped != \null ==> \separated(skipped, views + (0 .. nviews - 1)));
+*/
+
 static const char *const mutant_names[OC_CLIP_MUTANT_COUNT] = {
     "correct",
     "tp-duplicate-on-every-rank",
@@ -37,20 +66,36 @@ static const char *const mutant_descriptions[OC_CLIP_MUTANT_COUNT] = {
 
 static const char *const profile_names[OC_CLIP_PROFILE_COUNT] = {"megatron", "torch"};
 
+/*@ assigns \result \from mu, mutant_names[0 .. OC_CLIP_MUTANT_COUNT - 1]; */
 const char *oc_clip_mutant_name(oc_clip_mutant mu)
 {
     return (unsigned)mu < OC_CLIP_MUTANT_COUNT ? mutant_names[mu] : NULL;
 }
 
+/*@ assigns \result \from mu, mutant_descriptions[0 .. OC_CLIP_MUTANT_COUNT - 1]; */
 const char *oc_clip_mutant_description(oc_clip_mutant mu)
 {
     return (unsigned)mu < OC_CLIP_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
 }
 
+/*@ requires name == \null || valid_read_string(name);
+    requires out == \null || \valid(out);
+    assigns *out;
+    ensures \result == OC_OK ==> 0 <= *out < OC_CLIP_PROFILE_COUNT;
+*/
 oc_status oc_clip_profile_parse(const char *name, oc_clip_profile *out)
 {
     if (name == NULL || out == NULL)
         return OC_ERR_NULL_POINTER;
+    /* The names are valid strings: literals of 8 and 5 characters (-wp-literals). */
+    //@ assert name_0_len: \valid_read(profile_names[0] + (0 .. 8)) && profile_names[0][8] == '\0';
+    //@ assert name_0_str: valid_read_string(profile_names[0]);
+    //@ assert name_1_len: \valid_read(profile_names[1] + (0 .. 5)) && profile_names[1][5] == '\0';
+    //@ assert name_1_str: valid_read_string(profile_names[1]);
+    /*@ loop invariant 0 <= i <= OC_CLIP_PROFILE_COUNT;
+        loop assigns i;
+        loop variant OC_CLIP_PROFILE_COUNT - i;
+    */
     for (int i = 0; i < OC_CLIP_PROFILE_COUNT; i++)
         if (strcmp(name, profile_names[i]) == 0) {
             *out = (oc_clip_profile)i;
@@ -59,10 +104,18 @@ oc_status oc_clip_profile_parse(const char *name, oc_clip_profile *out)
     return OC_ERR_BAD_PROFILE;
 }
 
+/*@ assigns \result \from x, size;
+    ensures \result != 0 <==> 0 <= x < size;
+*/
 static int in_range(int32_t x, int32_t size) { return x >= 0 && x < size; }
 
 /* CLIP-CFG-1, CLIP-VIEW-1, and CLIP-FINITE-1 if `finite`. Comparisons are written so that NaN
  * fails them. */
+/*@ requires c == \null || \valid_read(c);
+    requires views_readable(views, nviews) && grads_readable(views, nviews);
+    assigns \nothing;
+    ensures \result == OC_OK ==> c != \null && views_checked(views, nviews);
+*/
 static oc_status check(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
                        int finite)
 {
@@ -72,6 +125,11 @@ static oc_status check(const oc_clip_config *c, size_t nviews, const oc_clip_vie
         (c->inf_norm != 0 && c->inf_norm != 1) || !(c->skip_threshold > 0) ||
         c->tp_size < 1 || c->pp_size < 1 || c->dp_size < 1)
         return OC_ERR_BAD_HPARAM;
+    /*@ loop invariant 0 <= i <= nviews;
+        loop invariant views_checked(views, i);
+        loop assigns i;
+        loop variant nviews - i;
+    */
     for (size_t i = 0; i < nviews; i++) {
         const oc_clip_view *v = &views[i];
         if (!in_range(v->tp_rank, c->tp_size) || !in_range(v->pp_stage, c->pp_size) ||
@@ -79,6 +137,10 @@ static oc_status check(const oc_clip_config *c, size_t nviews, const oc_clip_vie
             return OC_ERR_BAD_HPARAM;
         if (v->length > 0 && v->grad == NULL)
             return OC_ERR_NULL_POINTER;
+        /*@ loop invariant 0 <= j <= v->length;
+            loop assigns j;
+            loop variant v->length - j;
+        */
         for (size_t j = 0; finite && j < v->length; j++)
             if (!(fabsf(v->grad[j]) <= FLT_MAX)) /* CLIP-FINITE-1: the inf/NaN check comes first */
                 return OC_ERR_BAD_HPARAM;
@@ -86,12 +148,19 @@ static oc_status check(const oc_clip_config *c, size_t nviews, const oc_clip_vie
     return OC_OK;
 }
 
+/*@ requires c == \null || \valid_read(c);
+    requires views_readable(views, nviews) && grads_readable(views, nviews);
+    assigns \nothing;
+*/
 oc_status oc_clip_check(const oc_clip_config *c, size_t nviews, const oc_clip_view *views)
 {
     return check(c, nviews, views, 1);
 }
 
 /* CLIP-DEDUP-SHARED-1, CLIP-DEDUP-TP-1, CLIP-DEDUP-DP-1, with the mutants that drop a filter. */
+/*@ requires \valid_read(c) && \valid_read(v);
+    assigns \nothing;
+*/
 static int counted(const oc_clip_config *c, const oc_clip_view *v, oc_clip_mutant mu)
 {
     if (v->shared && mu != OC_CLIP_MUT_SHARED_COUNTED_TWICE)
@@ -103,6 +172,10 @@ static int counted(const oc_clip_config *c, const oc_clip_view *v, oc_clip_mutan
     return 1;
 }
 
+/*@ requires c == \null || \valid_read(c);
+    requires v == \null || \valid_read(v);
+    assigns \nothing;
+*/
 int oc_clip_view_counted(const oc_clip_config *c, const oc_clip_view *v)
 {
     return c != NULL && v != NULL && counted(c, v, OC_CLIP_CORRECT);
@@ -113,27 +186,45 @@ typedef struct clip_sum {
     double s, e;
 } clip_sum;
 
+/*@ requires \valid(a);
+    assigns *a;
+*/
 static void sum_add(clip_sum *a, double x)
 {
-    double t = a->s + x;
-    a->e += fabs(a->s) >= fabs(x) ? (a->s - t) + x : (x - t) + a->s;
-    a->s = t;
+    double s = a->s, e = a->e, t = s + x;
+    e += fabs(s) >= fabs(x) ? (s - t) + x : (x - t) + s;
+    *a = (clip_sum){t, e};
 }
 
 /* The norm of the counted elements of sub-optimizer `opt` (every sub-optimizer if opt < 0):
  * CLIP-NORM-1 (2-norm) or CLIP-NORM-INF-1 (max |g|); NaN if any counted element is NaN, else
  * +inf if one is infinite (STEP-NONFINITE-1). */
+/*@ requires \valid_read(c);
+    requires views_readable(views, nviews) && grads_readable(views, nviews);
+    requires views_checked(views, nviews);
+    assigns \nothing;
+*/
 static double clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
                         int opt, oc_clip_mutant mu)
 {
     clip_sum sum = {0, 0};
     double max = 0, nonfinite = 0; /* the sum of the |g| that are not finite: inf or NaN */
+    /*@ loop invariant 0 <= i <= nviews;
+        loop assigns i, sum, max, nonfinite;
+        loop variant nviews - i;
+    */
     for (size_t i = 0; i < nviews; i++) {
         const oc_clip_view *v = &views[i];
         if (!counted(c, v, mu) || (opt >= 0 && v->optimizer != opt))
             continue;
-        for (size_t j = 0; j < v->length; j++) {
-            double g = v->grad[j];
+        const size_t len = v->length;
+        const float *grad = v->grad;
+        /*@ loop invariant 0 <= j <= len;
+            loop assigns j, sum, max, nonfinite;
+            loop variant len - j;
+        */
+        for (size_t j = 0; j < len; j++) {
+            double g = grad[j];
             if (!(fabs(g) <= DBL_MAX))
                 nonfinite += fabs(g);
             else if (c->inf_norm)
@@ -148,15 +239,20 @@ static double clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_vi
 }
 
 /* The factor every gradient is multiplied by (CLIP-COEF-1: megatron's and torch's forms), 1 for none. */
+/*@ requires \valid_read(c);
+    assigns \nothing;
+*/
 static double clip_factor(const oc_clip_config *c, double norm, oc_clip_mutant mu)
 {
+    const int torch = c->profile == OC_CLIP_TORCH;
     double coeff = c->max_norm / (norm + (mu == OC_CLIP_MUT_EPS_OMITTED ? 0.0 : CLIP_EPS));
-    if (c->profile == OC_CLIP_TORCH)
+    if (torch)
         return coeff < 1.0 ? coeff : 1.0;                   /* clamp(max=1), always applied */
     return coeff < 1.0 || mu == OC_CLIP_MUT_ALWAYS_SCALE ? coeff : 1.0;
 }
 
 /* x rounded to binary32, +-inf past its range (IEEE; a plain conversion would be undefined). */
+/*@ assigns \nothing; */
 static float to_f32(double x)
 {
     if (fabs(x) >= 0x1.ffffffp+127)
@@ -165,15 +261,35 @@ static float to_f32(double x)
 }
 
 /* Every view's gradient times the factor of its sub-optimizer. */
+/*@ requires views_readable(views, nviews) && grads_writable(views, nviews);
+    requires views_checked(views, nviews);
+    requires \valid_read(factor + (0 .. CLIP_MAX_OPTIMIZERS - 1));
+    assigns { views[i].grad[j] | integer i, j; 0 <= i < nviews && 0 <= j < views[i].length };
+*/
 static void scale_views(size_t nviews, oc_clip_view *views, const double *factor)
 {
-    for (size_t i = 0; i < nviews; i++)
+    /*@ loop invariant 0 <= i <= nviews;
+        loop assigns i, { views[k].grad[j] | integer k, j; 0 <= k < nviews && 0 <= j < views[k].length };
+        loop variant nviews - i;
+    */
+    for (size_t i = 0; i < nviews; i++) {
+        float *grad = views[i].grad;
+        const double f = factor[views[i].optimizer];
+        /*@ loop invariant 0 <= j <= views[i].length;
+            loop assigns j, grad[0 .. views[i].length - 1];
+            loop variant views[i].length - j;
+        */
         for (size_t j = 0; j < views[i].length; j++)
-            views[i].grad[j] = to_f32(views[i].grad[j] * factor[views[i].optimizer]);
+            grad[j] = to_f32(grad[j] * f);
+    }
 }
 
 /* CLIP-ERR-1: checks everything first; on error nothing is written. `chained`: the chained
  * step's use (no CLIP-FINITE-1, no CLIP-SKIP-1: its caller decides after the clipping). */
+/*@ requires step_args(c, nviews, views, total_norm, skipped);
+    assigns *total_norm, *skipped,
+            { views[i].grad[j] | integer i, j; 0 <= i < nviews && 0 <= j < views[i].length };
+*/
 static oc_status clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
                            float *total_norm, int *skipped, oc_clip_mutant mutant, int chained)
 {
@@ -191,24 +307,37 @@ static oc_status clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
     }
     double norm = clip_norm(c, nviews, views, -1, mutant);        /* CLIP-CHAIN-1 */
     *total_norm = to_f32(norm);
-    *skipped = !chained && c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold; /* CLIP-SKIP-1 */
-    if (*skipped)
-        return OC_OK;
     double factor[CLIP_MAX_OPTIMIZERS]; /* every norm before any gradient changes */
+    /*@ loop invariant 0 <= o <= CLIP_MAX_OPTIMIZERS;
+        loop assigns o, factor[0 .. CLIP_MAX_OPTIMIZERS - 1];
+        loop variant CLIP_MAX_OPTIMIZERS - o;
+    */
     for (int o = 0; o < CLIP_MAX_OPTIMIZERS; o++)
         factor[o] = clip_factor(c, mutant == OC_CLIP_MUT_PER_OPTIMIZER_NORM
                                        ? clip_norm(c, nviews, views, o, mutant)
                                        : norm, mutant);
     scale_views(nviews, views, factor);
+    /* CLIP-SKIP-1: checked after the clipping, as ChainedOptimizer.step does */
+    *skipped = !chained && c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold;
     return OC_OK;
 }
 
+/*@ requires step_args(c, nviews, views, total_norm, skipped);
+    assigns *total_norm, *skipped,
+            { views[i].grad[j] | integer i, j; 0 <= i < nviews && 0 <= j < views[i].length };
+*/
 oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
                            float *total_norm, int *skipped, oc_clip_mutant mutant)
 {
     return clip_step(c, nviews, views, total_norm, skipped, mutant, 0);
 }
 
+/*@ requires c == \null || \valid_read(c);
+    requires views_readable(views, nviews) && grads_writable(views, nviews);
+    requires total_norm == \null || \valid(total_norm);
+    assigns *total_norm,
+            { views[i].grad[j] | integer i, j; 0 <= i < nviews && 0 <= j < views[i].length };
+*/
 oc_status oc_ref_clip_chained(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
                               float *total_norm, oc_clip_mutant mutant)
 {
@@ -218,6 +347,11 @@ oc_status oc_ref_clip_chained(const oc_clip_config *c, size_t nviews, oc_clip_vi
     return clip_step(c, nviews, views, total_norm, &never, mutant, 1);
 }
 
+/*@ requires c == \null || \valid_read(c);
+    requires views_readable(views, nviews) && grads_readable(views, nviews);
+    requires total_norm == \null || \valid(total_norm);
+    assigns *total_norm;
+*/
 oc_status oc_ref_clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
                            float *total_norm)
 {

@@ -74,7 +74,7 @@ double oc_muon_scale_factor(const oc_muon_hparams *hp, size_t rows, size_t cols)
 size_t oc_muon_work_len(size_t rows, size_t cols) { return oc_ns_work_len(rows, cols); }
 
 /* MUON-HP-1 */
-static oc_status check(const oc_muon_hparams *hp, size_t rows, size_t cols)
+oc_status oc_muon_check(const oc_muon_hparams *hp, size_t rows, size_t cols)
 {
     oc_status st = oc_ns_check(&hp->ns, rows, cols);
     if (st != OC_OK)
@@ -88,33 +88,118 @@ static oc_status check(const oc_muon_hparams *hp, size_t rows, size_t cols)
     return (unsigned)hp->profile < OC_MUON_PROFILE_COUNT ? OC_OK : OC_ERR_BAD_PROFILE;
 }
 
-oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, float *p,
-                           float *m, const float *g, double *work, size_t work_len,
-                           float *scratch, oc_muon_mutant mutant)
+/* ---- Blocks (MUON-BLK-*) ---- */
+
+static const char *const block_mutant_names[OC_MUON_BLOCK_MUTANT_COUNT] = {
+    "correct", "qkv-not-split", "qkv-contiguous", "scale-shape-swapped", "tp-not-blocked"};
+
+const char *oc_muon_block_mutant_name(oc_muon_block_mutant mu)
 {
-    if (hp == NULL)
+    return (unsigned)mu < OC_MUON_BLOCK_MUTANT_COUNT ? block_mutant_names[mu] : NULL;
+}
+
+#define MAX_TP 64
+#define MAX_QKV_DIM ((size_t)1 << 20)
+
+/* MUON-BLK-TP-1, MUON-BLK-QKV-1, MUON-BLK-ERR-1 */
+oc_status oc_muon_partition_check(const oc_muon_partition *part, size_t rows, size_t cols)
+{
+    if (part == NULL)
         return OC_ERR_NULL_POINTER;
-    if ((unsigned)mutant >= OC_MUON_MUTANT_COUNT)
-        return OC_ERR_BAD_PROFILE;
-    oc_status st = check(hp, rows, cols);
-    if (st != OC_OK)
+    size_t tp = part->tp_size, h = part->qkv_heads, grp = part->qkv_groups, d = part->qkv_head_dim;
+    if (tp < 1 || tp > MAX_TP || (unsigned)part->tp_dim > OC_MUON_TP_COLS ||
+        (unsigned)part->scale_shape > OC_MUON_SCALE_LOCAL ||
+        (part->tp_dim == OC_MUON_TP_NONE && tp != 1))
+        return OC_ERR_BAD_HPARAM;
+    if ((part->tp_dim == OC_MUON_TP_ROWS && rows % tp != 0) ||
+        (part->tp_dim == OC_MUON_TP_COLS && cols % tp != 0))
+        return OC_ERR_BAD_SHAPE; /* equal shards only (Megatron's divide()) */
+    if (h == 0 && grp == 0 && d == 0)
+        return OC_OK;
+    if (h < 1 || grp < 1 || d < 1 || h > MAX_QKV_DIM || d > MAX_QKV_DIM || h % grp != 0 ||
+        part->tp_dim == OC_MUON_TP_COLS || grp % tp != 0)
+        return OC_ERR_BAD_SHAPE;
+    /* rows = groups (heads / groups + 2) d, without overflow: every factor is below 2^21. */
+    return (h + 2 * grp) * d == rows ? OC_OK : OC_ERR_BAD_SHAPE;
+}
+
+size_t oc_muon_block_count(const oc_muon_partition *part)
+{
+    return part->tp_size * (part->qkv_heads ? 3 : 1);
+}
+
+/* Block `index`: rank index / parts, then q, k, v. Interleaved: query group j of the rank holds
+ * rows [q of its heads; k; v] (Megatron's linear_qkv viewed as (groups, q + k + v, hidden));
+ * `contiguous` is the qkv-contiguous mutant's [all q; all k; all v]. */
+static void block_at(const oc_muon_partition *part, size_t rows, size_t cols, size_t index,
+                     int contiguous, oc_muon_block *b)
+{
+    size_t tp = part->tp_size, parts = part->qkv_heads ? 3 : 1, rank = index / parts;
+    int split_rows = part->tp_dim == OC_MUON_TP_ROWS, split_cols = part->tp_dim == OC_MUON_TP_COLS;
+    size_t local_rows = split_rows ? rows / tp : rows;
+    b->ncols = split_cols ? cols / tp : cols;
+    b->col0 = split_cols ? rank * b->ncols : 0;
+    size_t base = split_rows ? rank * local_rows : 0;
+    if (parts == 1) { /* MUON-BLK-TP-1 */
+        b->row0 = base;
+        b->run = b->stride = local_rows;
+        b->nruns = 1;
+    } else {          /* MUON-BLK-QKV-1 */
+        size_t d = part->qkv_head_dim, q = part->qkv_heads / part->qkv_groups * d;
+        size_t groups = part->qkv_groups / (split_rows ? tp : 1), which = index % parts;
+        size_t off = which == 0 ? 0 : which == 1 ? q : q + d, len = which == 0 ? q : d;
+        b->row0 = base + (contiguous ? groups * off : off);
+        b->run = contiguous ? groups * len : len;
+        b->stride = contiguous ? b->run : q + 2 * d;
+        b->nruns = contiguous ? 1 : groups;
+    }
+    int global = part->scale_shape == OC_MUON_SCALE_GLOBAL; /* MUON-BLK-SCALE-1 */
+    b->scale_rows = b->run * b->nruns * (global && split_rows ? tp : 1);
+    b->scale_cols = b->ncols * (global && split_cols ? tp : 1);
+}
+
+void oc_muon_block_at(const oc_muon_partition *part, size_t rows, size_t cols, size_t index,
+                      oc_muon_block *b)
+{
+    block_at(part, rows, cols, index, 0, b);
+}
+
+size_t oc_muon_block_scratch_len(size_t rows, size_t cols) { return 5 * rows * cols; }
+
+/* Element t of block b (in its stacked order) as an index into the rows x cols matrix. */
+static size_t block_elem(const oc_muon_block *b, size_t cols, size_t t)
+{
+    size_t r = t / b->ncols, c = t % b->ncols;
+    return (b->row0 + r / b->run * b->stride + r % b->run) * cols + b->col0 + c;
+}
+
+/* The step of oc_ref_muon_step over the blocks of `part` (a single whole-matrix block for the
+ * plain step); `contiguous` selects the qkv-contiguous layout. */
+static oc_status muon_step(const oc_muon_hparams *hp, const oc_muon_partition *part,
+                           int contiguous, size_t rows, size_t cols, float *p, float *m,
+                           const float *g, double *work, size_t work_len, float *scratch,
+                           size_t scratch_len, oc_muon_mutant mutant)
+{
+    oc_status st = oc_muon_check(hp, rows, cols);
+    if (st != OC_OK || (st = oc_muon_partition_check(part, rows, cols)) != OC_OK)
         return st;
-    size_t n = rows * cols, bytes = n * sizeof(float);
+    size_t n = rows * cols, bytes = n * sizeof(float), nblocks = oc_muon_block_count(part);
+    size_t need = nblocks == 1 ? 3 * n : oc_muon_block_scratch_len(rows, cols);
     if ((st = oc_buffer_check(p, n, sizeof(float))) || (st = oc_buffer_check(m, n, sizeof(float))) ||
         (st = oc_buffer_check(g, n, sizeof(float))) ||
         (st = oc_buffer_check(work, oc_muon_work_len(rows, cols), sizeof(double))) ||
-        (st = oc_buffer_check(scratch, 3 * n, sizeof(float))) ||
+        (st = oc_buffer_check(scratch, need, sizeof(float))) ||
         (st = oc_buffer_disjoint(p, bytes, m, bytes)) || (st = oc_buffer_disjoint(p, bytes, g, bytes)) ||
         (st = oc_buffer_disjoint(m, bytes, g, bytes)))
         return st;
-    if (work_len < oc_muon_work_len(rows, cols))
+    if (work_len < oc_muon_work_len(rows, cols) || scratch_len < need)
         return OC_ERR_BAD_SHAPE; /* MUON-ERR-1 */
     for (size_t i = 0; i < n; i++)
         if (!isfinite(p[i]) || !isfinite(m[i]) || !isfinite(g[i]))
             return OC_ERR_NONFINITE;
-    size_t ns_len = oc_ns_work_len(rows, cols);
-    /* The new momentum, the direction and the orthogonalised update. */
-    float *m_new = scratch, *dir = m_new + n, *orth = dir + n;
+    /* The new momentum, the direction and the orthogonalised update; with several blocks
+     * also a block gathered from the direction and its orthogonalisation. */
+    float *m_new = scratch, *dir = m_new + n, *orth = dir + n, *in = orth + n, *out = in + n;
     double mu = hp->momentum;
     int sgd = (hp->form == OC_MUON_SGD) != (mutant == OC_MUON_MUT_MOMENTUM_FORM_SWAPPED);
     double take = sgd ? 1.0 : 1.0 - mu;                   /* weight of g (MUON-MOM-1) */
@@ -123,22 +208,87 @@ oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, 
         m_new[i] = (float)(mu * m[i] + take * g[i]);      /* MUON-MOM-1, MUON-STORE-1 */
         dir[i] = nesterov ? (float)(take * g[i] + mu * m_new[i]) : m_new[i]; /* MUON-NEST-1 */
     }
-    if ((st = oc_ref_newton_schulz(&hp->ns, rows, cols, dir, orth, work, ns_len,
-                                   OC_NS_CORRECT)) != OC_OK)           /* MUON-NS-1 */
-        return st;
-    oc_muon_scale mode = hp->scale;
-    if (mutant == OC_MUON_MUT_WRONG_SCALE)
-        mode = mode == OC_MUON_SPECTRAL ? OC_MUON_SHAPE_SCALING : OC_MUON_SPECTRAL;
-    double step = hp->lr * scale_of(mode, rows, cols, hp->extra_scale); /* MUON-SCALE-1 */
-    double decay = (mutant == OC_MUON_MUT_DECAY_ADJUSTED_LR ? step : hp->lr) * hp->weight_decay;
-    for (size_t i = 0; i < n; i++) {
-        double q = p[i];
-        if (mutant == OC_MUON_MUT_DECAY_AFTER_UPDATE)
-            q = (q - step * orth[i]) * (1.0 - decay);
-        else
-            q = q * (1.0 - decay) - step * orth[i];         /* MUON-WD-1, MUON-UPD-1 */
-        p[i] = (float)q;                                      /* MUON-STORE-1 */
-        m[i] = m_new[i];
+    oc_muon_block b;
+    for (size_t k = 0; k < nblocks; k++) {                /* MUON-NS-1, MUON-BLK-ORTH-1 */
+        block_at(part, rows, cols, k, contiguous, &b);
+        size_t br = b.run * b.nruns, len = br * b.ncols;
+        if (nblocks == 1) {
+            st = oc_ref_newton_schulz(&hp->ns, rows, cols, dir, orth, work,
+                                      oc_ns_work_len(rows, cols), OC_NS_CORRECT);
+        } else {
+            for (size_t t = 0; t < len; t++)
+                in[t] = dir[block_elem(&b, cols, t)];
+            st = oc_ref_newton_schulz(&hp->ns, br, b.ncols, in, out, work,
+                                      oc_ns_work_len(br, b.ncols), OC_NS_CORRECT);
+            for (size_t t = 0; st == OC_OK && t < len; t++)
+                orth[block_elem(&b, cols, t)] = out[t];
+        }
+        if (st != OC_OK)
+            return st;
+    }
+    for (size_t k = 0; k < nblocks; k++) {
+        block_at(part, rows, cols, k, contiguous, &b);
+        oc_muon_scale mode = hp->scale;
+        if (mutant == OC_MUON_MUT_WRONG_SCALE)
+            mode = mode == OC_MUON_SPECTRAL ? OC_MUON_SHAPE_SCALING : OC_MUON_SPECTRAL;
+        double step = hp->lr * scale_of(mode, b.scale_rows, b.scale_cols,
+                                        hp->extra_scale); /* MUON-SCALE-1, MUON-BLK-SCALE-1 */
+        double decay = (mutant == OC_MUON_MUT_DECAY_ADJUSTED_LR ? step : hp->lr) * hp->weight_decay;
+        for (size_t t = 0; t < b.run * b.nruns * b.ncols; t++) {
+            size_t i = block_elem(&b, cols, t);
+            double q = p[i];
+            if (mutant == OC_MUON_MUT_DECAY_AFTER_UPDATE)
+                q = (q - step * orth[i]) * (1.0 - decay);
+            else
+                q = q * (1.0 - decay) - step * orth[i];     /* MUON-WD-1, MUON-UPD-1 */
+            p[i] = (float)q;                                  /* MUON-STORE-1 */
+            m[i] = m_new[i];
+        }
     }
     return OC_OK;
+}
+
+oc_status oc_muon_hparams_check(const oc_muon_hparams *hp)
+{
+    return hp == NULL ? OC_ERR_NULL_POINTER : oc_muon_check(hp, 1, 1);
+}
+
+oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, float *p,
+                           float *m, const float *g, double *work, size_t work_len,
+                           float *scratch, oc_muon_mutant mutant)
+{
+    static const oc_muon_partition whole = {1, OC_MUON_TP_NONE, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
+    if (hp == NULL)
+        return OC_ERR_NULL_POINTER;
+    if ((unsigned)mutant >= OC_MUON_MUTANT_COUNT)
+        return OC_ERR_BAD_PROFILE;
+    return muon_step(hp, &whole, 0, rows, cols, p, m, g, work, work_len, scratch, 3 * rows * cols,
+                     mutant);
+}
+
+oc_status oc_ref_muon_block_step(const oc_muon_hparams *hp, const oc_muon_partition *part,
+                                 size_t rows, size_t cols, float *p, float *m, const float *g,
+                                 double *work, size_t work_len, float *scratch,
+                                 size_t scratch_len, oc_muon_block_mutant mutant)
+{
+    if (hp == NULL || part == NULL)
+        return OC_ERR_NULL_POINTER;
+    if ((unsigned)mutant >= OC_MUON_BLOCK_MUTANT_COUNT)
+        return OC_ERR_BAD_PROFILE;
+    oc_muon_partition used = *part;
+    oc_status st = oc_muon_partition_check(part, rows, cols);
+    if (st != OC_OK)
+        return st;
+    if (mutant == OC_MUON_BLOCK_MUT_QKV_NOT_SPLIT)
+        used.qkv_heads = used.qkv_groups = used.qkv_head_dim = 0;
+    if (mutant == OC_MUON_BLOCK_MUT_TP_NOT_BLOCKED) { /* the full matrix and its (global) shape */
+        used.tp_size = 1;
+        used.tp_dim = OC_MUON_TP_NONE;
+        used.scale_shape = OC_MUON_SCALE_GLOBAL;
+    }
+    if (mutant == OC_MUON_BLOCK_MUT_SCALE_SHAPE_SWAPPED)
+        used.scale_shape = used.scale_shape == OC_MUON_SCALE_GLOBAL ? OC_MUON_SCALE_LOCAL
+                                                                    : OC_MUON_SCALE_GLOBAL;
+    return muon_step(hp, &used, mutant == OC_MUON_BLOCK_MUT_QKV_CONTIGUOUS, rows, cols, p, m, g,
+                     work, work_len, scratch, scratch_len, OC_MUON_CORRECT);
 }

@@ -105,7 +105,7 @@ static int size_ok(size_t v) { return v >= 1 && v <= QK_CLIP_MAX_DIM; }
 /* MUONCLIP-CFG-1, MUONCLIP-LAYOUT-1, MUONCLIP-LAYOUT-MLA */
 /*@ requires \valid_read(c);
     assigns \nothing; */
-static oc_status check(const oc_qk_clip_config *c)
+oc_status oc_qk_clip_check(const oc_qk_clip_config *c)
 {
     if ((unsigned)c->profile >= OC_QK_CLIP_PROFILE_COUNT)
         return OC_ERR_BAD_PROFILE;
@@ -171,7 +171,7 @@ oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float
         return OC_ERR_NULL_POINTER;
     if ((unsigned)mutant >= OC_QK_CLIP_MUTANT_COUNT)
         return OC_ERR_BAD_PROFILE;
-    oc_status st = check(c);
+    oc_status st = oc_qk_clip_check(c);
     if (st != OC_OK)
         return st;
     size_t n = oc_qk_clip_len(c), per = c->heads / c->groups;

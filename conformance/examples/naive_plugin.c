@@ -1,7 +1,8 @@
 /* An example third-party plugin, written the way an outsider would: plain fp32 loops with
  * their own operation order (Adam's bias corrections with powf in fp32, step size folded, FMA
  * contraction allowed). It claims Adam (torch profile, with amsgrad and maximize), SGD (torch
- * profile, with Nesterov and maximize), Lion, and Megatron's schedule in binary64, and runs the
+ * profile, with Nesterov and maximize), Lion, Megatron's schedule in binary64, the guarded
+ * chained step of those three (spec/step.md) in fp32, and runs the
  * element-wise ones with bf16/fp16 parameters and bf16 state by widening into fp32 scratch
  * copies, stepping them, and narrowing back (the compiler's _Float16 for fp16, the usual
  * rounding bit trick for bf16).
@@ -230,6 +231,114 @@ static oc_status naive_mixed_step(void *ctx, oc_algorithm alg, const void *hp,
     return st;
 }
 
+/* One sub-optimizer of a chain on one parameter (q NULL: its checks only, nothing written). */
+static oc_status naive_sub_step(const oc_sub_optimizer *s, const oc_guarded_param *q)
+{
+    static const oc_guarded_param none = {0, NULL, {NULL, NULL, NULL}, NULL};
+    const oc_guarded_param *b = q ? q : &none;
+    if (s->kind == OC_SUB_ADAM)
+        return naive_adam_step(NULL, &s->hp.adam, s->step + 1, b->n, b->p, b->state[0],
+                               b->state[1], b->state[2], b->grad);
+    if (s->kind == OC_SUB_SGD)
+        return naive_sgd_step(NULL, &s->hp.sgd, s->step + 1, b->n, b->p, b->state[0], b->grad);
+    if (s->kind == OC_SUB_LION)
+        return naive_lion_step(NULL, &s->hp.lion, s->step + 1, b->n, b->p, b->state[0], b->grad);
+    return OC_ERR_BAD_PROFILE;
+}
+
+/* Megatron's DynamicGradScaler.update, in float. */
+static void naive_scaler_update(const oc_loss_scaler *c, oc_loss_scale_state *s, int found_inf)
+{
+    if (found_inf) {
+        s->growth_tracker = 0;
+        if (--s->hysteresis_tracker <= 0)
+            s->scale = fmaxf(s->scale * c->backoff_factor, c->min_scale);
+    } else if (++s->growth_tracker == c->growth_interval) {
+        s->growth_tracker = 0;
+        s->hysteresis_tracker = c->hysteresis;
+        s->scale *= c->growth_factor;
+    }
+}
+
+/* The guarded chained step (spec/step.md) written out in fp32: unscale and check, update the
+ * scaler, one float sum of squares over every gradient, a float coefficient, the threshold,
+ * then each sub-optimizer's own fp32 step. Everything is checked before anything is written. */
+static oc_status naive_guarded_step(void *ctx, const oc_guard_config *cfg,
+                                    const oc_loss_scaler *scaler, oc_loss_scale_state *ls,
+                                    size_t nsub, oc_sub_optimizer *subs, int64_t *position,
+                                    int64_t increment, float *grad_norm, oc_step_outcome *outcome)
+{
+    (void)ctx;
+    if (!cfg || !position || !grad_norm || !outcome || (nsub && !subs) ||
+        (cfg->mode == OC_GUARD_SCALED && (!scaler || !ls)))
+        return OC_ERR_NULL_POINTER;
+    if ((unsigned)cfg->mode >= OC_GUARD_MODE_COUNT)
+        return OC_ERR_BAD_PROFILE;
+    if (increment < 0 || *position < 0 || *position > INT64_MAX - increment)
+        return OC_ERR_BAD_STEP;
+    if (nsub > OC_GUARD_MAX_SUBS || isnan(cfg->clip_grad) || isinf(cfg->clip_grad) ||
+        !(cfg->skip_threshold > 0) || (cfg->inf_norm != 0 && cfg->inf_norm != 1))
+        return OC_ERR_BAD_HPARAM;
+    if (cfg->mode == OC_GUARD_SCALED &&
+        (!(ls->scale > 0 && isfinite(ls->scale)) || !(scaler->growth_factor > 1) ||
+         !(scaler->backoff_factor > 0 && scaler->backoff_factor < 1) ||
+         !(scaler->min_scale > 0) || scaler->growth_interval < 1 || scaler->hysteresis < 1))
+        return OC_ERR_BAD_HPARAM;
+    for (size_t k = 0; k < nsub; k++) {
+        oc_status st;
+        if (subs[k].step < 0 || subs[k].step == INT64_MAX)
+            return OC_ERR_BAD_STEP;
+        if ((st = naive_sub_step(&subs[k], NULL)) != OC_OK)
+            return st;
+        for (size_t i = 0; i < subs[k].nparams; i++)
+            if (!subs[k].params || !subs[k].params[i].p || !subs[k].params[i].grad)
+                return OC_ERR_NULL_POINTER;
+    }
+    const float inv = cfg->mode == OC_GUARD_SCALED ? 1.0f / ls->scale : 1.0f;
+    int found_inf = 0;
+    float sum = 0.0f;
+    for (size_t k = 0; k < nsub; k++)
+        for (size_t i = 0; i < subs[k].nparams; i++)
+            for (size_t j = 0; j < subs[k].params[i].n; j++) {
+                float *g = &subs[k].params[i].grad[j];
+                found_inf |= cfg->mode != OC_GUARD_UNCHECKED && !isfinite(*g);
+                *g *= inv;
+            }
+    if (cfg->mode == OC_GUARD_SCALED)
+        naive_scaler_update(scaler, ls, found_inf);
+    if (found_inf) {
+        *grad_norm = 0.0f;
+        *outcome = OC_STEP_SKIPPED_INF;
+        return OC_OK;
+    }
+    for (size_t k = 0; k < nsub; k++)
+        for (size_t i = 0; i < subs[k].nparams; i++)
+            for (size_t j = 0; j < subs[k].params[i].n; j++) {
+                float g = subs[k].params[i].grad[j];
+                sum = cfg->inf_norm ? (isnan(g) || isnan(sum) ? NAN : fmaxf(sum, fabsf(g)))
+                                    : sum + g * g;
+            }
+    const float norm = cfg->inf_norm ? sum : sqrtf(sum);
+    const float coeff = (float)cfg->clip_grad / (norm + 1e-6f);
+    for (size_t k = 0; cfg->clip_grad > 0 && coeff < 1.0f && k < nsub; k++)
+        for (size_t i = 0; i < subs[k].nparams; i++)
+            for (size_t j = 0; j < subs[k].params[i].n; j++)
+                subs[k].params[i].grad[j] *= coeff;
+    *grad_norm = norm;
+    *outcome = OC_STEP_TAKEN;
+    if (isfinite(cfg->skip_threshold) && norm > cfg->skip_threshold) {
+        *outcome = OC_STEP_SKIPPED_NORM;
+        return OC_OK;
+    }
+    for (size_t k = 0; k < nsub; k++) {
+        for (size_t i = 0; i < subs[k].nparams; i++)
+            naive_sub_step(&subs[k], &subs[k].params[i]); /* checked above: cannot fail */
+        subs[k].step++;
+    }
+    *position += increment;
+    return OC_OK;
+}
+
 static const oc_impl naive_plugin = {
     .abi_version = OC_IMPL_ABI_VERSION,
     .name = "naive-plugin (example)",
@@ -237,12 +346,14 @@ static const oc_impl naive_plugin = {
     .capabilities = OC_CAP_ADAM_TORCH | OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE |
                     OC_CAP_SGD_TORCH | OC_CAP_SGD_NESTEROV | OC_CAP_SGD_MAXIMIZE |
                     OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON | OC_CAP_MIXED_BF16 |
-                    OC_CAP_MIXED_F16 | OC_CAP_MIXED_STATE_BF16,
+                    OC_CAP_MIXED_F16 | OC_CAP_MIXED_STATE_BF16 | OC_CAP_STEP_SCALED |
+                    OC_CAP_STEP_UNCHECKED | OC_CAP_STEP_CHECKED,
     .adam_step = naive_adam_step,
     .sgd_step = naive_sgd_step,
     .lion_step = naive_lion_step,
     .schedule_eval = naive_schedule_eval,
     .mixed_step = naive_mixed_step,
+    .guarded_step = naive_guarded_step,
 };
 
 const oc_impl *optcert_impl_v1(void) { return &naive_plugin; }

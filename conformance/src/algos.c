@@ -197,7 +197,9 @@ const oc_algo oc_algo_lion = {"lion", "LionStep", {"p", "m"}, 24,
 const oc_algo *const oc_algos[OC_NALGOS] = {&oc_algo_adam, &oc_algo_sgd, &oc_algo_lion,
                                             &oc_algo_schedule, &oc_algo_loss_scale,
                                             &oc_algo_clip, &oc_algo_newton_schulz,
-                                            &oc_algo_muon, &oc_algo_qk_clip};
+                                            &oc_algo_muon, &oc_algo_qk_clip,
+                                            &oc_algo_step, &oc_algo_muon_blocks,
+                                            &oc_algo_muon_route};
 
 const oc_algo *oc_algo_find(const char *name)
 {

@@ -9,11 +9,22 @@
 #include "diag.h"
 
 #define OC_MAX_STATE 5 /* outputs of a case: p, master (mixed precision), up to 3 states */
+/* muon_route (spec/muon.md §11; its outputs are p, m, v): the output slot holding the route,
+ * one value (0 AdamW, 1 Muon); results files carry it as metadata "route/<family>/<tcId>" =
+ * "adamw" | "muon". Other algorithms use this slot for outputs. */
+#define OC_ROUTE_OUTPUT (OC_MAX_STATE - 1)
 
 struct oc_case;
 struct oc_outputs;
 struct oc_st_file;
 struct oc_case_result;
+
+/* The guarded step's group configuration (spec/step.md, VEC-FMT-17): the step's own and, in
+ * mode scaled, the loss scaler's. */
+typedef struct oc_step_family_config {
+    oc_guard_config guard;
+    oc_loss_scaler scaler;
+} oc_step_family_config;
 
 typedef union oc_hparams {
     oc_adam_hparams adam;
@@ -25,6 +36,12 @@ typedef union oc_hparams {
     oc_ns_hparams ns;
     oc_muon_hparams muon;
     oc_qk_clip_config qk_clip;
+    oc_step_family_config step;
+    struct {
+        oc_muon_hparams muon;  /* first: the Muon fields are parsed into hp->muon */
+        oc_muon_partition part;
+    } blocks;
+    oc_route_hparams route;
 } oc_hparams;
 
 typedef struct oc_algo {
@@ -67,8 +84,10 @@ typedef struct oc_algo {
 extern const oc_algo oc_algo_adam, oc_algo_sgd, oc_algo_lion, oc_algo_schedule;
 extern const oc_algo oc_algo_loss_scale, oc_algo_clip, oc_algo_newton_schulz, oc_algo_muon;
 extern const oc_algo oc_algo_qk_clip;
+extern const oc_algo oc_algo_step;
+extern const oc_algo oc_algo_muon_blocks, oc_algo_muon_route;
 extern const oc_algo *const oc_algos[];
-#define OC_NALGOS 9
+#define OC_NALGOS 12
 
 /* VEC-FMT-1 readers shared by the descriptors: a hex-float string exact in binary32 (or
  * nan/inf), and a boolean. */

@@ -164,6 +164,12 @@ static void judge_one(void *ctx, const oc_family *fam, const oc_case *c, oc_case
             return;
         }
     }
+    snprintf(key, sizeof key, "route/%s/%d", fam->name, c->tcid); /* VEC-RES-4 */
+    const char *route = c->algo == &oc_algo_muon_route ? oc_st_metadata(rc->st, key) : NULL;
+    if (route && (o.out[OC_ROUTE_OUTPUT] = malloc(sizeof(double))) != NULL)
+        o.out[OC_ROUTE_OUTPUT][0] = strcmp(route, "muon") == 0   ? 1
+                                    : strcmp(route, "adamw") == 0 ? 0
+                                                                  : -1;
     oc_judge_outputs(c, &o, rc->cls, r);
     if (r->verdict == OC_FAIL)
         r->diagnosis = oc_diagnose(c, &o);

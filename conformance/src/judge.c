@@ -121,10 +121,14 @@ void oc_judge_outputs(const oc_case *c, const oc_outputs *o, oc_class cls, oc_ca
     r->verdict = OC_PASS;
     r->max_ulps = 0;
     r->max_ratio = 0;
-    if (c->algo->judge) {
+    if (c->algo->judge)
         c->algo->judge(c, o, (int)cls, r);
-        return;
-    }
+    else
+        oc_judge_elementwise(c, o, cls, r);
+}
+
+void oc_judge_elementwise(const oc_case *c, const oc_outputs *o, oc_class cls, oc_case_result *r)
+{
     for (size_t step = 0; step < c->steps; step++)
         for (int k = 0; k < c->nstate; k++)
             for (size_t i = 0; i < c->n; i++) {

@@ -52,6 +52,12 @@ int oc_impl_supports(const oc_impl *impl, const oc_case *c);
 /* Judges valid-case outputs against the expected tensors for the class. */
 void oc_judge_outputs(const oc_case *c, const oc_outputs *o, oc_class cls, oc_case_result *r);
 
+/* The two judgements oc_judge_outputs dispatches to: element by element against exp[k].tol
+ * (ADAM-TOL-1/2 and the other element-wise families), and as whole matrices against the
+ * [class][frobenius, band] table exp[k].tol (NS-TOL-1, MUON-TOL-1). r starts as a pass. */
+void oc_judge_elementwise(const oc_case *c, const oc_outputs *o, oc_class cls, oc_case_result *r);
+void oc_judge_matrix(const oc_case *c, const oc_outputs *o, int cls, oc_case_result *r);
+
 /* Runs and judges one case of any result kind; diagnoses failures with the mutants. */
 void oc_certify_case(const oc_impl *impl, const oc_case *c, oc_class cls, oc_case_result *r);
 

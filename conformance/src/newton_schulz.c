@@ -174,7 +174,7 @@ static double over(double err, double bound)
 }
 
 /* NS-TOL-1: within the class's Frobenius bound and singular-value band of the exact result. */
-static void ns_judge(const oc_case *c, const oc_outputs *o, int cls, oc_case_result *r)
+void oc_judge_matrix(const oc_case *c, const oc_outputs *o, int cls, oc_case_result *r)
 {
     size_t len = c->steps * c->n;
     for (int k = 0; k < c->nstate; k++) {
@@ -221,7 +221,7 @@ static int ns_explains(const oc_case *c, const oc_outputs *got, const oc_outputs
 
 const oc_algo oc_algo_newton_schulz = {
     "newton_schulz", "NewtonSchulz", {"x"}, 24, OC_NS_MUTANT_COUNT, ns_mutant, ns_nstate,
-    ns_parse, ns_supports, ns_load_case, ns_run, NULL, 0, OC_ALG_COUNT, ns_judge, ns_explains};
+    ns_parse, ns_supports, ns_load_case, ns_run, NULL, 0, OC_ALG_COUNT, oc_judge_matrix, ns_explains};
 
 /* ---- The Muon step (MUON-*) ---- */
 static const char *muon_mutant(int mu) { return oc_muon_mutant_name((oc_muon_mutant)mu); }
@@ -269,15 +269,18 @@ static oc_status muon_load_case(const char *path, const oc_st_file *st, json_t *
     return matrix_case(path, st, t, c, d, inputs, 3);
 }
 
+/* The call of one step on p, m (copies of the case's inputs). */
+typedef oc_status (*step_call)(const oc_impl *impl, const oc_case *c, float *p, float *m);
+
 /* One step from copies of the inputs; outputs p, m. *dirty: a failing call changed them. */
-static void muon_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
-                     int *dirty)
+static void step_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+                     int *dirty, step_call call)
 {
     size_t len = c->steps * c->n;
     float *p = malloc(len * sizeof *p), *m = malloc(len * sizeof *m);
     memcpy(p, c->in[0], len * sizeof *p);
     memcpy(m, c->in[1], len * sizeof *m);
-    *st = impl->muon_step(impl->ctx, &c->hp.muon, c->steps, c->n, p, m, c->in[2]);
+    *st = call(impl, c, p, m);
     if (*st == OC_OK) {
         for (int k = 0; k < 2; k++) {
             const float *v = k == 0 ? p : m;
@@ -293,7 +296,85 @@ static void muon_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_st
     free(m);
 }
 
+static oc_status muon_call(const oc_impl *impl, const oc_case *c, float *p, float *m)
+{
+    return impl->muon_step(impl->ctx, &c->hp.muon, c->steps, c->n, p, m, c->in[2]);
+}
+
+static void muon_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+                     int *dirty)
+{
+    step_run(impl, c, o, st, dirty, muon_call);
+}
+
 const oc_algo oc_algo_muon = {
     "muon", "MuonStep", {"p", "m"}, 24, OC_MUON_MUTANT_COUNT, muon_mutant, muon_nstate,
-    muon_parse, muon_supports, muon_load_case, muon_run, NULL, 0, OC_ALG_COUNT, ns_judge,
+    muon_parse, muon_supports, muon_load_case, muon_run, NULL, 0, OC_ALG_COUNT, oc_judge_matrix,
     ns_explains};
+
+/* ---- Muon over blocks: split QKV, blockwise tensor parallelism (MUON-BLK-*) ---- */
+static const char *blocks_mutant(int mu)
+{
+    return oc_muon_block_mutant_name((oc_muon_block_mutant)mu);
+}
+
+/* A non-negative integer field of a group's hparams. */
+static oc_status size_field(const char *path, json_t *h, const char *key, size_t *out, oc_diag *d)
+{
+    json_t *v = json_object_get(h, key);
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > (1 << 30))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: hparams.%s must be an integer in [0, 2^30]", path,
+                       key);
+    *out = (size_t)json_integer_value(v);
+    return OC_OK;
+}
+
+/* VEC-FMT-12: the Muon fields, then tpSize, tpDim, scaleShape, qkvHeads, qkvGroups,
+ * qkvHeadDim. The partition's consistency with the shape is the implementation's check
+ * (MUON-BLK-ERR-1): invalid cases carry inconsistent ones. */
+static oc_status blocks_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
+                              oc_diag *d)
+{
+    oc_muon_partition *part = &u->blocks.part;
+    const char *dim = json_string_value(json_object_get(h, "tpDim"));
+    const char *shape = json_string_value(json_object_get(h, "scaleShape"));
+    oc_status st;
+    if ((st = muon_parse(path, profile, h, u, d)) ||
+        (st = size_field(path, h, "tpSize", &part->tp_size, d)) ||
+        (st = size_field(path, h, "qkvHeads", &part->qkv_heads, d)) ||
+        (st = size_field(path, h, "qkvGroups", &part->qkv_groups, d)) ||
+        (st = size_field(path, h, "qkvHeadDim", &part->qkv_head_dim, d)))
+        return st;
+    if (!dim || (strcmp(dim, "none") != 0 && strcmp(dim, "rows") != 0 && strcmp(dim, "cols") != 0) ||
+        !shape || (strcmp(shape, "global") != 0 && strcmp(shape, "local") != 0))
+        return oc_fail(d, OC_ERR_FORMAT,
+                       "%s: hparams.tpDim must be none|rows|cols, scaleShape global|local", path);
+    part->tp_dim = strcmp(dim, "none") == 0   ? OC_MUON_TP_NONE
+                   : strcmp(dim, "rows") == 0 ? OC_MUON_TP_ROWS
+                                              : OC_MUON_TP_COLS;
+    part->scale_shape = strcmp(shape, "global") == 0 ? OC_MUON_SCALE_GLOBAL : OC_MUON_SCALE_LOCAL;
+    return OC_OK;
+}
+
+static int blocks_supports(const oc_impl *impl, const oc_hparams *u)
+{
+    (void)u;
+    return impl->muon_block_step && (impl->capabilities & OC_CAP_MUON_BLOCKS);
+}
+
+static oc_status blocks_call(const oc_impl *impl, const oc_case *c, float *p, float *m)
+{
+    return impl->muon_block_step(impl->ctx, &c->hp.muon, &c->hp.blocks.part, c->steps, c->n, p,
+                                 m, c->in[2]);
+}
+
+static void blocks_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+                       int *dirty)
+{
+    step_run(impl, c, o, st, dirty, blocks_call);
+}
+
+const oc_algo oc_algo_muon_blocks = {
+    "muon_blocks", "MuonBlockStep", {"p", "m"}, 24, OC_MUON_BLOCK_MUTANT_COUNT, blocks_mutant,
+    muon_nstate, blocks_parse, blocks_supports, muon_load_case, blocks_run, NULL, 0,
+    OC_ALG_COUNT, oc_judge_matrix, ns_explains};

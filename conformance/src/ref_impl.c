@@ -132,15 +132,50 @@ static oc_status ref_muon(void *ctx, const oc_muon_hparams *hp, size_t rows, siz
     return st;
 }
 
-/* No vector family selects a mutant of the guarded step yet (spec/draft/step.md): correct. */
+static oc_status ref_muon_blocks(void *ctx, const oc_muon_hparams *hp,
+                                 const oc_muon_partition *part, size_t rows, size_t cols,
+                                 float *p, float *m, const float *g)
+{
+    size_t len = oc_muon_work_len(rows, cols), slen = oc_muon_block_scratch_len(rows, cols);
+    double *work = malloc((len ? len : 1) * sizeof *work);
+    float *scratch = malloc((slen + 1) * sizeof *scratch);
+    oc_status st = work && scratch
+                       ? oc_ref_muon_block_step(hp, part, rows, cols, p, m, g, work, len, scratch,
+                                                slen, (oc_muon_block_mutant)mutant_for(
+                                                          ctx, &oc_algo_muon_blocks))
+                       : OC_ERR_INTERNAL;
+    free(work);
+    free(scratch);
+    return st;
+}
+
+static oc_status ref_routed(void *ctx, const oc_route_hparams *hp, const oc_param_info *info,
+                            int64_t step, float *p, float *m, float *v, const float *g,
+                            oc_route *route)
+{
+    if (oc_param_check(info) != OC_OK)
+        return oc_ref_routed_step(hp, info, step, p, m, v, g, route, NULL, 0, NULL, 0,
+                                  OC_ROUTE_CORRECT); /* the reference's status, nothing written */
+    size_t len = oc_routed_work_len(info), slen = oc_routed_scratch_len(info);
+    double *work = malloc((len ? len : 1) * sizeof *work);
+    float *scratch = malloc((slen + 1) * sizeof *scratch);
+    oc_status st = work && scratch
+                       ? oc_ref_routed_step(hp, info, step, p, m, v, g, route, work, len, scratch,
+                                            slen, (oc_route_mutant)mutant_for(
+                                                      ctx, &oc_algo_muon_route))
+                       : OC_ERR_INTERNAL;
+    free(work);
+    free(scratch);
+    return st;
+}
 static oc_status ref_guarded(void *ctx, const oc_guard_config *cfg, const oc_loss_scaler *scaler,
                              oc_loss_scale_state *scaler_state, size_t nsub,
                              oc_sub_optimizer *subs, int64_t *position, int64_t increment,
                              float *grad_norm, oc_step_outcome *outcome)
 {
-    (void)ctx;
     return oc_ref_guarded_step(cfg, scaler, scaler_state, nsub, subs, position, increment,
-                               grad_norm, outcome, OC_GUARD_CORRECT);
+                               grad_norm, outcome,
+                               (oc_guard_mutant)mutant_for(ctx, &oc_algo_step));
 }
 
 static oc_status ref_qk_clip(void *ctx, const oc_qk_clip_config *c, const float *max_dot,
@@ -157,7 +192,8 @@ static oc_status ref_qk_clip(void *ctx, const oc_qk_clip_config *c, const float 
      OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT | OC_CAP_LOSS_SCALE_TORCH | OC_CAP_CLIP_MEGATRON | \
      OC_CAP_CLIP_TORCH | \
      OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON | OC_CAP_STEP_SCALED | OC_CAP_STEP_UNCHECKED | \
-     OC_CAP_STEP_CHECKED | OC_CAP_QK_CLIP | OC_CAP_QK_CLIP_MLA)
+     OC_CAP_STEP_CHECKED | OC_CAP_QK_CLIP | OC_CAP_MUON_BLOCKS | OC_CAP_MUON_ROUTE |           \
+     OC_CAP_QK_CLIP_MLA)
 
 const oc_impl *oc_ref(void)
 {
@@ -165,7 +201,7 @@ const oc_impl *oc_ref(void)
     static const oc_impl table = {OC_IMPL_ABI_VERSION, "optcert-ref", "1", ALL_CAPS,
                                   (void *)&correct, ref_adam, ref_sgd, ref_lion, ref_schedule,
                                   ref_mixed, ref_loss_scale, ref_clip, ref_ns, ref_muon,
-                                  ref_guarded, ref_qk_clip};
+                                  ref_guarded, ref_qk_clip, ref_muon_blocks, ref_routed};
     return &table;
 }
 
@@ -188,7 +224,10 @@ const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
                               a == &oc_algo_loss_scale ? ref_loss_scale : NULL,
                               a == &oc_algo_clip ? ref_clip : NULL,
                               a == &oc_algo_newton_schulz ? ref_ns : NULL,
-                              a == &oc_algo_muon ? ref_muon : NULL, NULL,
-                              a == &oc_algo_qk_clip ? ref_qk_clip : NULL};
+                              a == &oc_algo_muon ? ref_muon : NULL,
+                              a == &oc_algo_step ? ref_guarded : NULL,
+                              a == &oc_algo_qk_clip ? ref_qk_clip : NULL,
+                              a == &oc_algo_muon_blocks ? ref_muon_blocks : NULL,
+                              a == &oc_algo_muon_route ? ref_routed : NULL};
     return &tables[k][mu];
 }

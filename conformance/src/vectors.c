@@ -165,6 +165,7 @@ static oc_status parse_case(const char *path, const oc_st_file *st, json_t *t,
     if ((s = oc_get_int(path, 0, t, "tcId", 1, INT32_MAX, &v, d)))
         return s;
     c->tcid = (int)v;
+    c->test = t;
     c->comment = json_string_value(json_object_get(t, "comment"));
     c->flags = json_object_get(t, "flags");
     c->rules = json_object_get(t, "specRules");

@@ -36,6 +36,7 @@ typedef struct oc_case {
     int64_t *positions;      /* schedules: evaluation points [n]; loss scale: found_inf
                               * [steps]; clip: view metadata (conformance/src/clip.c) */
     oc_expect exp[OC_MAX_STATE];
+    json_t *test;            /* the test object (borrowed): muon_route reads its parameter */
 } oc_case;
 
 typedef struct oc_family {

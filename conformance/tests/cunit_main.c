@@ -1,6 +1,9 @@
 /* Shared main() of the CUnit suites: each suite file defines register_suites(). */
 #include <CUnit/Basic.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include "certify.h"
 #include "cunit_main.h"
 
 float *test_narrow(const double *x, size_t n)
@@ -9,6 +12,39 @@ float *test_narrow(const double *x, size_t n)
     for (size_t i = 0; i < n; i++)
         f[i] = (float)x[i];
     return f;
+}
+
+void test_add_case_results(st_writer *w, const char *family, const oc_case *c,
+                           const oc_outputs *o)
+{
+    char key[192];
+    for (int k = 0; k < c->nstate; k++) {
+        snprintf(key, sizeof key, "%s/%d/%s", family, c->tcid, c->names[k]);
+        test_add_results(w, key, c, k, o->out[k]);
+    }
+    if (c->algo == &oc_algo_muon_route && o->out[OC_ROUTE_OUTPUT]) {
+        snprintf(key, sizeof key, "route/%s/%d", family, c->tcid);
+        st_writer_metadata(w, key, o->out[OC_ROUTE_OUTPUT][0] == 1 ? "muon" : "adamw");
+    }
+}
+
+size_t test_failures(const oc_impl *impl, const char *dir, const char *algorithm, oc_class cls,
+                     double *worst, size_t *passed)
+{
+    oc_certificate cert;
+    oc_diag d;
+    size_t fails = 0;
+    *worst = 0;
+    *passed = 0;
+    CU_ASSERT_EQUAL_FATAL(oc_certify(impl, dir, NULL, cls, &cert, &d), OC_OK);
+    for (size_t i = 0; i < cert.nfams; i++)
+        if (strcmp(cert.fams[i].algorithm, algorithm) == 0) {
+            fails += cert.fams[i].counts[OC_FAIL];
+            *passed += cert.fams[i].counts[OC_PASS];
+            *worst = fmax(*worst, cert.fams[i].worst_ratio);
+        }
+    oc_certificate_free(&cert);
+    return fails;
 }
 
 void test_add_results(st_writer *w, const char *key, const oc_case *c, int k, const double *x)

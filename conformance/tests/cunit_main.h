@@ -4,6 +4,7 @@
 #include <CUnit/CUnit.h>
 #include <stddef.h>
 #include "../../vectors/gen/st_writer.h"
+#include "judge.h"
 #include "vectors.h"
 
 /* Each suite file adds its suites and tests to the registry. */
@@ -15,6 +16,16 @@ float *test_narrow(const double *x, size_t n);
 /* Adds output k of case c (x: [steps * n]) to a results file as the results path stores it
  * (spec/vectors.md VEC-RES-1): in its storage format (F32, BF16, F16), F64 for binary64. */
 void test_add_results(st_writer *w, const char *key, const oc_case *c, int k, const double *x);
+
+/* Adds a case's outputs o to a results file (VEC-RES-1) under <family>/<tcId>/<name>, and the
+ * route of a muon_route case as metadata (VEC-RES-4). */
+void test_add_case_results(st_writer *w, const char *family, const oc_case *c,
+                           const oc_outputs *o);
+
+/* Certifies impl on the families of `algorithm` in dir under cls: the number of failed cases,
+ * with the passed ones and the worst error/bound ratio. */
+size_t test_failures(const oc_impl *impl, const char *dir, const char *algorithm, oc_class cls,
+                     double *worst, size_t *passed);
 
 #define ADD_SUITE(name, ...)                                                                   \
     do {                                                                                       \

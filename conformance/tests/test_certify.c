@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "certify.h"
 #include "cunit_main.h"
+#include "test_plugin.h"
 #include "../../vectors/gen/st_writer.h"
 
 static const char *vector_dir(void) { return OPTCERT_SOURCE_DIR "/vectors"; }
@@ -46,22 +47,12 @@ static void test_reference_is_exact(void)
     oc_certificate_free(&cert);
 }
 
-static const oc_impl *plugin(void)
-{
-    void *h = dlopen(OPTCERT_PLUGIN_PATH, RTLD_NOW | RTLD_LOCAL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
-    oc_impl_entry_fn entry;
-    *(void **)&entry = dlsym(h, OC_IMPL_ENTRY_SYMBOL);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(entry);
-    return entry();
-}
-
 /* ADAM-TOL-2, SGD-TOL-2, LION-TOL-2, SCHED-TOL-2, MP-TOL-1: a straight fp32 (binary64 for the
  * SCHED-PROF-MEGATRON schedule) implementation with its own operation order is accepted by the
  * fp32 class and rejected by the exact class (the classes differ). */
 static void test_outside_plugin_is_fp32_not_exact(void)
 {
-    const oc_impl *impl = plugin();
+    const oc_impl *impl = test_plugin();
     oc_certificate cert;
     oc_diag d;
     CU_ASSERT_EQUAL_FATAL(oc_certify(impl, vector_dir(), NULL, OC_CLASS_FP32, &cert, &d), OC_OK);
@@ -177,10 +168,8 @@ static void write_results(const oc_impl *impl, const char *path)
             oc_run_case(impl, c, &o, &st, &dirty);
             snprintf(key, sizeof key, "status/%s/%d", fam.name, c->tcid);
             st_writer_metadata(w, key, st == OC_OK ? "ok" : "rejected");
-            for (int s = 0; s < c->nstate && st == OC_OK; s++) {
-                snprintf(key, sizeof key, "%s/%d/%s", fam.name, c->tcid, c->names[s]);
-                test_add_results(w, key, c, s, o.out[s]);
-            }
+            if (st == OC_OK)
+                test_add_case_results(w, fam.name, c, &o);
             oc_outputs_free(&o);
         }
         oc_family_free(&fam);
@@ -190,7 +179,7 @@ static void write_results(const oc_impl *impl, const char *path)
     st_writer_free(w);
 }
 
-/* VEC-RES-1, VEC-RES-2, VEC-RES-3: the results path gives the same verdicts as the plugin
+/* VEC-RES-1 .. VEC-RES-4: the results path gives the same verdicts as the plugin
  * path, including the diagnosis of a mistake. */
 static void test_results_path(void)
 {

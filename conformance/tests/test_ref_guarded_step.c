@@ -1,4 +1,4 @@
-/* Unit tests of the guarded step (ref/guarded_step.c, spec/draft/step.md): a chained optimizer of
+/* Unit tests of the guarded step (ref/guarded_step.c, spec/step.md): a chained optimizer of
  * Adam, SGD and Lion sub-optimizers; a skipped step leaves every parameter, state, step counter
  * and the schedule position bit-identical while the scaler is updated; clipping uses one global
  * norm; a rejection writes nothing; every mutant is caught. */
@@ -168,8 +168,8 @@ static void test_bf16_modes(void)
     CU_ASSERT(outcome == OC_STEP_SKIPPED_NORM && position == 0);
 }
 
-/* STEP-ERR-1: an invalid sub-optimizer is found before anything is written (not even the
- * unscaling of the gradients). */
+/* STEP-ERR-1, STEP-CFG-1: an invalid sub-optimizer or configuration is found before anything
+ * is written (not even the unscaling of the gradients). */
 static void test_rejection_writes_nothing(void)
 {
     static chain c, before;
@@ -199,6 +199,21 @@ static void test_rejection_writes_nothing(void)
     bad.clip_grad = NAN;
     CU_ASSERT_EQUAL(step(&bad, &ls, &c, &position, &norm, &outcome), OC_ERR_BAD_HPARAM);
     CU_ASSERT(same_optimizer_state(&c, &before) && memcmp(c.g, before.g, sizeof c.g) == 0);
+    /* STEP-CFG-1: 9 sub-optimizers, or 65 parameters in all */
+    oc_sub_optimizer nine[OC_GUARD_MAX_SUBS + 1];
+    for (int k = 0; k <= OC_GUARD_MAX_SUBS; k++) {
+        nine[k] = c.subs[1];
+        nine[k].nparams = 0;
+    }
+    CU_ASSERT_EQUAL(oc_ref_guarded_step(&scaled, &megatron, &ls, OC_GUARD_MAX_SUBS + 1, nine,
+                                        &position, 1, &norm, &outcome, OC_GUARD_CORRECT),
+                    OC_ERR_BAD_HPARAM);
+    static oc_guarded_param many[OC_GUARD_MAX_PARAMS + 1];
+    nine[0].nparams = OC_GUARD_MAX_PARAMS + 1;
+    nine[0].params = many;
+    CU_ASSERT_EQUAL(oc_ref_guarded_step(&scaled, &megatron, &ls, 1, nine, &position, 1, &norm,
+                                        &outcome, OC_GUARD_CORRECT), OC_ERR_BAD_HPARAM);
+    CU_ASSERT(position == 7 && ls.growth_tracker == 5 && norm == -1.0f);
 }
 
 /* STEP-CLIP-1, STEP-NORM-1: one global norm over every sub-optimizer (the clipping reference

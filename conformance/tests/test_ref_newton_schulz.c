@@ -360,20 +360,7 @@ static oc_impl emul_impl(emul *e, const char *name)
  * worst error/bound ratio. */
 static size_t ns_failures(const oc_impl *impl, oc_class cls, double *worst, size_t *passed)
 {
-    oc_certificate cert;
-    oc_diag d;
-    size_t fails = 0;
-    *worst = 0;
-    *passed = 0;
-    CU_ASSERT_EQUAL_FATAL(oc_certify(impl, vector_dir(), NULL, cls, &cert, &d), OC_OK);
-    for (size_t i = 0; i < cert.nfams; i++)
-        if (strcmp(cert.fams[i].algorithm, "newton_schulz") == 0) {
-            fails += cert.fams[i].counts[OC_FAIL];
-            *passed += cert.fams[i].counts[OC_PASS];
-            *worst = fmax(*worst, cert.fams[i].worst_ratio);
-        }
-    oc_certificate_free(&cert);
-    return fails;
+    return test_failures(impl, vector_dir(), "newton_schulz", cls, worst, passed);
 }
 
 /* NS-TOL-1: each class accepts an implementation of its operand precision (and the equivalent

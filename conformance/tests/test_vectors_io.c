@@ -1103,10 +1103,8 @@ static int write_results_for(const oc_impl *impl, const char *path)
             int dirty;
             oc_run_case(impl, c, &o, &st, &dirty);
             st_writer_metadata(w, key, st == OC_OK ? "ok" : "rejected");
-            for (int k = 0; k < c->nstate && st == OC_OK; k++) {
-                snprintf(key, sizeof key, "%s/%d/%s", fam.name, c->tcid, c->names[k]);
-                test_add_results(w, key, c, k, o.out[k]);
-            }
+            if (st == OC_OK)
+                test_add_case_results(w, fam.name, c, &o);
             oc_outputs_free(&o);
         }
         oc_family_free(&fam);

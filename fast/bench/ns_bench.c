@@ -1,16 +1,21 @@
-/* Newton-Schulz (Muon's orthogonalization, 5 quintic steps, fp32) on CBLAS against the pure
- * sgemm time of the same products in the same run (results in fast/bench/RESULTS.md).
+/* The fast Newton-Schulz (fast/cpu/newton_schulz.c: oc_fast_newton_schulz, 5 iterations of the
+ * quintic profile) against the pure-sgemm time of the same products, measured in the same run
+ * (results in fast/bench/RESULTS.md).
  *
- *   build/fast/ns_bench [reps]
+ *   build/fast/ns_bench [reps [fp32|bf16 [wall|cpu]]]
  *
- * For an m x n matrix X (row-major) the Gram matrix is taken on the smaller side, k = min(m,n):
- * A = X X^T (m <= n) or X^T X (m > n), then B = c A^2 + b A + a I and X <- B X (or X B): per
- * step two k x k x max products and one k^3 product, no transposed copies (CBLAS transposes
- * in place), no copy of X (the new X goes to the second buffer and the buffers swap); the only
- * other passes are the Frobenius normalisation of the input and the k x k combination.
- * Coefficients (a, b, c) = (3.4445, -4.7750, 2.0315) (KellerJordan/Muon, reference-facts §5.1).
- * This is a timing program: the Muon family's spec and vectors (another branch) judge the
- * numerics. */
+ * For X k x n (k = min(rows, cols)) one iteration multiplies X X^T (k x k x n), A A (k x k x k)
+ * and B X (k x k x n). Baselines, timed in the same repetitions:
+ *   - "sgemm": those three products as three cblas_sgemm calls (4 k^2 n + 2 k^3 flops per
+ *     iteration), nothing else;
+ *   - "blas": the BLAS calls the implementation makes (SSYRK, SSYRK, SSYMM: the symmetric
+ *     products computed once), nothing else.
+ * The implementation adds the normalisation, the completion of the Gram matrix, the domain check
+ * of every iterate (NS-DOM-1), the copy to the output and, in bf16 mode, the roundings. The
+ * workspace is allocated once (a training loop reuses it). Best of `reps` after a warm-up.
+ * `cpu` times with the process's CPU clock instead of the wall clock: on a machine shared with
+ * other work, and with one thread (OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1, so that no thread
+ * spins), it counts this program's own work only. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cblas.h>
 #include <math.h>
@@ -18,54 +23,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "optcert/fast.h"
+
+static clockid_t clock_used = CLOCK_MONOTONIC;
 
 static double now(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(clock_used, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-typedef struct work {
-    int m, n, k;  /* k = min(m, n) */
-    float *x, *y; /* m x n, the current and the next iterate */
-    float *a, *b; /* k x k */
-} work;
-
-/* The products of one step; with `combine` the k x k combination between them (NS), without
- * it the same three sgemm calls on whatever the buffers hold (the pure-sgemm baseline). */
-static void step(work *w, int combine)
-{
-    const float ca = 3.4445f, cb = -4.7750f, cc = 2.0315f;
-    int m = w->m, n = w->n, k = w->k, wide = m <= n;
-    /* A = X X^T (k = m, inner n) or X^T X (k = n, inner m) */
-    cblas_sgemm(CblasRowMajor, wide ? CblasNoTrans : CblasTrans, wide ? CblasTrans : CblasNoTrans,
-                k, k, wide ? n : m, 1.0f, w->x, n, w->x, n, 0.0f, w->a, k);
-    if (combine)
-        memcpy(w->b, w->a, (size_t)k * (size_t)k * sizeof(float));
-    /* B = c A A + b A */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, k, k, k, cc, w->a, k, w->a, k,
-                combine ? cb : 0.0f, w->b, k);
-    if (combine)
-        for (int i = 0; i < k; i++)
-            w->b[(size_t)i * (size_t)k + (size_t)i] += ca; /* + a I */
-    /* Y = B X (wide) or X B (tall) */
-    if (wide)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, m, 1.0f, w->b, k, w->x, n,
-                    0.0f, w->y, n);
-    else
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, n, 1.0f, w->x, n, w->b, k,
-                    0.0f, w->y, n);
-    float *t = w->x;
-    w->x = w->y;
-    w->y = t;
-}
-
-static void normalise(work *w)
-{
-    size_t mn = (size_t)w->m * (size_t)w->n;
-    float nrm = cblas_snrm2((int)mn, w->x, 1);
-    cblas_sscal((int)mn, 1.0f / (nrm + 1e-7f), w->x, 1);
 }
 
 static void fill(float *x, size_t n, unsigned seed)
@@ -76,50 +42,74 @@ static void fill(float *x, size_t n, unsigned seed)
     }
 }
 
+/* The three products of `steps` iterations as plain sgemm calls (row-major, the wide
+ * orientation: the tall case's products have the same sizes). */
+static void sgemm_only(int k, int n, int steps, const float *x, float *y, float *a, float *b)
+{
+    for (int i = 0; i < steps; i++) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, k, k, n, 1.0f, x, n, x, n, 0.0f, a, k);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, k, k, k, 1.0f, a, k, a, k, 0.0f, b, k);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, k, n, k, 1.0f, b, k, x, n, 0.0f, y, n);
+    }
+}
+
+/* The implementation's BLAS calls alone. */
+static void blas_only(int k, int n, int steps, const float *x, float *y, float *a, float *b)
+{
+    for (int i = 0; i < steps; i++) {
+        cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, k, n, 1.0f, x, n, 0.0f, a, k);
+        cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, k, k, 1.0f, a, k, 0.0f, b, k);
+        cblas_ssymm(CblasRowMajor, CblasLeft, CblasUpper, k, n, 1.0f, b, k, x, n, 0.0f, y, n);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int reps = argc > 1 ? atoi(argv[1]) : 5;
-    static const int shapes[][2] = {{1024, 1024}, {4096, 1024}, {1024, 4096}};
-    printf("OpenBLAS threads %d; best of %d; 5 Newton-Schulz steps, fp32\n",
-           openblas_get_num_threads(), reps);
-    printf("%-12s %10s %10s %8s %12s\n", "shape", "NS ms", "sgemm ms", "NS/gemm", "GFLOP/s (NS)");
+    oc_fast_ns_precision prec = argc > 2 && strcmp(argv[2], "bf16") == 0 ? OC_FAST_NS_BF16
+                                                                          : OC_FAST_NS_FP32;
+    if (argc > 3 && strcmp(argv[3], "cpu") == 0)
+        clock_used = CLOCK_PROCESS_CPUTIME_ID;
+    static const size_t shapes[][2] = {{1024, 1024}, {4096, 1024}, {1024, 4096}};
+    oc_ns_hparams hp;
+    oc_ns_profile_defaults(OC_NS_QUINTIC, &hp);
+    printf("OpenBLAS threads %d (%s); best of %d; %d Newton-Schulz iterations (quintic), %s, "
+           "%s time\n", openblas_get_num_threads(), openblas_get_config(), reps, hp.steps,
+           oc_fast_ns_precision_name(prec), clock_used == CLOCK_MONOTONIC ? "wall" : "CPU");
+    printf("%-10s %9s %9s %9s %8s %8s %10s\n", "shape", "NS ms", "sgemm ms", "blas ms",
+           "NS/sgemm", "NS/blas", "GFLOP/s*");
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
-        work w = {shapes[s][0], shapes[s][1], 0, NULL, NULL, NULL, NULL};
-        w.k = w.m < w.n ? w.m : w.n;
-        size_t mn = (size_t)w.m * (size_t)w.n, kk = (size_t)w.k * (size_t)w.k;
-        float *g = malloc(mn * sizeof *g), *x0 = malloc(mn * sizeof *x0);
-        float *y0 = malloc(mn * sizeof *y0);
-        w.a = malloc(kk * sizeof(float));
-        w.b = malloc(kk * sizeof(float));
-        if (!g || !x0 || !y0 || !w.a || !w.b)
+        size_t rows = shapes[s][0], cols = shapes[s][1], len = rows * cols;
+        int k = (int)(rows < cols ? rows : cols), n = (int)(rows < cols ? cols : rows);
+        size_t wl = oc_fast_ns_work_len(rows, cols), kk = (size_t)k * (size_t)k;
+        float *g = malloc(len * sizeof *g), *out = malloc(len * sizeof *out);
+        float *work = malloc(wl * sizeof *work), *y = malloc(len * sizeof *y);
+        float *a = malloc(kk * sizeof *a), *b = malloc(kk * sizeof *b);
+        if (!g || !out || !work || !y || !a || !b)
             return 1;
-        fill(g, mn, 12345u);
-        double best_ns = INFINITY, best_mm = INFINITY;
+        fill(g, len, 12345u);
+        double best[3] = {INFINITY, INFINITY, INFINITY};
         for (int r = 0; r < reps + 1; r++) { /* the first round warms up */
-            memcpy(x0, g, mn * sizeof *g);
-            w.x = x0, w.y = y0;
             double t0 = now();
-            normalise(&w);
-            for (int i = 0; i < 5; i++)
-                step(&w, 1);
-            double t_ns = now() - t0;
-            w.x = x0, w.y = y0;
-            t0 = now();
-            for (int i = 0; i < 5; i++)
-                step(&w, 0);
-            double t_mm = now() - t0;
-            if (r > 0) {
-                best_ns = t_ns < best_ns ? t_ns : best_ns;
-                best_mm = t_mm < best_mm ? t_mm : best_mm;
-            }
+            if (oc_fast_newton_schulz(&hp, prec, rows, cols, g, out, work, wl) != OC_OK)
+                return 1;
+            double t1 = now();
+            sgemm_only(k, n, hp.steps, g, y, a, b);
+            double t2 = now();
+            blas_only(k, n, hp.steps, g, y, a, b);
+            double t3 = now();
+            double t[3] = {t1 - t0, t2 - t1, t3 - t2};
+            for (int i = 0; r > 0 && i < 3; i++)
+                best[i] = fmin(best[i], t[i]);
         }
-        double k = w.k, big = w.m > w.n ? w.m : w.n;
-        double flops = 5.0 * (2 * k * k * big * 2 + 2 * k * k * k);
+        /* GFLOP/s*: the sgemm flop count (4 k^2 n + 2 k^3 per iteration) over the NS time */
+        double flops = hp.steps * (4.0 * k * k * n + 2.0 * k * k * k);
         char name[32];
-        snprintf(name, sizeof name, "%dx%d", w.m, w.n);
-        printf("%-12s %10.2f %10.2f %8.3f %12.1f\n", name, best_ns * 1e3, best_mm * 1e3,
-               best_ns / best_mm, flops / best_ns / 1e9);
-        free(g), free(x0), free(y0), free(w.a), free(w.b);
+        snprintf(name, sizeof name, "%zux%zu", rows, cols);
+        printf("%-10s %9.1f %9.1f %9.1f %8.3f %8.3f %10.1f\n", name, best[0] * 1e3,
+               best[1] * 1e3, best[2] * 1e3, best[0] / best[1], best[0] / best[2],
+               flops / best[0] / 1e9);
+        free(g), free(out), free(work), free(y), free(a), free(b);
     }
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "optcert/fast.h"
+#include "internal.h"
 
 /* x rounded to binary32, +-inf past its range (a plain conversion would be undefined). */
 static float to_f32(double x)
@@ -73,13 +74,8 @@ oc_status oc_fast_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view
     int skip = c->profile == OC_CLIP_MEGATRON && c->max_norm > 0 && norm > c->skip_threshold;
     float coeff = c->profile == OC_CLIP_TORCH || c->max_norm > 0 ? oc_fast_clip_coeff(c, norm)
                                                                  : 1.0f;
-    for (size_t i = 0; !skip && coeff != 1.0f && i < nviews; i++) {
-        float *g = views[i].grad;
-        long long n = (long long)views[i].length;
-#pragma omp parallel for if (n > OC_FAST_CHUNK)
-        for (long long j = 0; j < n; j++)
-            g[j] *= coeff;
-    }
+    for (size_t i = 0; coeff != 1.0f && i < nviews; i++) /* CLIP-SKIP-1: clipped even so */
+        oc_fast_scale(views[i].grad, views[i].length, coeff);
     *total_norm = to_f32(norm);
     *skipped = skip;
     return OC_OK;

@@ -59,6 +59,30 @@ static oc_status fast_clip(void *ctx, const oc_clip_config *c, size_t nviews,
     return oc_fast_clip_step(c, nviews, views, total_norm, skipped);
 }
 
+/* The Newton-Schulz precision of the plugin: OPTCERT_FAST_NS (FAST-NS-2), read once at load. */
+static oc_fast_ns_precision ns_precision;
+
+static oc_status fast_newton_schulz(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t cols,
+                                    const float *g, float *out)
+{
+    (void)ctx;
+    return oc_fast_newton_schulz(hp, ns_precision, rows, cols, g, out, NULL, 0);
+}
+
+static oc_status fast_muon(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols,
+                           float *p, float *m, const float *g)
+{
+    (void)ctx;
+    return oc_fast_muon_step(hp, ns_precision, rows, cols, p, m, g);
+}
+
+static oc_status fast_qk_clip(void *ctx, const oc_qk_clip_config *c, const float *max_dot,
+                              float *w)
+{
+    (void)ctx;
+    return oc_fast_qk_clip(c, max_dot, w);
+}
+
 static oc_impl fast_cpu = {
     .abi_version = OC_IMPL_ABI_VERSION,
     .name = "optcert-fast-cpu",
@@ -68,7 +92,8 @@ static oc_impl fast_cpu = {
                     OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON |
                     OC_CAP_MIXED_BF16 | OC_CAP_MIXED_F16 | OC_CAP_MIXED_STATE_BF16 |
                     OC_CAP_LOSS_SCALE_MEGATRON | OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT |
-                    OC_CAP_LOSS_SCALE_TORCH | OC_CAP_CLIP_MEGATRON | OC_CAP_CLIP_TORCH,
+                    OC_CAP_LOSS_SCALE_TORCH | OC_CAP_CLIP_MEGATRON | OC_CAP_CLIP_TORCH |
+                    OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON | OC_CAP_QK_CLIP,
     .adam_step = fast_adam,
     .sgd_step = fast_sgd,
     .lion_step = fast_lion,
@@ -76,14 +101,18 @@ static oc_impl fast_cpu = {
     .mixed_step = fast_mixed,
     .loss_scale_update = fast_loss_scale,
     .clip_step = fast_clip,
+    .newton_schulz = fast_newton_schulz,
+    .muon_step = fast_muon,
+    .qk_clip = fast_qk_clip,
 };
 
-/* The certificate names the kernels that ran (FAST-ISA-1). */
+/* The certificate names the kernels that ran (FAST-ISA-1) and the Newton-Schulz precision. */
 const oc_impl *optcert_impl_v1(void)
 {
-    static char version[64];
-    snprintf(version, sizeof version, "1 (multi-tensor, OpenMP, %s kernels)",
-             oc_fast_isa_name(oc_fast_isa_active()));
+    static char version[96];
+    ns_precision = oc_fast_ns_precision_active();
+    snprintf(version, sizeof version, "1 (multi-tensor, OpenMP, %s kernels, %s Newton-Schulz)",
+             oc_fast_isa_name(oc_fast_isa_active()), oc_fast_ns_precision_name(ns_precision));
     fast_cpu.version = version;
     return &fast_cpu;
 }

@@ -14,6 +14,7 @@
 #include "optcert/loss_scale.h"
 #include "optcert/muon.h"
 #include "optcert/muon_clip.h"
+#include "optcert/muon_route.h"
 #include "optcert/newton_schulz.h"
 #include "optcert/schedule.h"
 #include "optcert/sgd.h"
@@ -46,11 +47,13 @@
 #define OC_CAP_CLIP_TORCH                   (1ull << 36)
 #define OC_CAP_NEWTON_SCHULZ (1ull << 40) /* NS-* for every coefficient schedule and normalisation */
 #define OC_CAP_MUON (1ull << 41)          /* MUON-* for every momentum form and scale mode */
-/* The guarded step (spec/draft/step.md), one bit per mode of oc_guard_mode. */
+/* The guarded step (spec/step.md), one bit per mode of oc_guard_mode. */
 #define OC_CAP_STEP_SCALED                  (1ull << 37)
 #define OC_CAP_STEP_UNCHECKED               (1ull << 38)
 #define OC_CAP_STEP_CHECKED                 (1ull << 39)
 #define OC_CAP_QK_CLIP (1ull << 42)       /* MUONCLIP-* for both profiles */
+#define OC_CAP_MUON_BLOCKS (1ull << 43)   /* MUON-BLK-*: split QKV and blockwise TP blocks */
+#define OC_CAP_MUON_ROUTE (1ull << 44)    /* ROUTE-*: mixed Muon + AdamW parameter routing */
 #define OC_CAP_QK_CLIP_MLA (1ull << 45)   /* with OC_CAP_QK_CLIP: the kimi-mla profile */
 
 typedef struct oc_impl {
@@ -102,6 +105,17 @@ typedef struct oc_impl {
     /* As oc_ref_qk_clip without the mutant: the fused QKV weight w clipped in place, unchanged
      * on error. NULL if OC_CAP_QK_CLIP is not claimed. */
     oc_status (*qk_clip)(void *ctx, const oc_qk_clip_config *c, const float *max_dot, float *w);
+    /* As oc_ref_muon_block_step without the workspaces and the mutant: p and m updated in
+     * place, unchanged on error. NULL if OC_CAP_MUON_BLOCKS is not claimed. */
+    oc_status (*muon_block_step)(void *ctx, const oc_muon_hparams *hp,
+                                 const oc_muon_partition *part, size_t rows, size_t cols,
+                                 float *p, float *m, const float *g);
+    /* As oc_ref_routed_step without the workspaces and the mutant: the parameter routed
+     * (*route) and stepped in place, nothing written on error. NULL if OC_CAP_MUON_ROUTE is
+     * not claimed. */
+    oc_status (*routed_step)(void *ctx, const oc_route_hparams *hp, const oc_param_info *info,
+                             int64_t step, float *p, float *m, float *v, const float *g,
+                             oc_route *route);
 } oc_impl;
 
 /* A plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */

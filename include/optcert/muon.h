@@ -57,6 +57,11 @@ oc_status oc_muon_profile_defaults(oc_muon_profile pr, oc_muon_hparams *hp);
 /* MUON-SCALE-1: the factor of the orthogonalised update for a rows x cols parameter. */
 double oc_muon_scale_factor(const oc_muon_hparams *hp, size_t rows, size_t cols);
 
+/* MUON-HP-1 with NS-HP-1 / NS-IN-1 (the checks of oc_ref_muon_step before its buffer checks). */
+oc_status oc_muon_check(const oc_muon_hparams *hp, size_t rows, size_t cols);
+/* MUON-HP-1: OC_OK when the hyper-parameters are valid (for any shape). */
+oc_status oc_muon_hparams_check(const oc_muon_hparams *hp);
+
 /* Doubles of workspace for a rows x cols parameter (oc_ns_work_len). The step also needs
  * 3 rows cols floats of scratch. */
 size_t oc_muon_work_len(size_t rows, size_t cols);
@@ -67,5 +72,66 @@ size_t oc_muon_work_len(size_t rows, size_t cols);
 oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, float *p,
                            float *m, const float *g, double *work, size_t work_len,
                            float *scratch, oc_muon_mutant mutant);
+
+/* ---- Blocks: split QKV and blockwise tensor parallelism (rules MUON-BLK-*) ---- */
+
+typedef enum oc_muon_tp_dim {
+    OC_MUON_TP_NONE = 0, /* one rank                                               MUON-BLK-TP-1 */
+    OC_MUON_TP_ROWS,     /* column-parallel: each rank holds rows / tp output rows  MUON-BLK-TP-1 */
+    OC_MUON_TP_COLS      /* row-parallel: each rank holds cols / tp input columns   MUON-BLK-TP-1 */
+} oc_muon_tp_dim;
+
+typedef enum oc_muon_scale_shape {
+    OC_MUON_SCALE_GLOBAL = 0, /* MUON-SCALE-1 on the block's shape times tp on the split dim */
+    OC_MUON_SCALE_LOCAL       /* on the block's own shape (Megatron tp_mode="blockwise")     */
+} oc_muon_scale_shape;        /*                                                 MUON-BLK-SCALE-1 */
+
+typedef struct oc_muon_partition {
+    size_t tp_size;                  /* 1 .. 64; 1 with OC_MUON_TP_NONE     MUON-BLK-TP-1 */
+    oc_muon_tp_dim tp_dim;
+    oc_muon_scale_shape scale_shape;
+    /* Split QKV (MUON-BLK-QKV-1): heads, query groups and head dim of the fused weight; all 0
+     * for no split. */
+    size_t qkv_heads, qkv_groups, qkv_head_dim;
+} oc_muon_partition;
+
+/* One block: rows row0 + j stride + [0, run) for j < nruns, columns col0 + [0, ncols), stacked
+ * in that order into a (run nruns) x ncols matrix; scale_rows x scale_cols is the shape its
+ * scale uses (MUON-BLK-SCALE-1). */
+typedef struct oc_muon_block {
+    size_t row0, run, stride, nruns, col0, ncols, scale_rows, scale_cols;
+} oc_muon_block;
+
+typedef enum oc_muon_block_mutant {
+    OC_MUON_BLOCK_CORRECT = 0,
+    OC_MUON_BLOCK_MUT_QKV_NOT_SPLIT,      /* the fused QKV weight orthogonalised as one matrix */
+    OC_MUON_BLOCK_MUT_QKV_CONTIGUOUS,     /* [all q; all k; all v] instead of per query group */
+    OC_MUON_BLOCK_MUT_SCALE_SHAPE_SWAPPED,/* local shape for global, or the reverse */
+    OC_MUON_BLOCK_MUT_TP_NOT_BLOCKED,     /* the full matrix orthogonalised (duplicated mode) */
+    OC_MUON_BLOCK_MUTANT_COUNT
+} oc_muon_block_mutant;
+
+const char *oc_muon_block_mutant_name(oc_muon_block_mutant mu);
+
+/* MUON-BLK-TP-1, MUON-BLK-QKV-1: OC_OK when the partition fits a rows x cols parameter. */
+oc_status oc_muon_partition_check(const oc_muon_partition *part, size_t rows, size_t cols);
+
+/* Number of blocks of a valid partition: tp_size, times 3 with a QKV split. */
+size_t oc_muon_block_count(const oc_muon_partition *part);
+
+/* Block `index` (rank-major, then q, k, v) of a valid partition (MUON-BLK-*). */
+void oc_muon_block_at(const oc_muon_partition *part, size_t rows, size_t cols, size_t index,
+                      oc_muon_block *b);
+
+/* Floats of scratch for oc_ref_muon_block_step: 5 rows cols. */
+size_t oc_muon_block_scratch_len(size_t rows, size_t cols);
+
+/* One Muon step (MUON-*) in which the direction is orthogonalised block by block
+ * (MUON-BLK-ORTH-1) and each block scaled by its own factor (MUON-BLK-SCALE-1). Workspace as
+ * oc_ref_muon_step, scratch oc_muon_block_scratch_len floats. On error nothing is written. */
+oc_status oc_ref_muon_block_step(const oc_muon_hparams *hp, const oc_muon_partition *part,
+                                 size_t rows, size_t cols, float *p, float *m, const float *g,
+                                 double *work, size_t work_len, float *scratch,
+                                 size_t scratch_len, oc_muon_block_mutant mutant);
 
 #endif

@@ -45,6 +45,9 @@ const char *oc_qk_clip_mutant_name(oc_qk_clip_mutant mu);
 const char *oc_qk_clip_profile_name(oc_qk_clip_profile pr);
 oc_status oc_qk_clip_profile_parse(const char *name, oc_qk_clip_profile *out);
 
+/* MUONCLIP-CFG-1 and MUONCLIP-LAYOUT-1 (the checks of oc_ref_qk_clip before its buffer checks). */
+oc_status oc_qk_clip_check(const oc_qk_clip_config *c);
+
 /* Rows of the fused QKV weight: groups (heads / groups + 2) head_dim (MUONCLIP-LAYOUT-1). */
 size_t oc_qk_clip_rows(const oc_qk_clip_config *c);
 

@@ -4,6 +4,7 @@
 
 #include "family.h"
 #include "optcert/adam.h"
+#include "optcert/loss_scale.h"
 #include "optcert/lion.h"
 #include "optcert/sgd.h"
 #include "rng.h"
@@ -59,8 +60,31 @@ int gen_newton_schulz(const gen_options *opt, const char *outdir);
 /* Writes vectors/muon-<profile>/ (spec/muon.md, MUON-*); 0 on success. */
 int gen_muon(const gen_options *opt, const char *outdir);
 
+/* Writes vectors/muon-split-qkv/ and vectors/muon-tp-blockwise/ (spec/muon.md, MUON-BLK-*). */
+int gen_muon_blocks(const gen_options *opt, const char *outdir);
+
+/* Writes vectors/muon-adamw-route/ (spec/muon.md, ROUTE-*). */
+int gen_muon_route(const gen_options *opt, const char *outdir);
+
 /* Writes vectors/muonclip-<profile>/ (spec/muon.md, MUONCLIP-*); 0 on success. */
 int gen_muon_clip(const gen_options *opt, const char *outdir);
+
+/* Pieces of the generators other families reuse (gen_step.c): the hyper-parameters as their
+ * families write them; the loss scaler's update as spec/loss_scale.md states it (LS-*); the
+ * exact norm of a set of gradients (CLIP-NORM-1, CLIP-NORM-INF-1: returns the number of
+ * elements, NaN or inf if one is not finite) and CLIP-TOL-2's relative bound of the 2-norm over
+ * m elements and R ranks (0 for the inf-norm). */
+json_t *gen_adam_hparams_json(const oc_adam_hparams *hp);
+json_t *gen_sgd_hparams_json(const oc_sgd_hparams *hp);
+json_t *gen_lion_hparams_json(const oc_lion_hparams *hp);
+void gen_loss_scale_update(const oc_loss_scaler *c, mpfr_prec_t prec, int found_inf,
+                           float *scale, long *growth, long *hyst);
+size_t gen_clip_exact_norm(mpfr_t norm, mpfr_t sum, mpfr_t t, int inf_norm, size_t np,
+                           const float *const *g, const size_t *numel);
+double gen_clip_norm_rel(size_t m, int ranks, int inf_norm);
+
+/* Writes vectors/step-megatron/ (spec/step.md); 0 on success. */
+int gen_step(const gen_options *opt, const char *outdir);
 
 /* Writes every family at the given options; 0 on success. */
 int gen_all(const gen_options *opt, const char *outdir);

@@ -470,3 +470,5 @@ int gen_adam(const gen_options *opt, const char *outdir)
     adam_exact_free(cx);
     return rc;
 }
+
+json_t *gen_adam_hparams_json(const oc_adam_hparams *hp) { return hparams_json(hp); }

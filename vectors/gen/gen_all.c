@@ -7,7 +7,10 @@ int gen_all(const gen_options *opt, const char *outdir)
                    gen_clip(opt, outdir) ||
                    gen_newton_schulz(opt, outdir) ||
                    gen_muon(opt, outdir) ||
-                   gen_muon_clip(opt, outdir)
+                   gen_muon_clip(opt, outdir) ||
+                   gen_step(opt, outdir) ||
+                   gen_muon_blocks(opt, outdir) ||
+                   gen_muon_route(opt, outdir)
                ? -1
                : 0;
 }

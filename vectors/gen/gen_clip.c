@@ -103,28 +103,50 @@ static json_t *hparams_json(const oc_clip_config *c)
                      c->tp_size, "ppSize", c->pp_size, "dpSize", c->dp_size);
 }
 
+size_t gen_clip_exact_norm(mpfr_t norm, mpfr_t sum, mpfr_t t, int inf_norm, size_t np,
+                           const float *const *g, const size_t *numel)
+{
+    size_t m = 0;
+    mpfr_set_zero(sum, 1);
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < numel[i]; j++, m++) {
+            mpfr_set_flt(t, g[i][j], MPFR_RNDN);
+            if (inf_norm) {
+                mpfr_abs(t, t, MPFR_RNDN);
+                if (mpfr_nan_p(t))
+                    mpfr_set_nan(sum);
+                else if (!mpfr_nan_p(sum))
+                    mpfr_max(sum, sum, t, MPFR_RNDN);
+            } else {
+                mpfr_sqr(t, t, MPFR_RNDN);
+                mpfr_add(sum, sum, t, MPFR_RNDN);
+            }
+        }
+    if (inf_norm)
+        mpfr_set(norm, sum, MPFR_RNDN);
+    else
+        mpfr_sqrt(norm, sum, MPFR_RNDN);
+    return m;
+}
+
+/* CLIP-TOL-2: the 2-norm within (m + R + 4) u relative, the inf-norm exact. */
+double gen_clip_norm_rel(size_t m, int ranks, int inf_norm)
+{
+    return inf_norm ? 0 : (double)(m + (size_t)ranks + 4) * U32;
+}
+
 /* The exact norm of the logical set (CLIP-NORM-1, CLIP-NORM-INF-1) into g->norm; returns the
  * number of elements. */
 static size_t exact_norm(clip_gen *g, const clip_case *c)
 {
-    size_t m = 0;
-    mpfr_set_zero(g->sum, 1);
-    for (int i = 0; i < c->np; i++)
-        for (size_t j = 0; j < c->p[i].numel; j++, m++) {
-            mpfr_set_flt(g->t, c->p[i].g[j], MPFR_RNDN);
-            if (c->cfg.inf_norm) {
-                mpfr_abs(g->t, g->t, MPFR_RNDN);
-                mpfr_max(g->sum, g->sum, g->t, MPFR_RNDN);
-            } else {
-                mpfr_sqr(g->t, g->t, MPFR_RNDN);
-                mpfr_add(g->sum, g->sum, g->t, MPFR_RNDN);
-            }
-        }
-    if (c->cfg.inf_norm)
-        mpfr_set(g->norm, g->sum, MPFR_RNDN);
-    else
-        mpfr_sqrt(g->norm, g->sum, MPFR_RNDN);
-    return m;
+    const float *grads[MAX_PARAMS];
+    size_t numel[MAX_PARAMS];
+    for (int i = 0; i < c->np; i++) {
+        grads[i] = c->p[i].g;
+        numel[i] = c->p[i].numel;
+    }
+    return gen_clip_exact_norm(g->norm, g->sum, g->t, c->cfg.inf_norm, (size_t)c->np, grads,
+                               numel);
 }
 
 static void emit(clip_gen *g, clip_case *c, const char *comment, const char *flag,
@@ -143,12 +165,11 @@ static void emit(clip_gen *g, clip_case *c, const char *comment, const char *fla
         int disabled = c->cfg.profile == OC_CLIP_MEGATRON && !(c->cfg.max_norm > 0);
         size_t m = disabled ? 0 : exact_norm(g, c);
         float norm32 = disabled ? 0.0f : mpfr_get_flt(g->norm, MPFR_RNDN);
-        int skipped = !disabled && mpfr_cmp_d(g->norm, c->cfg.skip_threshold) > 0;
         /* factor = max_norm / (N + 1e-6), clamped (torch) or applied only below 1 (megatron) */
         mpfr_add_d(g->t, g->norm, 1.0e-6, MPFR_RNDN);
         mpfr_d_div(g->t, c->cfg.max_norm, g->t, MPFR_RNDN);
-        int apply = !disabled && !skipped && (c->cfg.profile == OC_CLIP_TORCH ||
-                                              mpfr_cmp_ui(g->t, 1) < 0);
+        int apply = !disabled && (c->cfg.profile == OC_CLIP_TORCH ||    /* CLIP-SKIP-1: */
+                                  mpfr_cmp_ui(g->t, 1) < 0);          /* clipped even so */
         if (mpfr_cmp_ui(g->t, 1) > 0)
             mpfr_set_ui(g->t, 1, MPFR_RNDN);
         for (int i = 0; i < c->np; i++) {
@@ -161,12 +182,12 @@ static void emit(clip_gen *g, clip_case *c, const char *comment, const char *fla
         /* §4: 2-norm within (m + R + 4) u relative (R ranks in the reduction), inf-norm exact;
          * each gradient within its magnitude times the norm's bound + 5 u, plus 2^-149. */
         int ranks = c->cfg.tp_size * c->cfg.pp_size * c->cfg.dp_size;
-        double rel = c->cfg.inf_norm || disabled ? 0 : (double)(m + (size_t)ranks + 4) * U32;
+        double rel = disabled ? 0 : gen_clip_norm_rel(m, ranks, c->cfg.inf_norm);
         json_object_set_new(
             test, "expected",
             json_pack("{s:o,s:o,s:o,s:o}", "norm", hexfloat(norm32), "normTol",
                       hexfloat(gen_bound_up(rel * norm32)), "gradRelTol",
-                      hexfloat(gen_bound_up(disabled || skipped ? 0 : rel + 5 * U32)), "grad",
+                      hexfloat(gen_bound_up(disabled ? 0 : rel + 5 * U32)), "grad",
                       views_json(c, clipped, 0)));
         for (int i = 0; i < c->np; i++)
             free(clipped[i]);
@@ -284,7 +305,7 @@ static void layout_cases(clip_gen *g)
         clip_case c = {.cfg = single(OC_CLIP_MEGATRON, 1.0)};
         c.p[c.np++] = param(g, 32, 0, 2);                       /* norm between 8 and 32 */
         c.cfg.skip_threshold = exceed ? 4.0 : 64.0;
-        emit(g, &c, exceed ? "norm above grad_norm_skip_threshold: the step is skipped"
+        emit(g, &c, exceed ? "norm above grad_norm_skip_threshold: clipped, and the step is skipped"
                            : "norm below grad_norm_skip_threshold: clipped as usual",
              "SkipThreshold", "CLIP-SKIP-1", "valid");
         free_case(&c);
@@ -335,7 +356,7 @@ static void notes(family *f)
         {"DataParallel", "SHARDING", "DP replicas", "one replica enters the norm"},
         {"Distributed", "SHARDING", "ZeRO-1 shards", "every DP rank's shard enters the norm"},
         {"Chained", "SHARDING", "two sub-optimizers", "one global norm, one coefficient"},
-        {"SkipThreshold", "EDGE_CASE", "grad_norm_skip_threshold", "the step is skipped above it"},
+        {"SkipThreshold", "EDGE_CASE", "grad_norm_skip_threshold", "clipped, then the step is skipped above it"},
         {"InvalidInput", "INVALID_INPUT", "configuration or gradient outside CLIP-CFG-1",
          "must be rejected with nothing written"},
     };

@@ -302,3 +302,5 @@ int gen_lion(const gen_options *opt, const char *outdir)
         mpfr_clear(cx.x[i]);
     return rc;
 }
+
+json_t *gen_lion_hparams_json(const oc_lion_hparams *hp) { return hparams_json(hp); }

@@ -324,3 +324,12 @@ int gen_loss_scale(const gen_options *opt, const char *outdir)
     }
     return rc;
 }
+
+void gen_loss_scale_update(const oc_loss_scaler *c, mpfr_prec_t prec, int found_inf,
+                           float *scale, long *growth, long *hyst)
+{
+    ls_gen g = {.profile = c->profile};
+    mpfr_init2(g.prod, prec);
+    spec_update(&g, c, found_inf, scale, growth, hyst);
+    mpfr_clear(g.prod);
+}

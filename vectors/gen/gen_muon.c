@@ -4,7 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "optcert/muon.h"
+#include "optcert/muon_route.h"
+#include "adam_exact.h"
 #include "family.h"
 #include "gen.h"
 #include "ns_model.h"
@@ -50,17 +51,64 @@ static json_t *hparams_json(const oc_muon_hparams *hp)
 static const char *const profile_rules[OC_MUON_PROFILE_COUNT] = {
     "MUON-PROF-KELLER", "MUON-PROF-MOONLIGHT", "MUON-PROF-MEGATRON"};
 
-/* One valid case: the exact step and its tolerances (MUON-TOL-1), tensors and JSON. */
-static void emit(family *f, const oc_muon_hparams *hp, const char *comment, const char *flag,
-                 size_t rows, size_t cols, float *p, float *m, float *g, mpfr_prec_t prec)
+/* MUON-SCALE-1 in MPFR for a rows x cols shape, times lr: s = lr extraScale f(rows, cols). */
+static void exact_step(mpfr_t s, const oc_muon_hparams *hp, size_t rows, size_t cols)
 {
-    size_t n = rows * cols, k = rows < cols ? rows : cols;
+    mpfr_set_ui(s, (unsigned long)(rows > cols ? rows : cols), MPFR_RNDN);
+    if (hp->scale == OC_MUON_SHAPE_SCALING) {
+        mpfr_set_ui(s, rows > cols ? (unsigned long)rows : 1ul, MPFR_RNDN);
+        mpfr_div_ui(s, s, rows > cols ? (unsigned long)cols : 1ul, MPFR_RNDN);
+    } else if (hp->scale == OC_MUON_UNIT_RMS_NORM) {
+        mpfr_set_ui(s, (unsigned long)rows, MPFR_RNDN);
+        mpfr_div_ui(s, s, (unsigned long)cols, MPFR_RNDN);
+    }
+    mpfr_sqrt(s, s, MPFR_RNDN);
+    mpfr_mul_d(s, s, hp->extra_scale, MPFR_RNDN);
+    mpfr_mul_d(s, s, hp->lr, MPFR_RNDN);                            /* lr * scale */
+}
+
+/* Element t of block b (stacked order) as an index into the rows x cols matrix (MUON-BLK-*). */
+static size_t block_index(const oc_muon_block *b, size_t cols, size_t t)
+{
+    size_t r = t / b->ncols, c = t % b->ncols;
+    return (b->row0 + r / b->run * b->stride + r % b->run) * cols + b->col0 + c;
+}
+
+static const char *const tp_dims[] = {"none", "rows", "cols"};
+
+/* The exact step of one parameter: p' and m' rounded to binary32 and binary64, and their
+ * tolerance tables [class][frobenius, band] (MUON-TOL-1). */
+typedef struct muon_golden {
+    float *p32, *m32;
+    double *p64, *m64;
+    double tol_p[NS_NCLASSES][2], tol_m[NS_NCLASSES][2];
+} muon_golden;
+
+static void golden_free(muon_golden *gd)
+{
+    free(gd->p32), free(gd->m32), free(gd->p64), free(gd->m64);
+}
+
+/* The exact step and its tolerances (MUON-TOL-1). With a partition (MUON-BLK-*) each block of
+ * the direction is orthogonalised and scaled on its own and the bounds add over the blocks
+ * (MUON-BLK-TOL-1); without, the whole matrix is one block. */
+static void muon_exact(const oc_muon_hparams *hp, const oc_muon_partition *part, size_t rows,
+                       size_t cols, const float *p, const float *m, const float *g,
+                       mpfr_prec_t prec, muon_golden *gd)
+{
+    static const oc_muon_partition whole = {1, OC_MUON_TP_NONE, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
+    const oc_muon_partition *pt = part ? part : &whole;
+    size_t n = rows * cols, k = rows < cols ? rows : cols, nblocks = oc_muon_block_count(pt);
     float *m32 = malloc(n * sizeof *m32), *d32 = malloc(n * sizeof *d32);
     float *o32 = malloc(n * sizeof *o32), *p32 = malloc(n * sizeof *p32);
+    float *bin = malloc(n * sizeof *bin), *bout32 = malloc(n * sizeof *bout32);
     double *m64 = malloc(n * sizeof *m64), *o64 = malloc(n * sizeof *o64);
     double *p64 = malloc(n * sizeof *p64), *w = malloc(n * sizeof *w);
     double *kept = malloc(n * sizeof *kept), *sv0 = malloc(k * sizeof *sv0);
-    double ns_tol[NS_NCLASSES][2], tol_p[NS_NCLASSES][2], tol_m[NS_NCLASSES][2];
+    double *bout64 = malloc(n * sizeof *bout64);
+    double ns_tol[NS_NCLASSES][2];
+    double (*tol_p)[2] = gd->tol_p, (*tol_m)[2] = gd->tol_m;
+    double orth_tol[NS_NCLASSES][2] = {{0}}, orth_norm = 0; /* sums of lr s_b T, lr s_b ||O_b|| */
     mpfr_t x, y, s;
     mpfr_inits2(prec, x, y, s, (mpfr_ptr)0);
     double mu = hp->momentum, take = hp->form == OC_MUON_SGD ? 1.0 : 1.0 - mu;
@@ -82,70 +130,126 @@ static void emit(family *f, const oc_muon_hparams *hp, const char *comment, cons
             d32[i] = m32[i];
         }
     }
-    ns_exact(&hp->ns, rows, cols, d32, prec, o32, o64, sv0);        /* MUON-NS-1 */
-    ns_tolerances(&hp->ns, sv0, k, n / k, ns_tol);
-    double scale = oc_muon_scale_factor(hp, rows, cols);            /* MUON-SCALE-1 */
-    mpfr_set_ui(s, (unsigned long)(rows > cols ? rows : cols), MPFR_RNDN);
-    if (hp->scale == OC_MUON_SHAPE_SCALING) {
-        mpfr_set_ui(s, rows > cols ? (unsigned long)rows : 1ul, MPFR_RNDN);
-        mpfr_div_ui(s, s, rows > cols ? (unsigned long)cols : 1ul, MPFR_RNDN);
-    } else if (hp->scale == OC_MUON_UNIT_RMS_NORM) {
-        mpfr_set_ui(s, (unsigned long)rows, MPFR_RNDN);
-        mpfr_div_ui(s, s, (unsigned long)cols, MPFR_RNDN);
-    }
-    mpfr_sqrt(s, s, MPFR_RNDN);
-    mpfr_mul_d(s, s, hp->extra_scale, MPFR_RNDN);
-    mpfr_mul_d(s, s, hp->lr, MPFR_RNDN);                            /* lr * scale */
-    for (size_t i = 0; i < n; i++) {                                /* MUON-WD-1, MUON-UPD-1 */
-        mpfr_set_flt(x, p[i], MPFR_RNDN);
-        mpfr_set_d(y, hp->lr, MPFR_RNDN);
-        mpfr_mul_d(y, y, hp->weight_decay, MPFR_RNDN);
-        mpfr_ui_sub(y, 1, y, MPFR_RNDN);
-        mpfr_mul(x, x, y, MPFR_RNDN);
-        kept[i] = fabs(mpfr_get_d(x, MPFR_RNDN));
-        mpfr_set_flt(y, o32[i], MPFR_RNDN);
-        mpfr_mul(y, y, s, MPFR_RNDN);
-        mpfr_sub(x, x, y, MPFR_RNDN);
-        p32[i] = mpfr_get_flt(x, MPFR_RNDN);                        /* MUON-STORE-1 */
-        p64[i] = mpfr_get_d(x, MPFR_RNDN);
+    for (size_t bi = 0; bi < nblocks; bi++) {   /* MUON-NS-1, MUON-BLK-ORTH-1, MUON-BLK-SCALE-1 */
+        oc_muon_block b;
+        oc_muon_block_at(pt, rows, cols, bi, &b);
+        size_t br = b.run * b.nruns, bn = br * b.ncols, bk = br < b.ncols ? br : b.ncols;
+        for (size_t t = 0; t < bn; t++)
+            bin[t] = d32[block_index(&b, cols, t)];
+        ns_exact(&hp->ns, br, b.ncols, bin, prec, bout32, bout64, sv0);
+        ns_tolerances(&hp->ns, sv0, bk, bn / bk, ns_tol);
+        exact_step(s, hp, b.scale_rows, b.scale_cols);
+        double step = hp->lr * oc_muon_scale_factor(hp, b.scale_rows, b.scale_cols);
+        for (size_t t = 0; t < bn; t++) {
+            size_t i = block_index(&b, cols, t);
+            o32[i] = bout32[t];
+            o64[i] = bout64[t];
+        }
+        orth_norm += step * norm2(bout64, bn);
+        for (int cl = 0; cl < NS_NCLASSES; cl++)
+            for (int j = 0; j < 2; j++)
+                orth_tol[cl][j] += step * ns_tol[cl][j];
+        for (size_t t = 0; t < bn; t++) {                           /* MUON-WD-1, MUON-UPD-1 */
+            size_t i = block_index(&b, cols, t);
+            mpfr_set_flt(x, p[i], MPFR_RNDN);
+            mpfr_set_d(y, hp->lr, MPFR_RNDN);
+            mpfr_mul_d(y, y, hp->weight_decay, MPFR_RNDN);
+            mpfr_ui_sub(y, 1, y, MPFR_RNDN);
+            mpfr_mul(x, x, y, MPFR_RNDN);
+            kept[i] = fabs(mpfr_get_d(x, MPFR_RNDN));
+            mpfr_set_flt(y, o32[i], MPFR_RNDN);
+            mpfr_mul(y, y, s, MPFR_RNDN);
+            mpfr_sub(x, x, y, MPFR_RNDN);
+            p32[i] = mpfr_get_flt(x, MPFR_RNDN);                    /* MUON-STORE-1 */
+            p64[i] = mpfr_get_d(x, MPFR_RNDN);
+        }
     }
     /* MUON-TOL-1: the momentum elementwise (three roundings, or one for the exact class); the
      * parameter: lr * scale times the orthogonalisation's bound of the class, plus four
-     * roundings of the elementwise update. */
-    double step = hp->lr * scale, onorm = norm2(o64, n);
+     * roundings of the elementwise update (summed over blocks, MUON-BLK-TOL-1). */
     double pnorm = norm2(p64, n), mnorm = norm2(m64, n), wnorm = norm2(w, n);
     double keptnorm = norm2(kept, n);
     for (int cl = 0; cl < NS_NCLASSES; cl++) {
         double u = 0x1p-24, elem_m = cl == NS_CLASS_EXACT ? u * mnorm : u * mnorm + 3 * u * wnorm;
-        double elem_p = cl == NS_CLASS_EXACT ? u * pnorm + step * u * onorm
-                                             : u * pnorm + 4 * u * (keptnorm + step * onorm);
+        double elem_p = cl == NS_CLASS_EXACT ? u * pnorm + u * orth_norm
+                                             : u * pnorm + 4 * u * (keptnorm + orth_norm);
         tol_m[cl][0] = tol_m[cl][1] = elem_m * (1 + 0x1p-20);
-        tol_p[cl][0] = (step * ns_tol[cl][0] + elem_p) * (1 + 0x1p-20);
-        tol_p[cl][1] = (step * ns_tol[cl][1] + elem_p) * (1 + 0x1p-20);
+        tol_p[cl][0] = (orth_tol[cl][0] + elem_p) * (1 + 0x1p-20);
+        tol_p[cl][1] = (orth_tol[cl][1] + elem_p) * (1 + 0x1p-20);
     }
-    family_group(f, "MuonStep", hparams_json(hp));
+    mpfr_clears(x, y, s, (mpfr_ptr)0);
+    free(d32), free(o32), free(o64), free(w), free(kept), free(sv0), free(bin), free(bout32);
+    free(bout64);
+    gd->p32 = p32, gd->m32 = m32, gd->p64 = p64, gd->m64 = m64;
+}
+
+/* Writes the partition of a MuonBlockStep group into its hparams (VEC-FMT-12). */
+static void partition_json(json_t *hj, const oc_muon_partition *part)
+{
+    json_object_update_new(hj, json_pack("{s:I,s:s,s:s,s:I,s:I,s:I}", "tpSize",
+                                         (json_int_t)part->tp_size, "tpDim", tp_dims[part->tp_dim],
+                                         "scaleShape",
+                                         part->scale_shape == OC_MUON_SCALE_GLOBAL ? "global"
+                                                                                   : "local",
+                                         "qkvHeads", (json_int_t)part->qkv_heads, "qkvGroups",
+                                         (json_int_t)part->qkv_groups, "qkvHeadDim",
+                                         (json_int_t)part->qkv_head_dim));
+}
+
+/* Adds expected.<name> {f32, f64, tol} of a matrix-judged output (VEC-FMT-12). */
+static void add_matrix_output(family *f, int id, json_t *ex, const char *name, size_t rows,
+                              size_t cols, const float *v32, const double *v64,
+                              double tol[NS_NCLASSES][2])
+{
+    char key[32];
+    json_t *o = json_object();
+    snprintf(key, sizeof key, "%s.out", name);
+    family_add_tensor(f, id, key, "F32", rows, cols, v32, o, "f32");
+    snprintf(key, sizeof key, "%s.out.f64", name);
+    family_add_tensor(f, id, key, "F64", rows, cols, v64, o, "f64");
+    snprintf(key, sizeof key, "%s.tol", name);
+    family_add_tensor(f, id, key, "F64", NS_NCLASSES, 2, tol, o, "tol");
+    json_object_set_new(ex, name, o);
+}
+
+/* One valid case: the exact step, tensors and JSON. */
+static void emit(family *f, const oc_muon_hparams *hp, const oc_muon_partition *part,
+                 const char *comment, const char *flag, size_t rows, size_t cols, float *p,
+                 float *m, float *g, mpfr_prec_t prec)
+{
+    muon_golden gd;
+    muon_exact(hp, part, rows, cols, p, m, g, prec, &gd);
+    json_t *hj = hparams_json(hp);
+    if (part)
+        partition_json(hj, part);
+    family_group(f, part ? "MuonBlockStep" : "MuonStep", hj);
     int id = f->next_tcid;
     json_t *test = json_pack("{s:s,s:[s],s:[s,s,s,s,s,s,s,s,s],s:s,s:I,s:I}", "comment", comment,
                              "flags", flag, "specRules", "MUON-MOM-1", "MUON-NEST-1", "MUON-NS-1",
                              "MUON-SCALE-1", "MUON-WD-1", "MUON-UPD-1", "MUON-STORE-1",
                              "MUON-TOL-1", profile_rules[hp->profile], "result", "valid", "rows",
                              (json_int_t)rows, "cols", (json_int_t)cols);
-    json_t *in = json_object(), *ep = json_object(), *em = json_object();
+    if (part) {
+        json_t *rules = json_object_get(test, "specRules");
+        json_array_append_new(rules, json_string("MUON-BLK-ORTH-1"));
+        json_array_append_new(rules, json_string("MUON-BLK-SCALE-1"));
+        json_array_append_new(rules, json_string("MUON-BLK-TOL-1"));
+        if (part->tp_size > 1)
+            json_array_append_new(rules, json_string("MUON-BLK-TP-1"));
+        if (part->qkv_heads)
+            json_array_append_new(rules, json_string("MUON-BLK-QKV-1"));
+    }
+    json_t *in = json_object(), *ex = json_object();
     family_add_tensor(f, id, "p", "F32", rows, cols, p, in, "p");
     family_add_tensor(f, id, "m", "F32", rows, cols, m, in, "m");
     family_add_tensor(f, id, "g", "F32", rows, cols, g, in, "g");
-    family_add_tensor(f, id, "p.out", "F32", rows, cols, p32, ep, "f32");
-    family_add_tensor(f, id, "p.out.f64", "F64", rows, cols, p64, ep, "f64");
-    family_add_tensor(f, id, "p.tol", "F64", NS_NCLASSES, 2, tol_p, ep, "tol");
-    family_add_tensor(f, id, "m.out", "F32", rows, cols, m32, em, "f32");
-    family_add_tensor(f, id, "m.out.f64", "F64", rows, cols, m64, em, "f64");
-    family_add_tensor(f, id, "m.tol", "F64", NS_NCLASSES, 2, tol_m, em, "tol");
+    add_matrix_output(f, id, ex, "p", rows, cols, gd.p32, gd.p64, gd.tol_p);
+    add_matrix_output(f, id, ex, "m", rows, cols, gd.m32, gd.m64, gd.tol_m);
     json_object_set_new(test, "inputs", in);
-    json_object_set_new(test, "expected", json_pack("{s:o,s:o}", "p", ep, "m", em));
+    json_object_set_new(test, "expected", ex);
     family_test(f, test);
-    mpfr_clears(x, y, s, (mpfr_ptr)0);
-    free(m32), free(d32), free(o32), free(p32), free(m64), free(o64), free(p64), free(w);
-    free(kept), free(sv0), free(p), free(m), free(g);
+    golden_free(&gd);
+    free(p), free(m), free(g);
 }
 
 static void cases(family *f, const oc_muon_hparams *hp0, mpfr_prec_t prec)
@@ -164,7 +268,7 @@ static void cases(family *f, const oc_muon_hparams *hp0, mpfr_prec_t prec)
             float *p = uniform(n, 1);
             float *m = s == 7 ? calloc(n, sizeof(float)) : uniform(n, 0.01);
             float *g = uniform(n, 0.01);
-            emit(f, &hp, s == 7 ? "first step: zero momentum" : "random parameter, momentum, gradient",
+            emit(f, &hp, NULL, s == 7 ? "first step: zero momentum" : "random parameter, momentum, gradient",
                  s == 7 ? "FirstStep" : "Random", r, c, p, m, g, prec);
         }
     }
@@ -211,5 +315,340 @@ int gen_muon(const gen_options *opt, const char *outdir)
         rc = family_save(&f, outdir);
         family_free(&f);
     }
+    return rc;
+}
+
+/* ---- Blocks: split QKV and blockwise tensor parallelism (MUON-BLK-*) ---- */
+
+/* A rows x cols case of the partition, from random p (scale 1), m and g (scale 0.01); m zero
+ * for a first step. */
+static void block_case(family *f, const oc_muon_hparams *hp, const oc_muon_partition *part,
+                       const char *comment, const char *flag, size_t rows, size_t cols,
+                       int first_step, mpfr_prec_t prec)
+{
+    size_t n = rows * cols;
+    float *p = uniform(n, 1);
+    float *m = first_step ? calloc(n, sizeof(float)) : uniform(n, 0.01);
+    emit(f, hp, part, comment, flag, rows, cols, p, m, uniform(n, 0.01), prec);
+}
+
+/* MUON-BLK-ERR-1: a partition that does not fit the shape, rejected with the state unchanged. */
+static void block_invalid(family *f, const oc_muon_hparams *hp, const oc_muon_partition *part,
+                          const char *comment, size_t rows, size_t cols)
+{
+    json_t *hj = hparams_json(hp);
+    partition_json(hj, part);
+    family_group(f, "MuonBlockStep", hj);
+    int id = f->next_tcid;
+    static const char *const names[3] = {"p", "m", "g"};
+    json_t *in = json_object();
+    for (int k = 0; k < 3; k++) {
+        float *v = uniform(rows * cols, k ? 0.01 : 1);
+        family_add_tensor(f, id, names[k], "F32", rows, cols, v, in, names[k]);
+        free(v);
+    }
+    family_test(f, json_pack("{s:s,s:[s],s:[s,s],s:s,s:I,s:I,s:o}", "comment", comment, "flags",
+                             "InvalidPartition", "specRules", "MUON-BLK-ERR-1", "MUON-ERR-1",
+                             "result", "invalid", "rows", (json_int_t)rows, "cols",
+                             (json_int_t)cols, "inputs", in));
+}
+
+/* The fused QKV weight of `groups` query groups: rows = groups (heads / groups + 2) d. */
+static void qkv_cases(family *f, const oc_muon_hparams *hp0, mpfr_prec_t prec)
+{
+    static const struct { size_t heads, groups, d, hidden, tp; const char *what; } shapes[] = {
+        {4, 4, 4, 32, 1, "MHA: 4 heads, d 4, hidden 32"},
+        {8, 2, 4, 32, 1, "GQA: 8 heads in 2 query groups, d 4, hidden 32"},
+        {4, 1, 4, 16, 1, "MQA: 4 heads, one key/value head, d 4, hidden 16"},
+        {6, 3, 8, 16, 1, "GQA with tall blocks: 6 heads in 3 groups, d 8, hidden 16"},
+        {8, 4, 2, 24, 2, "GQA under column-parallel TP 2: 8 heads in 4 groups, d 2, hidden 24"},
+    };
+    oc_muon_hparams hp = *hp0;
+    for (int group = 0; group < 2; group++) {
+        if (group == 1) { /* a larger lr, visible decay, the other Nesterov setting */
+            hp.lr = 0.02f;
+            hp.weight_decay = 0.1f;
+            hp.nesterov = !hp0->nesterov;
+        }
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            oc_muon_partition part = {shapes[s].tp, shapes[s].tp > 1 ? OC_MUON_TP_ROWS : OC_MUON_TP_NONE,
+                                      OC_MUON_SCALE_GLOBAL, shapes[s].heads, shapes[s].groups,
+                                      shapes[s].d};
+            size_t rows = (shapes[s].heads + 2 * shapes[s].groups) * shapes[s].d;
+            block_case(f, &hp, &part, shapes[s].what, group ? "SplitQkvDecay" : "SplitQkv", rows,
+                       shapes[s].hidden, group == 1 && s == 0, prec);
+        }
+    }
+    oc_muon_partition bad = {1, OC_MUON_TP_NONE, OC_MUON_SCALE_GLOBAL, 4, 4, 4};
+    block_invalid(f, hp0, &bad, "rows 40 for an MHA layout of 48 rows", 40, 8);
+    bad.qkv_heads = 6; /* 6 heads in 4 groups */
+    block_invalid(f, hp0, &bad, "heads not a multiple of the query groups", 64, 8);
+    bad = (oc_muon_partition){2, OC_MUON_TP_COLS, OC_MUON_SCALE_GLOBAL, 4, 4, 4};
+    block_invalid(f, hp0, &bad, "QKV split of a row-parallel weight", 48, 8);
+    bad = (oc_muon_partition){2, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, 3, 3, 4};
+    block_invalid(f, hp0, &bad, "3 query groups over 2 TP ranks", 60, 8);
+}
+
+static void tp_cases(family *f, const oc_muon_hparams *hp0, mpfr_prec_t prec)
+{
+    static const struct { size_t rows, cols, tp; oc_muon_tp_dim dim; oc_muon_scale_shape shape;
+                          const char *what; } cases[] = {
+        {32, 8, 2, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, "column-parallel TP 2, global scale"},
+        {32, 8, 4, OC_MUON_TP_ROWS, OC_MUON_SCALE_LOCAL, "column-parallel TP 4, local scale"},
+        {8, 32, 2, OC_MUON_TP_COLS, OC_MUON_SCALE_GLOBAL, "row-parallel TP 2, global scale"},
+        {8, 32, 4, OC_MUON_TP_COLS, OC_MUON_SCALE_LOCAL, "row-parallel TP 4, local scale"},
+        {16, 16, 2, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, "column-parallel TP 2 of a square weight"},
+        {24, 12, 4, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, "column-parallel TP 4, wide shards"},
+    };
+    oc_muon_hparams hp = *hp0;
+    for (int group = 0; group < 2; group++) {
+        if (group == 1) { /* Keller's shape_scaling: sqrt(max(1, rows / cols)) also sees the shape */
+            hp.scale = OC_MUON_SHAPE_SCALING;
+            hp.lr = 0.02f;
+            hp.nesterov = !hp0->nesterov;
+        }
+        for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++) {
+            oc_muon_partition part = {cases[s].tp, cases[s].dim, cases[s].shape, 0, 0, 0};
+            block_case(f, &hp, &part, cases[s].what, group ? "TpBlocksShapeScaling" : "TpBlocks",
+                       cases[s].rows, cases[s].cols, 0, prec);
+        }
+    }
+    oc_muon_partition bad = {4, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
+    block_invalid(f, hp0, &bad, "30 rows over 4 TP ranks (uneven shards)", 30, 8);
+    bad.tp_dim = OC_MUON_TP_NONE;
+    block_invalid(f, hp0, &bad, "TP size 4 without a split dimension", 32, 8);
+    bad = (oc_muon_partition){0, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
+    block_invalid(f, hp0, &bad, "TP size 0", 32, 8);
+}
+
+int gen_muon_blocks(const gen_options *opt, const char *outdir)
+{
+    static const char *const rules[] = {"MUON-BLK-ORTH-1", "MUON-BLK-SCALE-1", "MUON-BLK-TOL-1",
+                                        "MUON-BLK-TP-1", "MUON-BLK-QKV-1", "MUON-BLK-ERR-1",
+                                        NULL};
+    static const char *const names[2] = {"muon-split-qkv", "muon-tp-blockwise"};
+    int rc = 0;
+    for (int fam = 0; fam < 2 && rc == 0; fam++) {
+        oc_muon_hparams hp;
+        oc_muon_profile_defaults(OC_MUON_MEGATRON, &hp);
+        rng.state = opt->seed * 1000039ull + (uint64_t)fam;
+        family f;
+        if (family_init(&f, names[fam], "muon_blocks", "megatron", rules, opt))
+            return -1;
+        if (fam == 0) {
+            family_note(&f, "SplitQkv", "BASIC", "fused QKV weight split per query group",
+                        "Q, K, V orthogonalised separately (Megatron split_qkv)", NULL);
+            family_note(&f, "SplitQkvDecay", "BASIC", "split QKV with lr 0.02, wd 0.1",
+                        "the other Nesterov setting and a visible decay", NULL);
+        } else {
+            family_note(&f, "TpBlocks", "BASIC", "blockwise tensor-parallel orthogonalisation",
+                        "each rank's shard orthogonalised alone; global or local scale shape",
+                        NULL);
+            family_note(&f, "TpBlocksShapeScaling", "BASIC", "blockwise TP with shape_scaling",
+                        "the scale shape under Keller's convention", NULL);
+        }
+        family_note(&f, "InvalidPartition", "INVALID_INPUT", "partition that does not fit",
+                    "must be rejected with the state left unchanged", NULL);
+        if (fam == 0)
+            qkv_cases(&f, &hp, opt->prec);
+        else
+            tp_cases(&f, &hp, opt->prec);
+        rc = family_save(&f, outdir);
+        family_free(&f);
+    }
+    return rc;
+}
+
+/* ---- The mixed Muon + AdamW family over a small model's parameters (ROUTE-*) ---- */
+
+/* The AdamStep fields of the group's `adamw` object (VEC-FMT-12). */
+static json_t *adamw_json(const oc_adam_hparams *hp)
+{
+    return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b,s:b}", "lr", hexfloat(hp->lr), "beta1",
+                     hexfloat(hp->beta1), "beta2", hexfloat(hp->beta2), "eps", hexfloat(hp->eps),
+                     "weightDecay", hexfloat(hp->weight_decay), "epsRoot", hexfloat(hp->eps_root),
+                     "scheduleMultiplier", hexfloat(hp->schedule_multiplier), "decoupled",
+                     hp->decoupled, "amsgrad", hp->amsgrad, "maximize", hp->maximize);
+}
+
+/* A parameter of the model: Megatron-LM GPT names, shape and the attribute. */
+typedef struct model_param {
+    const char *name;
+    int ndim;
+    size_t dims[OC_PARAM_MAX_DIMS];
+    int is_embedding_or_output;
+    const char *why;
+} model_param;
+
+/* The AdamW step of every element (ADAM-*, with ROUTE-WD-1's multiplier), golden outputs p, m,
+ * v and their fp32 bounds into the test's expected. */
+static void adamw_expected(family *f, int id, json_t *ex, const oc_adam_hparams *hp, int64_t t,
+                           size_t rows, size_t cols, const float *p, const float *m,
+                           const float *v, const float *g, mpfr_prec_t prec)
+{
+    static const char *const names[3] = {"p", "m", "v"};
+    size_t n = rows * cols;
+    adam_exact_ctx *cx = adam_exact_new(prec);
+    float *o32[3];
+    double *o64[3], *tol[3];
+    for (int k = 0; k < 3; k++) {
+        o32[k] = malloc(n * sizeof(float));
+        o64[k] = malloc(n * sizeof(double));
+        tol[k] = malloc(n * sizeof(double));
+    }
+    adam_exact_begin_step(cx, hp, t);
+    for (size_t i = 0; i < n; i++) {
+        float state[ADAM_NOUT] = {p[i], m[i], v[i], 0};
+        double bound[ADAM_NOUT] = {0};
+        gen_golden out;
+        adam_exact_element(cx, hp, g[i], state, bound, &out);
+        for (int k = 0; k < 3; k++) {
+            o32[k][i] = out.f32[k];
+            o64[k][i] = out.f64[k];
+            tol[k][i] = out.tol[k];
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        char key[32];
+        json_t *o = json_object();
+        snprintf(key, sizeof key, "%s.out", names[k]);
+        family_add_tensor(f, id, key, "F32", rows, cols, o32[k], o, "f32");
+        snprintf(key, sizeof key, "%s.out.f64", names[k]);
+        family_add_tensor(f, id, key, "F64", rows, cols, o64[k], o, "f64");
+        snprintf(key, sizeof key, "%s.tol", names[k]);
+        family_add_tensor(f, id, key, "F64", rows, cols, tol[k], o, "tol");
+        json_object_set_new(ex, names[k], o);
+        free(o32[k]), free(o64[k]), free(tol[k]);
+    }
+    adam_exact_free(cx);
+}
+
+/* One parameter's test: the route (ROUTE-RULE-1) and the routed step's exact outputs. */
+static void route_case(family *f, const oc_route_hparams *hp, const model_param *mp, int64_t t,
+                       mpfr_prec_t prec)
+{
+    oc_param_info info = {mp->name, mp->ndim, {0}, mp->is_embedding_or_output};
+    memcpy(info.dims, mp->dims, sizeof info.dims);
+    size_t n = oc_param_numel(&info), rows = mp->ndim == 1 ? 1 : mp->dims[0], cols = n / rows;
+    oc_route route = oc_param_route(&info);
+    float *p = uniform(n, 1), *m = uniform(n, 0.01), *v = uniform(n, 1e-4), *g = uniform(n, 0.01);
+    for (size_t i = 0; i < n; i++)
+        v[i] = fabsf(v[i]); /* a second moment */
+    json_t *shape = json_array();
+    for (int k = 0; k < mp->ndim; k++)
+        json_array_append_new(shape, json_integer((json_int_t)mp->dims[k]));
+    int id = f->next_tcid;
+    json_t *test = json_pack(
+        "{s:s,s:[s],s:[s,s,s],s:s,s:I,s:I,s:I,s:{s:s,s:o,s:b}}", "comment", mp->why, "flags",
+        route == OC_ROUTE_MUON ? "RoutedToMuon" : "RoutedToAdamW", "specRules", "ROUTE-RULE-1",
+        "ROUTE-PARAM-1", route == OC_ROUTE_MUON ? "MUON-TOL-1" : "ROUTE-WD-1", "result", "valid",
+        "rows", (json_int_t)rows, "cols", (json_int_t)cols, "firstStep", (json_int_t)t,
+        "parameter", "name", mp->name, "shape", shape, "isEmbeddingOrOutput",
+        mp->is_embedding_or_output);
+    json_t *in = json_object(), *ex = json_object();
+    family_add_tensor(f, id, "p", "F32", rows, cols, p, in, "p");
+    family_add_tensor(f, id, "m", "F32", rows, cols, m, in, "m");
+    family_add_tensor(f, id, "v", "F32", rows, cols, v, in, "v");
+    family_add_tensor(f, id, "g", "F32", rows, cols, g, in, "g");
+    json_object_set_new(test, "expectedRoute", json_string(route == OC_ROUTE_MUON ? "muon" : "adamw"));
+    if (route == OC_ROUTE_MUON) {
+        muon_golden gd;
+        muon_exact(&hp->muon, NULL, rows, cols, p, m, g, prec, &gd);
+        add_matrix_output(f, id, ex, "p", rows, cols, gd.p32, gd.p64, gd.tol_p);
+        add_matrix_output(f, id, ex, "m", rows, cols, gd.m32, gd.m64, gd.tol_m);
+        golden_free(&gd);
+    } else {
+        oc_adam_hparams a = hp->adamw;
+        size_t len = strlen(mp->name);
+        if (mp->ndim == 1 || (len >= 5 && strcmp(mp->name + len - 5, ".bias") == 0))
+            a.weight_decay = 0; /* ROUTE-WD-1 */
+        adamw_expected(f, id, ex, &a, t, rows, cols, p, m, v, g, prec);
+    }
+    json_object_set_new(test, "inputs", in);
+    json_object_set_new(test, "expected", ex);
+    family_test(f, test);
+    free(p), free(m), free(v), free(g);
+}
+
+/* ROUTE-PARAM-1 / ROUTE-HP-1 violations (`rule`): rejected with nothing written. Tensors of 4
+ * elements as rows x (4 / rows). */
+static void route_invalid(family *f, const char *name, const json_t *shape, int rows,
+                          const char *rule, const char *why)
+{
+    int id = f->next_tcid;
+    static const char *const names[4] = {"p", "m", "v", "g"};
+    json_t *in = json_object();
+    for (int k = 0; k < 4; k++) {
+        float *x = uniform(4, 0.5);
+        x[0] = fabsf(x[0]);
+        family_add_tensor(f, id, names[k], "F32", (size_t)rows, 4 / (size_t)rows, x, in, names[k]);
+        free(x);
+    }
+    family_test(f, json_pack("{s:s,s:[s],s:[s,s],s:s,s:i,s:i,s:i,s:{s:s,s:O,s:b},s:o}", "comment",
+                             why, "flags", "InvalidParameter", "specRules", rule,
+                             "ROUTE-ERR-1", "result", "invalid", "rows", rows, "cols", 4 / rows,
+                             "firstStep", 3, "parameter", "name", name, "shape", shape,
+                             "isEmbeddingOrOutput", 0, "inputs", in));
+}
+
+int gen_muon_route(const gen_options *opt, const char *outdir)
+{
+    static const char *const rules[] = {"ROUTE-PARAM-1", "ROUTE-RULE-1", "ROUTE-HP-1",
+                                        "ROUTE-WD-1", "ROUTE-ERR-1", NULL};
+    static const model_param model[] = {
+        {"embedding.word_embeddings.weight", 2, {32, 8}, 1, "token embedding (attribute set)"},
+        {"decoder.layers.0.input_layernorm.weight", 1, {8}, 0, "norm gain (1-D, no decay)"},
+        {"decoder.layers.0.self_attention.linear_qkv.weight", 2, {24, 8}, 0, "fused QKV weight"},
+        {"decoder.layers.0.self_attention.linear_qkv.bias", 1, {24}, 0, "bias (1-D, no decay)"},
+        {"decoder.layers.0.self_attention.linear_proj.weight", 2, {8, 8}, 0, "attention output"},
+        {"decoder.layers.0.mlp.linear_fc1.weight", 2, {16, 8}, 0, "MLP up projection (tall)"},
+        {"decoder.layers.0.mlp.linear_fc2.weight", 2, {8, 16}, 0, "MLP down projection (wide)"},
+        {"decoder.final_layernorm.weight", 1, {8}, 0, "final norm gain"},
+        {"output_layer.weight", 2, {32, 8}, 1,
+         "output head: routed by its attribute, its name has no 'embed'"},
+        {"vision.conv1.weight", 4, {8, 3, 2, 2}, 0, "4-D convolution kernel"},
+        {"decoder.layers.0.mlp.linear_fc2.bias", 1, {8}, 0, "bias of the down projection"},
+    };
+    oc_route_hparams hp;
+    oc_muon_profile_defaults(OC_MUON_MEGATRON, &hp.muon);
+    /* Megatron's Adam for the rest: TE FusedAdam with adam_w_mode (torch AdamW), the config
+     * defaults beta1 0.9, beta2 0.999, eps 1e-8, the same lr and weight decay as Muon. */
+    hp.adamw = (oc_adam_hparams){OC_ADAM_TORCH, hp.muon.lr, 0.9f, 0.999f, 1e-8f,
+                                 hp.muon.weight_decay, 0, 1, 1, 0, 0};
+    rng.state = opt->seed * 1000033ull + 7;
+    family f;
+    if (family_init(&f, "muon-adamw-route", "muon_route", "megatron", rules, opt))
+        return -1;
+    family_note(&f, "RoutedToMuon", "BASIC", "2-D hidden weight", "stepped by Muon", NULL);
+    family_note(&f, "RoutedToAdamW", "BASIC", "embedding, head, gain, bias or non-2-D",
+                "stepped by AdamW", NULL);
+    family_note(&f, "InvalidParameter", "INVALID_INPUT", "outside ROUTE-PARAM-1 or ROUTE-HP-1",
+                "must be rejected with the state left unchanged", NULL);
+    for (int group = 0; group < 2; group++) {
+        if (group == 1) { /* larger lr and decay: the decay multiplier of ROUTE-WD-1 is visible */
+            hp.muon.lr = hp.adamw.lr = 0.01f;
+            hp.muon.weight_decay = hp.adamw.weight_decay = 0.1f;
+        }
+        json_t *hj = hparams_json(&hp.muon);
+        json_object_set_new(hj, "adamw", adamw_json(&hp.adamw));
+        family_group(&f, "RoutedStep", hj);
+        for (size_t i = 0; i < sizeof model / sizeof model[0]; i++)
+            route_case(&f, &hp, &model[i], group ? 1 : 3, opt->prec);
+    }
+    json_t *s0 = json_array(), *s5 = json_pack("[i,i,i,i,i]", 1, 1, 1, 1, 4);
+    json_t *sz = json_pack("[i,i]", 4, 0);
+    json_t *s22 = json_pack("[i,i]", 2, 2);
+    route_invalid(&f, "scalar.weight", s0, 1, "ROUTE-PARAM-1", "a 0-D parameter");
+    route_invalid(&f, "empty.weight", sz, 1, "ROUTE-PARAM-1", "a dimension of 0");
+    route_invalid(&f, "five.weight", s5, 1, "ROUTE-PARAM-1", "a 5-D parameter");
+    hp.adamw.amsgrad = 1; /* ROUTE-HP-1: the AdamW of the mixed optimizer has no AMSGrad */
+    json_t *hj = hparams_json(&hp.muon);
+    json_object_set_new(hj, "adamw", adamw_json(&hp.adamw));
+    family_group(&f, "RoutedStep", hj);
+    route_invalid(&f, "decoder.layers.0.mlp.linear_fc1.weight", s22, 2, "ROUTE-HP-1",
+                  "AdamW with AMSGrad (the parameter would go to Muon)");
+    json_decref(s0), json_decref(s5), json_decref(sz), json_decref(s22);
+    int rc = family_save(&f, outdir);
+    family_free(&f);
     return rc;
 }

@@ -362,3 +362,5 @@ int gen_sgd(const gen_options *opt, const char *outdir)
         mpfr_clear(cx.x[i]);
     return rc;
 }
+
+json_t *gen_sgd_hparams_json(const oc_sgd_hparams *hp) { return hparams_json(hp); }

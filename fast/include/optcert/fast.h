@@ -17,6 +17,9 @@
 #include "optcert/clip.h"
 #include "optcert/loss_scale.h"
 #include "optcert/mixed.h"
+#include "optcert/muon.h"
+#include "optcert/muon_clip.h"
+#include "optcert/newton_schulz.h"
 #include "optcert/lion.h"
 #include "optcert/sgd.h"
 #include "optcert/status.h"
@@ -106,5 +109,35 @@ float oc_fast_clip_coeff(const oc_clip_config *c, double norm);
 /* FAST-CLIP-1: oc_impl.clip_step (the contract of oc_ref_clip_step without the mutants). */
 oc_status oc_fast_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
                             float *total_norm, int *skipped);
+
+/* Operand precision of the fast Newton–Schulz (FAST-NS-1, FAST-NS-2). */
+typedef enum oc_fast_ns_precision {
+    OC_FAST_NS_FP32 = 0, /* binary32 operands, intermediates and accumulation (class fp32) */
+    OC_FAST_NS_BF16      /* every iterate and Gram matrix rounded to bfloat16, binary32
+                            accumulation (class bf16) */
+} oc_fast_ns_precision;
+
+/* The precision the plugin uses: OPTCERT_FAST_NS=fp32|bf16 (default and anything else: fp32). */
+oc_fast_ns_precision oc_fast_ns_precision_active(void);
+const char *oc_fast_ns_precision_name(oc_fast_ns_precision prec);
+
+/* Floats of workspace oc_fast_newton_schulz needs for a rows x cols input:
+ * 2 k n + 2 k^2, k = min(rows, cols), n = max(rows, cols). */
+size_t oc_fast_ns_work_len(size_t rows, size_t cols);
+
+/* FAST-NS-1: the contract of oc_ref_newton_schulz without the mutant (NS-ERR-1: same checks and
+ * statuses, out written only on success) on CBLAS. work: work_len floats (at least
+ * oc_fast_ns_work_len), or NULL to allocate them for this call. */
+oc_status oc_fast_newton_schulz(const oc_ns_hparams *hp, oc_fast_ns_precision prec, size_t rows,
+                                size_t cols, const float *g, float *out, float *work,
+                                size_t work_len);
+
+/* FAST-MUON-1: the contract of oc_ref_muon_step without the workspace and the mutant (p, m
+ * unchanged on error): binary32 momentum and update around oc_fast_newton_schulz. */
+oc_status oc_fast_muon_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec, size_t rows,
+                            size_t cols, float *p, float *m, const float *g);
+
+/* FAST-MUONCLIP-1: the contract of oc_ref_qk_clip without the mutant (w unchanged on error). */
+oc_status oc_fast_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float *w);
 
 #endif

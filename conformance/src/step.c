@@ -1,0 +1,363 @@
+/* The guarded step's descriptor (spec/step.md, VEC-FMT-17): a test is a chained optimizer
+ * (sub-optimizers with their hyper-parameters, step counters and parameter sizes), the state
+ * of every parameter, and the scaled gradients of a few iterations. The one output, "value",
+ * holds one row per iteration: outcome, norm, position, scale, growth tracker, hysteresis
+ * tracker, every sub-optimizer's counter, then per parameter its p, its state tensors and its
+ * gradient after the iteration (STEP-TOL-1, STEP-TOL-2). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "judge.h"
+#include "vectors.h"
+
+#define HEAD 6
+#define MAX_SUBS OC_GUARD_MAX_SUBS
+#define MAX_PARAMS OC_GUARD_MAX_PARAMS
+
+/* What a test adds to its group's configuration. oc_case has no slot of its own for it: it
+ * lives in the (otherwise unused) c->positions block, allocated as this struct and freed with
+ * it. */
+typedef struct step_meta {
+    oc_loss_scale_state scaler;
+    int64_t position, increment;
+    size_t nsub, nparams, ngrad, nstate_values;
+    oc_sub_optimizer sub[MAX_SUBS]; /* params: indexes into n[] (filled at run time) */
+    size_t first[MAX_SUBS];         /* the sub-optimizer's first parameter in n[] */
+    size_t n[MAX_PARAMS];
+} step_meta;
+
+static const step_meta *meta(const oc_case *c) { return (const step_meta *)(const void *)c->positions; }
+
+static const char *step_mutant(int mu) { return oc_guard_mutant_name((oc_guard_mutant)mu); }
+static int step_nstate(const oc_hparams *hp) { return (void)hp, 1; }
+
+static int sub_nstate(const oc_sub_optimizer *s)
+{
+    return s->kind == OC_SUB_ADAM ? 3 : s->kind == OC_SUB_SGD ? (s->hp.sgd.momentum != 0 ? 2 : 1) : 2;
+}
+
+static oc_status step_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
+                            oc_diag *d)
+{
+    static const char *const modes[OC_GUARD_MODE_COUNT] = {"scaled", "unchecked", "checked"};
+    oc_step_family_config *c = &u->step;
+    const char *mode = json_string_value(json_object_get(h, "mode"));
+    const char *norm = json_string_value(json_object_get(h, "normType"));
+    oc_status st;
+    if (strcmp(profile, "megatron") != 0)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: unknown guarded-step profile '%s'", path, profile);
+    c->guard.mode = OC_GUARD_MODE_COUNT;
+    for (int m = 0; mode && m < OC_GUARD_MODE_COUNT; m++)
+        if (strcmp(mode, modes[m]) == 0)
+            c->guard.mode = (oc_guard_mode)m;
+    if (c->guard.mode == OC_GUARD_MODE_COUNT)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: hparams.mode must be scaled, unchecked or checked",
+                       path);
+    if (!norm || (strcmp(norm, "2") != 0 && strcmp(norm, "inf") != 0))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: hparams.normType must be \"2\" or \"inf\"", path);
+    c->guard.inf_norm = strcmp(norm, "inf") == 0;
+    if ((st = oc_get_hex(path, h, "clipGrad", &c->guard.clip_grad, d)) ||
+        (st = oc_get_hex(path, h, "skipThreshold", &c->guard.skip_threshold, d)))
+        return st;
+    json_t *scaler = json_object_get(h, "scaler");
+    if ((c->guard.mode == OC_GUARD_SCALED) != (scaler != NULL))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: hparams.scaler is required in mode scaled only",
+                       path);
+    if (scaler) { /* the loss-scale family's hyper-parameters (VEC-FMT-10) */
+        oc_hparams ls;
+        if ((st = oc_algo_loss_scale.parse(path, "megatron", scaler, &ls, d)))
+            return st;
+        c->scaler = ls.ls;
+    }
+    return OC_OK;
+}
+
+static int step_supports(const oc_impl *impl, const oc_hparams *hp)
+{
+    static const uint64_t cap[OC_GUARD_MODE_COUNT] = {OC_CAP_STEP_SCALED, OC_CAP_STEP_UNCHECKED,
+                                                      OC_CAP_STEP_CHECKED};
+    return impl->guarded_step && (unsigned)hp->step.guard.mode < OC_GUARD_MODE_COUNT &&
+           (impl->capabilities & cap[hp->step.guard.mode]);
+}
+
+/* One entry of "optimizers": {"kind", "profile", "hparams", "step", "params": [n, ...]}; the
+ * hyper-parameters are read by the sub-optimizer's own family's reader. */
+static oc_status load_sub(const char *path, int tcid, json_t *o, step_meta *m, oc_diag *d)
+{
+    static const oc_algo *const algo[OC_SUB_KIND_COUNT] = {&oc_algo_adam, &oc_algo_sgd,
+                                                           &oc_algo_lion};
+    static const char *const kinds[OC_SUB_KIND_COUNT] = {"adam", "sgd", "lion"};
+    const char *kind = json_string_value(json_object_get(o, "kind"));
+    const char *profile = json_string_value(json_object_get(o, "profile"));
+    json_t *params = json_object_get(o, "params"), *v;
+    oc_sub_optimizer *s = &m->sub[m->nsub];
+    oc_hparams hp;
+    oc_status st;
+    int64_t x;
+    size_t i;
+    int k = 0;
+    while (kind && k < OC_SUB_KIND_COUNT && strcmp(kind, kinds[k]) != 0)
+        k++;
+    if (!kind || k == OC_SUB_KIND_COUNT || !profile || !json_is_array(params) ||
+        json_array_size(params) > MAX_PARAMS - m->nparams)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: optimizers[] needs kind (adam, sgd, lion), "
+                       "profile, hparams, step, params (%d in all at most)", path, tcid, MAX_PARAMS);
+    memset(&hp, 0, sizeof hp);
+    if ((st = algo[k]->parse(path, profile, json_object_get(o, "hparams"), &hp, d)) ||
+        (st = oc_get_int(path, tcid, o, "step", 0, INT64_MAX, &x, d)))
+        return st;
+    s->kind = (oc_sub_kind)k;
+    if (k == OC_SUB_ADAM)
+        s->hp.adam = hp.adam;
+    else if (k == OC_SUB_SGD)
+        s->hp.sgd = hp.sgd;
+    else
+        s->hp.lion = hp.lion;
+    s->step = x;
+    s->nparams = json_array_size(params);
+    m->first[m->nsub++] = m->nparams;
+    json_array_foreach(params, i, v) {
+        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 1 << 20)
+            return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: a parameter size must be in [1, 2^20]",
+                           path, tcid);
+        size_t n = (size_t)json_integer_value(v);
+        m->n[m->nparams++] = n;
+        m->ngrad += n;
+        m->nstate_values += n * (size_t)sub_nstate(s);
+    }
+    return OC_OK;
+}
+
+static size_t row_width(const step_meta *m)
+{
+    return HEAD + m->nsub + m->nstate_values + m->ngrad;
+}
+
+/* "scalerState" (scaled mode), "position", "increment", "steps", "optimizers",
+ * "inputs": {"state", "grad"}, "expected": {"value": {"stored", "f64", "tol"}} (valid cases). */
+static oc_status step_load_case(const char *path, const oc_st_file *st, json_t *t, oc_case *c,
+                                oc_diag *d)
+{
+    step_meta *m = calloc(1, sizeof *m);
+    json_t *subs = json_object_get(t, "optimizers"), *o, *inputs = json_object_get(t, "inputs");
+    oc_status s;
+    int64_t steps;
+    size_t i;
+    c->positions = (int64_t *)(void *)m; /* freed with the case */
+    if ((s = oc_get_int(path, c->tcid, t, "position", 0, INT64_MAX, &m->position, d)) ||
+        (s = oc_get_int(path, c->tcid, t, "increment", INT64_MIN, INT64_MAX, &m->increment, d)) ||
+        (s = oc_get_int(path, c->tcid, t, "steps", 1, 64, &steps, d)))
+        return s;
+    if (!json_is_array(subs) || json_array_size(subs) < 1 || json_array_size(subs) > MAX_SUBS)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: optimizers must list 1 to %d entries", path,
+                       c->tcid, MAX_SUBS);
+    json_array_foreach(subs, i, o) if ((s = load_sub(path, c->tcid, o, m, d)))
+        return s;
+    if (c->hp.step.guard.mode == OC_GUARD_SCALED) {
+        json_t *ls = json_object_get(t, "scalerState");
+        double scale;
+        if ((s = oc_get_hex(path, ls, "scale", &scale, d)) ||
+            (s = oc_get_int(path, c->tcid, ls, "growthTracker", INT64_MIN, INT64_MAX,
+                            &m->scaler.growth_tracker, d)) ||
+            (s = oc_get_int(path, c->tcid, ls, "hysteresisTracker", INT64_MIN, INT64_MAX,
+                            &m->scaler.hysteresis_tracker, d)))
+            return s;
+        m->scaler.scale = (float)scale;
+    }
+    c->steps = (size_t)steps;
+    c->n = row_width(m);
+    void *buf;
+    if ((s = oc_tensor_ref(st, path, c->tcid, inputs, "state", OC_F32, 1, m->nstate_values, &buf, d)))
+        return s;
+    c->in[0] = buf;
+    if ((s = oc_tensor_ref(st, path, c->tcid, inputs, "grad", OC_F32, c->steps, m->ngrad, &buf, d)))
+        return s;
+    c->g = buf;
+    if (c->result != OC_RESULT_VALID)
+        return OC_OK;
+    json_t *exp = json_object_get(json_object_get(t, "expected"), "value");
+    static const char *const keys[3] = {"stored", "f64", "tol"};
+    double **dst[3] = {&c->exp[0].stored, &c->exp[0].f64, &c->exp[0].tol};
+    for (int k = 0; k < 3; k++) {
+        if ((s = oc_tensor_ref(st, path, c->tcid, exp, keys[k], OC_F64, c->steps, c->n, &buf, d)))
+            return s;
+        *dst[k] = buf;
+    }
+    for (size_t j = 0; j < c->steps * c->n; j++)
+        if (!(c->exp[0].tol[j] >= 0) || !isfinite(c->exp[0].tol[j]))
+            return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: expected.tol must be finite and >= 0",
+                           path, c->tcid);
+    return OC_OK;
+}
+
+/* Every buffer of every parameter in one arena, each 64-byte aligned: p, state 0..2, grad. */
+#define SLOTS 5
+static size_t padded(size_t n) { return (n + 15) / 16 * 16; }
+
+static void step_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+                     int *dirty)
+{
+    const step_meta *m = meta(c);
+    const oc_guard_config *cfg = &c->hp.step.guard;
+    const int scaled = cfg->mode == OC_GUARD_SCALED;
+    size_t total = 0;
+    for (size_t q = 0; q < m->nparams; q++)
+        total += SLOTS * padded(m->n[q]);
+    float *arena = aligned_alloc(64, (total + 16) * sizeof(float));
+    float *snap = malloc((total + 16) * sizeof(float));
+    oc_guarded_param params[MAX_PARAMS];
+    oc_sub_optimizer subs[MAX_SUBS];
+    memset(arena, 0, (total + 16) * sizeof(float));
+    o->out[0] = calloc(c->steps * c->n + 1, sizeof(double));
+    size_t at = 0, sv = 0;
+    for (size_t k = 0; k < m->nsub; k++) {
+        subs[k] = m->sub[k];
+        subs[k].params = &params[m->first[k]];
+        const int ns = sub_nstate(&subs[k]);
+        for (size_t i = 0; i < subs[k].nparams; i++) {
+            oc_guarded_param *q = &params[m->first[k] + i];
+            size_t n = m->n[m->first[k] + i];
+            float *b = arena + at;
+            at += SLOTS * padded(n);
+            *q = (oc_guarded_param){n, b, {NULL, NULL, NULL}, b + 4 * padded(n)};
+            memcpy(q->p, c->in[0] + sv, n * sizeof(float));
+            sv += n;
+            for (int s = 1; s < ns; s++) { /* Adam m, v; SGD buf (with momentum); Lion m */
+                q->state[s - 1] = b + (size_t)s * padded(n);
+                memcpy(q->state[s - 1], c->in[0] + sv, n * sizeof(float));
+                sv += n;
+            }
+        }
+    }
+    oc_loss_scale_state ls = m->scaler, ls_before;
+    int64_t position = m->position, pos_before;
+    *st = OC_OK;
+    for (size_t step = 0; step < c->steps; step++) {
+        size_t g = 0;
+        for (size_t q = 0; q < m->nparams; q++) {
+            memcpy(params[q].grad, c->g + step * m->ngrad + g, params[q].n * sizeof(float));
+            g += params[q].n;
+        }
+        memcpy(snap, arena, total * sizeof(float));
+        ls_before = ls;
+        pos_before = position;
+        int64_t counters[MAX_SUBS];
+        for (size_t k = 0; k < m->nsub; k++)
+            counters[k] = subs[k].step;
+        float norm = -1.0f; /* sentinels */
+        oc_step_outcome outcome = OC_STEP_OUTCOME_COUNT;
+        *st = impl->guarded_step(impl->ctx, cfg, scaled ? &c->hp.step.scaler : NULL,
+                                 scaled ? &ls : NULL, m->nsub, subs, &position, m->increment,
+                                 &norm, &outcome);
+        if (*st != OC_OK) { /* STEP-ERR-1: nothing written */
+            *dirty = memcmp(snap, arena, total * sizeof(float)) != 0 || norm != -1.0f ||
+                     outcome != OC_STEP_OUTCOME_COUNT || position != pos_before ||
+                     memcmp(&ls.scale, &ls_before.scale, sizeof ls.scale) != 0 ||
+                     ls.growth_tracker != ls_before.growth_tracker ||
+                     ls.hysteresis_tracker != ls_before.hysteresis_tracker;
+            for (size_t k = 0; k < m->nsub; k++)
+                *dirty |= subs[k].step != counters[k];
+            break;
+        }
+        double *row = o->out[0] + step * c->n;
+        size_t w = 0;
+        row[w++] = outcome;
+        row[w++] = norm;
+        row[w++] = (double)position;
+        row[w++] = scaled ? ls.scale : 0;
+        row[w++] = scaled ? (double)ls.growth_tracker : 0;
+        row[w++] = scaled ? (double)ls.hysteresis_tracker : 0;
+        for (size_t k = 0; k < m->nsub; k++)
+            row[w++] = (double)subs[k].step;
+        for (size_t k = 0; k < m->nsub; k++)
+            for (size_t i = 0; i < subs[k].nparams; i++) {
+                const oc_guarded_param *q = &subs[k].params[i];
+                const float *out[SLOTS] = {q->p, q->state[0], q->state[1], q->state[2], NULL};
+                int ns = sub_nstate(&subs[k]);
+                out[ns] = q->grad;
+                for (int s = 0; s <= ns; s++)
+                    for (size_t j = 0; j < q->n; j++)
+                        row[w++] = out[s][j];
+            }
+    }
+    free(arena);
+    free(snap);
+}
+
+/* Whether entry i of a row is a parameter or state value (not a gradient, not the head). */
+static int is_state_entry(const step_meta *m, size_t i)
+{
+    size_t at = HEAD + m->nsub;
+    for (size_t k = 0; k < m->nsub; k++)
+        for (size_t q = m->first[k]; q < m->first[k] + m->sub[k].nparams; q++) {
+            size_t states = m->n[q] * (size_t)sub_nstate(&m->sub[k]);
+            if (i >= at && i < at + states)
+                return 1;
+            at += states + m->n[q];
+        }
+    return 0;
+}
+
+/* STEP-SKIP-1: a skipped iteration leaves every parameter and state bit-identical to the
+ * implementation's own values before it (the previous row, or the inputs). */
+static int skip_kept_state(const oc_case *c, const oc_outputs *o, size_t step, size_t *bad)
+{
+    const step_meta *m = meta(c);
+    size_t in = 0;
+    for (size_t i = HEAD + m->nsub; i < c->n; i++) {
+        if (!is_state_entry(m, i))
+            continue;
+        double before = step ? o->out[0][(step - 1) * c->n + i] : c->in[0][in++];
+        double now = o->out[0][step * c->n + i];
+        if (!(isnan(before) && isnan(now)) && memcmp(&before, &now, sizeof now) != 0) {
+            *bad = i;
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* STEP-TOL-1, STEP-TOL-2: an entry whose bound is 0 (the skip decision, counters, position,
+ * scaler, unclipped gradients, and the state until the first taken step) must be bit-identical
+ * (NaN matches NaN); the others within 1 ulp of the exact value (class exact) or within the
+ * bound of the stored value (class fp32); and a skipped iteration keeps the state bit for bit. */
+static void step_judge(const oc_case *c, const oc_outputs *o, int cls, oc_case_result *r)
+{
+    for (size_t step = 0; step < c->steps && r->verdict == OC_PASS; step++) {
+        size_t bad;
+        if (c->exp[0].stored[step * c->n] != OC_STEP_TAKEN && !skip_kept_state(c, o, step, &bad)) {
+            r->verdict = OC_FAIL;
+            r->max_ulps = r->max_ratio = INFINITY;
+            snprintf(r->detail, sizeof r->detail,
+                     "iteration %zu was skipped but value[%zu] changed", step + 1, bad);
+        }
+    }
+    for (size_t j = 0; j < c->steps * c->n; j++) {
+        double got = o->out[0][j], e = c->exp[0].stored[j], x = c->exp[0].f64[j];
+        double tol = c->exp[0].tol[j], ulps = 0, ratio = 0;
+        int ok;
+        if (tol == 0 || !isfinite(e)) {
+            ok = (isnan(e) && isnan(got)) || (got == e && signbit(got) == signbit(e));
+            ulps = ratio = ok ? 0 : INFINITY;
+        } else if (!isfinite(got)) {
+            ok = 0;
+            ulps = ratio = INFINITY;
+        } else {
+            ulps = fabs(got - x) / oc_ulp(x, 24);
+            ratio = fabs(got - e) / tol;
+            ok = cls == OC_CLASS_EXACT ? ulps <= 1.0 : fabs(got - e) <= tol;
+        }
+        r->max_ulps = fmax(r->max_ulps, ulps);
+        r->max_ratio = fmax(r->max_ratio, ratio);
+        if (!ok && r->verdict == OC_PASS) {
+            r->verdict = OC_FAIL;
+            snprintf(r->detail, sizeof r->detail,
+                     "iteration %zu, value[%zu]: got %.9g, expected %.9g (exact %.17g), bound %.3g",
+                     j / c->n + 1, j % c->n, got, e, x, tol);
+        }
+    }
+}
+
+const oc_algo oc_algo_step = {"guarded-step", "GuardedStep", {"value"}, 24, OC_GUARD_MUTANT_COUNT,
+                              step_mutant, step_nstate, step_parse, step_supports, step_load_case,
+                              step_run, NULL, 0, OC_ALG_COUNT, step_judge, NULL};

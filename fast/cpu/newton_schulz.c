@@ -1,0 +1,186 @@
+/* Newton–Schulz orthogonalisation on CBLAS (spec/fast.md FAST-NS-1 .. FAST-NS-3, spec/muon.md
+ * NS-*): the contract of oc_ref_newton_schulz (same checks, same statuses, nothing written on
+ * error) in binary32 with BLAS products, or with bfloat16 operands (FAST-NS-2).
+ *
+ * Orientation without copies (NS-SHAPE-1): X = G for rows <= cols, X = G^T otherwise, k x n with
+ * k = min(rows, cols). The row-major rows x cols buffer of G *is* X, read row-major (ld n) when
+ * G is wide and column-major (ld k) when it is tall, so one code path with the layout as a
+ * parameter serves both, and the result's buffer is the output's row-major image. The Gram
+ * matrices are symmetric: every call stores the triangle that is the row-major upper one
+ * (CblasUpper in row-major, CblasLower in column-major). */
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "optcert/buffers.h"
+#include "optcert/fast.h"
+#include "../common/elementwise.h"
+
+/* NS-DOM-1: an entry beyond this magnitude (or NaN) ends the iteration. */
+#define DOMAIN_LIMIT 0x1p64f
+
+typedef struct ns_shape {
+    size_t k, n;             /* X is k x n, k <= n */
+    CBLAS_LAYOUT layout;     /* how X is read from the row-major buffer of G */
+    CBLAS_UPLO uplo;         /* the stored triangle of A and B: row-major upper in memory */
+    blasint ldx;
+} ns_shape;
+
+static ns_shape shape_of(size_t rows, size_t cols)
+{
+    int tall = rows > cols; /* NS-SHAPE-1 */
+    ns_shape s = {tall ? cols : rows, tall ? rows : cols, tall ? CblasColMajor : CblasRowMajor,
+                  tall ? CblasLower : CblasUpper, 0};
+    s.ldx = (blasint)(tall ? s.k : s.n);
+    return s;
+}
+
+size_t oc_fast_ns_work_len(size_t rows, size_t cols)
+{
+    ns_shape s = shape_of(rows, cols);
+    return 2 * s.k * s.n + 2 * s.k * s.k; /* X, its successor, A, B */
+}
+
+/* FAST-NS-2: x rounded to the nearest bfloat16 (ties to even), kept in binary32. */
+static inline float bf16_round(float x)
+{
+    return (union { uint32_t u; float f; }){(uint32_t)oc_fast_to_bf16(x) << 16}.f;
+}
+
+/* NS-NORM-1: X_0 = G / d, each entry the binary64 quotient rounded once (d can be as small as
+ * 2^-149, whose reciprocal is not a binary32). |G / d| <= 1 since d >= ||G||_F: no domain check. */
+static void normalise(const float *g, size_t len, double d, int bf16, float *x)
+{
+    long long n = (long long)len;
+#pragma omp parallel for if (n > OC_FAST_CHUNK)
+    for (long long i = 0; i < n; i++) {
+        float v = (float)(g[i] / d);
+        x[i] = bf16 ? bf16_round(v) : v;
+    }
+}
+
+/* A (stored triangle) to a full symmetric matrix, the operand of A A^T; B = A on the stored
+ * triangle, the C operand of B = c A A^T + b B. bf16: A rounded first (FAST-NS-2). In tiles of
+ * TILE x TILE, so that the transposed writes stay in cache. */
+#define TILE 64
+static void complete_gram(float *a, float *b, size_t k, int bf16)
+{
+    long long tiles = (long long)((k + TILE - 1) / TILE);
+#pragma omp parallel for schedule(dynamic, 1) if (k > 4 * TILE)
+    for (long long tr = 0; tr < tiles; tr++)
+        for (size_t c0 = (size_t)tr * TILE; c0 < k; c0 += TILE) {
+            size_t r_end = (size_t)tr * TILE + TILE < k ? (size_t)tr * TILE + TILE : k;
+            size_t c_end = c0 + TILE < k ? c0 + TILE : k;
+            for (size_t r = (size_t)tr * TILE; r < r_end; r++)
+                for (size_t c = c0 > r ? c0 : r; c < c_end; c++) {
+                    float v = bf16 ? bf16_round(a[r * k + c]) : a[r * k + c];
+                    a[r * k + c] = v;
+                    a[c * k + r] = v;
+                    b[r * k + c] = v;
+                }
+        }
+}
+
+/* B' = a I + B on the stored triangle; bf16: every entry rounded (FAST-NS-2). */
+static void finish_poly(float *b, size_t k, float ca, int bf16)
+{
+    for (size_t r = 0; r < k; r++) {
+        b[r * k + r] += ca;
+        for (size_t c = r; bf16 && c < k; c++)
+            b[r * k + c] = bf16_round(b[r * k + c]);
+    }
+}
+
+/* NS-DOM-1 on the new iterate (1 if an entry is NaN or beyond 2^64); bf16: rounds it first. */
+static int leaves_domain(float *y, size_t len, int bf16)
+{
+    long long n = (long long)len;
+    int bad = 0;
+#pragma omp parallel for reduction(| : bad) if (n > OC_FAST_CHUNK)
+    for (long long i = 0; i < n; i++) {
+        float v = y[i];
+        if (bf16)
+            y[i] = v = bf16_round(v);
+        bad |= !(v >= -DOMAIN_LIMIT && v <= DOMAIN_LIMIT);
+    }
+    return bad;
+}
+
+/* One iteration of NS-ITER-1, y = (a I + b A + c A A) x with A = x x^T, in the factored form
+ * whose products are all symmetric: A by SYRK (k^2 n), A A = A A^T by SYRK (k^3), B' x by SYMM
+ * (2 k^2 n). */
+static void iterate(const ns_shape *s, const double abc[3], const float *x, float *y, float *a,
+                    float *b, int bf16)
+{
+    blasint k = (blasint)s->k, n = (blasint)s->n;
+    cblas_ssyrk(s->layout, s->uplo, CblasNoTrans, k, n, 1.0f, x, s->ldx, 0.0f, a, k);
+    complete_gram(a, b, s->k, bf16);
+    cblas_ssyrk(s->layout, s->uplo, CblasNoTrans, k, k, (float)abc[2], a, k, (float)abc[1], b, k);
+    finish_poly(b, s->k, (float)abc[0], bf16);
+    cblas_ssymm(s->layout, CblasLeft, s->uplo, k, n, 1.0f, b, k, x, s->ldx, 0.0f, y, s->ldx);
+}
+
+oc_status oc_fast_newton_schulz(const oc_ns_hparams *hp, oc_fast_ns_precision prec, size_t rows,
+                                size_t cols, const float *g, float *out, float *work,
+                                size_t work_len)
+{
+    if (hp == NULL)
+        return OC_ERR_NULL_POINTER;
+    oc_status st = oc_ns_check(hp, rows, cols); /* NS-HP-1, NS-IN-1 */
+    if (st != OC_OK)
+        return st;
+    if (prec != OC_FAST_NS_FP32 && prec != OC_FAST_NS_BF16)
+        return OC_ERR_BAD_HPARAM;
+    size_t len = rows * cols, need = oc_fast_ns_work_len(rows, cols);
+    if ((st = oc_buffer_check(g, len, sizeof(float))) != OC_OK ||
+        (st = oc_buffer_check(out, len, sizeof(float))) != OC_OK ||
+        (st = oc_buffer_disjoint(g, len * sizeof(float), out, len * sizeof(float))) != OC_OK)
+        return st; /* NS-ERR-1 */
+    if (work && ((st = oc_buffer_check(work, need, sizeof(float))) != OC_OK ||
+                 (st = oc_buffer_disjoint(work, need * sizeof(float), g, len * sizeof(float))) ||
+                 (st = oc_buffer_disjoint(work, need * sizeof(float), out, len * sizeof(float)))))
+        return st; /* FAST-NS-3 */
+    if (work && work_len < need)
+        return OC_ERR_BAD_SHAPE; /* NS-ERR-1: the workspace is part of the call's shape */
+    /* ||G||_F^2 and NS-IN-1's finiteness in one pass (FAST-NORM-1: exact squares, binary64). */
+    oc_fast_tensor t = {len, NULL, g, {NULL, NULL, NULL}, NULL};
+    double sumsq;
+    int nonfinite;
+    if ((st = oc_fast_grad_sumsq(1, &t, 1.0f, NULL, &sumsq, &nonfinite)) != OC_OK)
+        return st;
+    if (nonfinite)
+        return OC_ERR_NONFINITE;
+    float *own = work ? NULL : malloc(need * sizeof(float));
+    if (!work && !own)
+        return OC_ERR_INTERNAL; /* out of memory; nothing was written */
+    float *buf = work ? work : own;
+    ns_shape s = shape_of(rows, cols);
+    float *x = buf, *y = x + len, *a = y + len, *b = a + s.k * s.k;
+    int bf16 = prec == OC_FAST_NS_BF16;
+    double sn = hp->norm_scale * sqrt(sumsq); /* NS-NORM-1 */
+    normalise(g, len, hp->eps_mode == OC_NS_EPS_ADD ? sn + hp->eps : fmax(sn, hp->eps), bf16, x);
+    st = OC_OK;
+    for (int it = 0; it < hp->steps && st == OC_OK; it++) {
+        int tuple = oc_ns_tuple_index(hp, it); /* NS-SCHED-1 */
+        iterate(&s, hp->coef[tuple], x, y, a, b, bf16);
+        st = leaves_domain(y, len, bf16) ? OC_ERR_NONFINITE : OC_OK;
+        float *next = y;
+        y = x;
+        x = next;
+    }
+    if (st == OC_OK)
+        memcpy(out, x, len * sizeof(float)); /* NS-STORE-1: the only write to out */
+    free(own);
+    return st;
+}
+
+oc_fast_ns_precision oc_fast_ns_precision_active(void)
+{
+    const char *want = getenv("OPTCERT_FAST_NS");
+    return want && strcmp(want, "bf16") == 0 ? OC_FAST_NS_BF16 : OC_FAST_NS_FP32;
+}
+
+const char *oc_fast_ns_precision_name(oc_fast_ns_precision prec)
+{
+    return prec == OC_FAST_NS_BF16 ? "bf16" : prec == OC_FAST_NS_FP32 ? "fp32" : NULL;
+}

@@ -1,0 +1,71 @@
+/* Parameter routing of a mixed Muon + AdamW optimizer and its step on one parameter
+ * (spec/muon.md §11, rules ROUTE-*). */
+#ifndef OPTCERT_MUON_ROUTE_H
+#define OPTCERT_MUON_ROUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "optcert/adam.h"
+#include "optcert/muon.h"
+#include "optcert/status.h"
+
+typedef enum oc_route {
+    OC_ROUTE_ADAMW = 0, /* embeddings, the output head, gains, biases, non-2-D   ROUTE-RULE-1 */
+    OC_ROUTE_MUON       /* 2-D hidden weights                                   ROUTE-RULE-1 */
+} oc_route;
+
+#define OC_PARAM_MAX_DIMS 4
+#define OC_PARAM_MAX_NAME 128
+
+/* One parameter of the model as the optimizer sees it (ROUTE-PARAM-1). */
+typedef struct oc_param_info {
+    const char *name;            /* module path, e.g. "decoder.layers.0.mlp.linear_fc1.weight" */
+    int ndim;                    /* 1 .. OC_PARAM_MAX_DIMS */
+    size_t dims[OC_PARAM_MAX_DIMS];
+    int is_embedding_or_output;  /* Megatron's is_embedding_or_output_parameter attribute */
+} oc_param_info;
+
+/* The two optimizers of the mixed step: Muon for the routed matrices, AdamW (decoupled decay,
+ * torch profile) for the rest (ROUTE-HP-1). */
+typedef struct oc_route_hparams {
+    oc_muon_hparams muon;
+    oc_adam_hparams adamw;
+} oc_route_hparams;
+
+typedef enum oc_route_mutant {
+    OC_ROUTE_CORRECT = 0,
+    OC_ROUTE_MUT_HEAD_BY_NAME,      /* 2-D and "embed" not in the name: the head goes to Muon */
+    OC_ROUTE_MUT_ATTRIBUTE_IGNORED, /* every 2-D parameter to Muon (embedding, head included) */
+    OC_ROUTE_MUT_GAIN_TO_MUON,      /* 1-D parameters to Muon as 1 x n matrices */
+    OC_ROUTE_MUT_NON_2D_TO_MUON,    /* 3-D / 4-D to Muon flattened to dims[0] x rest */
+    OC_ROUTE_MUT_DECAY_ON_GAINS,    /* AdamW decay also on 1-D parameters and biases */
+    OC_ROUTE_MUTANT_COUNT
+} oc_route_mutant;
+
+const char *oc_route_mutant_name(oc_route_mutant mu);
+
+/* ROUTE-PARAM-1: OC_OK when info describes a parameter (name, 1 .. 4 dims, each >= 1, at most
+ * 2^24 elements). */
+oc_status oc_param_check(const oc_param_info *info);
+
+/* Elements of the parameter. */
+size_t oc_param_numel(const oc_param_info *info);
+
+/* ROUTE-RULE-1: the optimizer of a valid parameter. */
+oc_route oc_param_route(const oc_param_info *info);
+
+/* Doubles of workspace and floats of scratch for oc_ref_routed_step on this parameter (enough
+ * for every mutant's matrix view). */
+size_t oc_routed_work_len(const oc_param_info *info);
+size_t oc_routed_scratch_len(const oc_param_info *info);
+
+/* One step of the mixed optimizer on one parameter: routes it (ROUTE-RULE-1, written to
+ * *route), then the Muon step (MUON-*, state m; v untouched) or the AdamW step (ADAM-*, step
+ * count `step`, states m, v; decay multiplier ROUTE-WD-1). On error nothing is written
+ * (ROUTE-ERR-1). */
+oc_status oc_ref_routed_step(const oc_route_hparams *hp, const oc_param_info *info, int64_t step,
+                             float *p, float *m, float *v, const float *g, oc_route *route,
+                             double *work, size_t work_len, float *scratch, size_t scratch_len,
+                             oc_route_mutant mutant);
+
+#endif
