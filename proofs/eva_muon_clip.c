@@ -7,7 +7,8 @@
  * pow calls and the products with their conversions to binary32), no access is out of bounds and
  * no integer operation overflows.
  *
- * Stated ranges: profile and mutant every value and one out of range; tau in [-1, 2^21]; alpha
+ * Stated ranges: profile and mutant every value and one out of range (and the MLA layout with
+ * heads in [0, 4], d_c, d_r, d_v = kvCols in [0, 2], qCols 2, hidden 1); tau in [-1, 2^21]; alpha
  * in [-1, 2]; every layout with heads in [0, 4], groups in [0, 2], head_dim
  * and hidden in [0, 2], each analysed separately; logits any
  * binary32 value in [-2^100, 2^100]; weights in [-2^100, 2^100] (finite: MUONCLIP-ERR-1 rejects
@@ -16,7 +17,8 @@
 #include "optcert/muon_clip.h"
 
 #define HEADS 4
-#define MAX_W ((HEADS + 2 * 2) * 2 * 2) /* (heads + 2 groups) x d rows x hidden */
+/* the largest buffer: MLA, heads x ((d_c + d_r) 2 + (d_c + d_v) 2) + d_r x 1 */
+#define MAX_W (HEADS * (4 * 2 + 4 * 2) + 2)
 
 int main(void)
 {
@@ -33,10 +35,22 @@ int main(void)
                     oc_qk_clip_config c = {
                         (oc_qk_clip_profile)Frama_C_interval(0, OC_QK_CLIP_PROFILE_COUNT),
                         Frama_C_double_interval(-1.0, 0x1p21), Frama_C_double_interval(-1.0, 2.0),
-                        heads, groups, d, hidden};
+                        heads, groups, d, hidden, 0, 0, 0, 0};
                     oc_qk_clip_mutant mu =
                         (oc_qk_clip_mutant)Frama_C_interval(0, OC_QK_CLIP_MUTANT_COUNT);
                     /* w holds the largest layout of these ranges */
+                    st |= oc_ref_qk_clip(&c, max_dot, w, mu);
+                }
+    /* MUONCLIP-LAYOUT-MLA: d_c, d_r, d_v, kvCols in [0, 2], qCols 2, hidden 1 */
+    for (size_t heads = 0; heads <= HEADS; heads++)
+        for (size_t dc = 0; dc <= 2; dc++)
+            for (size_t dr = 0; dr <= 2; dr++)
+                for (size_t s = 0; s <= 2; s++) {
+                    oc_qk_clip_config c = {
+                        OC_QK_CLIP_KIMI_MLA, Frama_C_double_interval(-1.0, 0x1p21),
+                        Frama_C_double_interval(-1.0, 2.0), heads, heads, dc, 1, dr, s, 2, s};
+                    oc_qk_clip_mutant mu =
+                        (oc_qk_clip_mutant)Frama_C_interval(0, OC_QK_CLIP_MUTANT_COUNT);
                     st |= oc_ref_qk_clip(&c, max_dot, w, mu);
                 }
     oc_qk_clip_profile p = OC_QK_CLIP_KIMI;

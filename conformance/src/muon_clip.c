@@ -14,40 +14,45 @@ static oc_status qk_clip_parse(const char *path, const char *profile, json_t *h,
                                oc_diag *d)
 {
     oc_qk_clip_config *c = &u->qk_clip;
-    int64_t v[4];
-    static const char *const sizes[] = {"heads", "groups", "headDim", "hidden"};
+    const struct {
+        const char *key;
+        size_t *to;
+    } sizes[] = {{"heads", &c->heads},       {"groups", &c->groups}, {"headDim", &c->head_dim},
+                 {"hidden", &c->hidden},     /* MUONCLIP-LAYOUT-MLA only from here on */
+                 {"ropeDim", &c->rope_dim},  {"vDim", &c->v_dim},    {"qCols", &c->q_cols},
+                 {"kvCols", &c->kv_cols}};
     oc_status st;
     if (oc_qk_clip_profile_parse(profile, &c->profile) != OC_OK)
         return oc_fail(d, OC_ERR_FORMAT, "%s: unknown muonclip profile '%s'", path, profile);
     if ((st = oc_get_hex(path, h, "tau", &c->tau, d)) ||
         (st = oc_get_hex(path, h, "alpha", &c->alpha, d)))
         return st;
-    for (int k = 0; k < 4; k++)
-        if ((st = oc_get_int(path, 0, h, sizes[k], 0, 1 << 20, &v[k], d)))
+    size_t count = c->profile == OC_QK_CLIP_KIMI_MLA ? 8 : 4;
+    for (size_t k = 0; k < count; k++) {
+        int64_t v;
+        if ((st = oc_get_int(path, 0, h, sizes[k].key, 0, 1 << 20, &v, d)))
             return st;
-    c->heads = (size_t)v[0];
-    c->groups = (size_t)v[1];
-    c->head_dim = (size_t)v[2];
-    c->hidden = (size_t)v[3];
+        *sizes[k].to = (size_t)v;
+    }
     return OC_OK;
 }
 
 static int qk_clip_supports(const oc_impl *impl, const oc_hparams *hp)
 {
-    (void)hp;
-    return impl->qk_clip && (impl->capabilities & OC_CAP_QK_CLIP);
+    uint64_t need = hp->qk_clip.profile == OC_QK_CLIP_KIMI_MLA ? OC_CAP_QK_CLIP_MLA : OC_CAP_QK_CLIP;
+    return impl->qk_clip && (impl->capabilities & need) == need;
 }
 
-/* Rows of the fused weight as the vectors describe it (0 for a layout MUONCLIP-LAYOUT-1
- * rejects; such cases are invalid ones and carry their weight list as given). */
+/* Elements of the weight as the vectors describe it (a layout MUONCLIP-LAYOUT-1 rejects is
+ * an invalid case and carries its weight list as given). */
 static size_t stated_len(const oc_qk_clip_config *c, json_t *t)
 {
     if (c->groups < 1 || c->heads % c->groups != 0)
         return json_array_size(json_object_get(t, "weight"));
-    return oc_qk_clip_rows(c) * c->hidden;
+    return oc_qk_clip_len(c);
 }
 
-/* "maxDot": [hex per head], "weight": [hex, rows * hidden], "expected": {"weight": [hex],
+/* "maxDot": [hex per head], "weight": [hex, oc_qk_clip_len], "expected": {"weight": [hex],
  * "relTol": hex} (valid cases). Inputs: c->in[0] the weight, c->in[1] the logits. */
 static oc_status qk_clip_load_case(const char *path, const oc_st_file *st, json_t *t,
                                    oc_case *c, oc_diag *d)
@@ -82,10 +87,13 @@ static oc_status qk_clip_load_case(const char *path, const oc_st_file *st, json_
     c->exp[0].stored = calloc(c->n, sizeof(double));
     c->exp[0].f64 = calloc(c->n, sizeof(double));
     c->exp[0].tol = calloc(c->n, sizeof(double));
-    for (size_t j = 0; j < c->n; j++) { /* MUONCLIP-TOL-1: relative, 2^-149 below */
+    for (size_t j = 0; j < c->n; j++) /* MUONCLIP-TOL-1: relative, 2^-149 below */
         c->exp[0].stored[j] = c->exp[0].f64[j] = x[j];
-        c->exp[0].tol[j] = fabs((double)x[j]) * rel + 0x1p-149;
-    }
+    oc_qk_clip_segment seg[3];
+    for (size_t g = 0; g < cfg->groups; g++) /* outside every q/k part: bit for bit (tol 0) */
+        for (size_t p = 0, parts = oc_qk_clip_segments(cfg, g, seg); p < parts; p++)
+            for (size_t j = seg[p].offset; j < seg[p].offset + seg[p].len && j < c->n; j++)
+                c->exp[0].tol[j] = fabs((double)x[j]) * rel + 0x1p-149;
     free(x);
     return OC_OK;
 }

@@ -192,7 +192,8 @@ static oc_status ref_qk_clip(void *ctx, const oc_qk_clip_config *c, const float 
      OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT | OC_CAP_LOSS_SCALE_TORCH | OC_CAP_CLIP_MEGATRON | \
      OC_CAP_CLIP_TORCH | \
      OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON | OC_CAP_STEP_SCALED | OC_CAP_STEP_UNCHECKED | \
-     OC_CAP_STEP_CHECKED | OC_CAP_QK_CLIP | OC_CAP_MUON_BLOCKS | OC_CAP_MUON_ROUTE)
+     OC_CAP_STEP_CHECKED | OC_CAP_QK_CLIP | OC_CAP_MUON_BLOCKS | OC_CAP_MUON_ROUTE |           \
+     OC_CAP_QK_CLIP_MLA)
 
 const oc_impl *oc_ref(void)
 {

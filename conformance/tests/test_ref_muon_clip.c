@@ -8,7 +8,11 @@
 #include "optcert/muon_clip.h"
 
 /* 2 heads, d 4, hidden 1 (MHA): rows q0 k0 v0 q1 k1 v1, 4 each. */
-static oc_qk_clip_config mha(void) { return (oc_qk_clip_config){OC_QK_CLIP_KIMI, 100, 0.5, 2, 2, 4, 1}; }
+static oc_qk_clip_config mha(void)
+{
+    return (oc_qk_clip_config){.profile = OC_QK_CLIP_KIMI, .tau = 100, .alpha = 0.5, .heads = 2,
+                               .groups = 2, .head_dim = 4, .hidden = 1};
+}
 
 static void fill(float *w, size_t n)
 {
@@ -44,7 +48,8 @@ static void test_closed_form(void)
  * (S 50, 90) untouched. Rows: q0 q1 k v | q2 q3 k v. */
 static void test_groups(void)
 {
-    oc_qk_clip_config c = {OC_QK_CLIP_MEGATRON, 100, 0.5, 4, 2, 1, 1};
+    oc_qk_clip_config c = {.profile = OC_QK_CLIP_MEGATRON, .tau = 100, .alpha = 0.5, .heads = 4,
+                           .groups = 2, .head_dim = 1, .hidden = 1};
     float md[4] = {10, 400, 50, 90}, w[8], w0[8];
     fill(w, 8);
     memcpy(w0, w, sizeof w);
@@ -52,6 +57,37 @@ static void test_groups(void)
     for (size_t i = 0; i < 8; i++)
         CU_ASSERT_EQUAL(w[i], i < 3 ? w0[i] / 2 : w0[i]);
     c.profile = OC_QK_CLIP_KIMI; /* per head: grouped layouts are rejected */
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_BAD_SHAPE);
+}
+
+/* MUONCLIP-LAYOUT-MLA, -LOGIT-MLA, -SCALE-MLA: 2 heads, d_c 3 + d_r 1 (d 4), d_v 1, one
+ * column each: rows W_qc0 (3) W_qr0 W_qc1 (3) W_qr1 | W_kc0 (3) W_v0 W_kc1 (3) W_v1 | W_kr.
+ * Head 0 at S = 800 / 2 = 400 (gamma 1/4): W_qc0, W_kc0 halved, W_qr0 quartered; head 1 at
+ * S = tau exactly; W_v and the shared rotary key W_kr untouched. */
+static void test_mla(void)
+{
+    oc_qk_clip_config c = {.profile = OC_QK_CLIP_KIMI_MLA, .tau = 100, .alpha = 0.5, .heads = 2,
+                           .groups = 2, .head_dim = 3, .hidden = 1, .rope_dim = 1, .v_dim = 1,
+                           .q_cols = 1, .kv_cols = 1};
+    float md[2] = {800, 200}, w[17], w0[17];
+    static const float want[17] = {2, 2, 2, 4, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1}; /* divisor */
+    fill(w, 17);
+    memcpy(w0, w, sizeof w);
+    CU_ASSERT_EQUAL_FATAL(oc_qk_clip_len(&c), 17u);
+    CU_ASSERT_EQUAL_FATAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_OK);
+    for (size_t i = 0; i < 17; i++)
+        CU_ASSERT_EQUAL(w[i], w0[i] / want[i]);
+    /* the mutants: W_qr0 by sqrt(gamma) = 1/2; W_kr by sqrt(gamma) */
+    fill(w, 17);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_MUT_ROTARY_Q_SQRT), OC_OK);
+    CU_ASSERT_EQUAL(w[3], w0[3] / 2);
+    fill(w, 17);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_MUT_SHARED_KEY), OC_OK);
+    CU_ASSERT_EQUAL(w[16], w0[16] / 2);
+    c.rope_dim = 0; /* MLA needs rotary rows */
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_BAD_SHAPE);
+    c.rope_dim = 1;
+    c.groups = 1; /* per head */
     CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_BAD_SHAPE);
 }
 
@@ -85,35 +121,42 @@ static void test_rejections(void)
 static oc_status float_clip(void *ctx, const oc_qk_clip_config *c, const float *max_dot, float *w)
 {
     (void)ctx;
-    size_t n = c && w && c->groups ? oc_qk_clip_rows(c) * c->hidden : 0;
-    float *copy = malloc((n + 1) * sizeof *copy); /* the reference only validates, on a copy */
+    size_t n = c && w && c->groups ? oc_qk_clip_len(c) : 0;
+    /* The reference only validates, on a copy: first the configuration and the logits on zero
+     * weights (n is w's length only for a configuration it accepts), then the weights. */
+    float *copy = calloc(n + 1, sizeof *copy);
     if (!copy)
         return OC_ERR_INTERNAL;
-    if (n)
-        memcpy(copy, w, n * sizeof *copy);
     oc_status st = oc_ref_qk_clip(c, max_dot, n ? copy : NULL, OC_QK_CLIP_CORRECT);
+    if (st == OC_OK) {
+        memcpy(copy, w, n * sizeof *copy);
+        st = oc_ref_qk_clip(c, max_dot, copy, OC_QK_CLIP_CORRECT);
+    }
     free(copy);
     if (st != OC_OK)
         return st;
-    size_t per = c->heads / c->groups, dh = c->head_dim * c->hidden;
-    float sd = sqrtf((float)c->head_dim), tau = (float)c->tau, alpha = (float)c->alpha;
+    size_t per = c->heads / c->groups;
+    size_t d = c->head_dim + (c->profile == OC_QK_CLIP_KIMI_MLA ? c->rope_dim : 0);
+    float sd = sqrtf((float)d), tau = (float)c->tau, alpha = (float)c->alpha;
     for (size_t g = 0; g < c->groups; g++) {
         float s = -INFINITY;
         for (size_t j = 0; j < per; j++)
             s = fmaxf(s, max_dot[g * per + j] / sd);
         if (!(s > tau))
             continue;
-        float gamma = tau / s, fq = powf(gamma, alpha), fk = powf(gamma, 1.0f - alpha);
-        float *b = w + g * (per + 2) * dh;
-        for (size_t i = 0; i < (per + 1) * dh; i++)
-            b[i] *= i < per * dh ? fq : fk;
+        float gamma = tau / s, factor[3] = {powf(gamma, alpha), powf(gamma, 1.0f - alpha), gamma};
+        oc_qk_clip_segment seg[3];
+        for (size_t p = 0, parts = oc_qk_clip_segments(c, g, seg); p < parts; p++)
+            for (size_t i = seg[p].offset; i < seg[p].offset + seg[p].len; i++)
+                w[i] *= factor[seg[p].part];
     }
     return OC_OK;
 }
 
 static void test_fp32_tolerance(void)
 {
-    static const oc_impl impl = {OC_IMPL_ABI_VERSION, "float-qk-clip", "test", OC_CAP_QK_CLIP,
+    static const oc_impl impl = {OC_IMPL_ABI_VERSION, "float-qk-clip", "test",
+                                 OC_CAP_QK_CLIP | OC_CAP_QK_CLIP_MLA,
                                  NULL, .qk_clip = float_clip};
     oc_certificate cert;
     oc_diag d;
@@ -128,7 +171,7 @@ static void test_fp32_tolerance(void)
         printf("\n%s: worst ratio %.3f of the bound\n", cert.fams[f].name, cert.fams[f].worst_ratio);
         CU_ASSERT(cert.fams[f].worst_ratio < 0.5);
     }
-    CU_ASSERT(fails == 0 && passes == 22);
+    CU_ASSERT(fails == 0 && passes == 33);
     oc_certificate_free(&cert);
 }
 
@@ -140,6 +183,9 @@ void register_suites(void)
                test_closed_form},
               {"query groups (MUONCLIP-GROUP-1, MUONCLIP-PROF-MEGATRON, MUONCLIP-PROF-KIMI)",
                test_groups},
+              {"multi-head latent attention (MUONCLIP-LAYOUT-MLA, MUONCLIP-LOGIT-MLA, "
+               "MUONCLIP-SCALE-MLA, MUONCLIP-PROF-KIMI-MLA)",
+               test_mla},
               {"rejections (MUONCLIP-CFG-1, MUONCLIP-ERR-1)", test_rejections},
               {"a float32 implementation passes fp32 (MUONCLIP-TOL-1, VEC-FMT-13)",
                test_fp32_tolerance});

@@ -2,7 +2,8 @@
  * MUONCLIP-*): the logits in binary32 as MUONCLIP-TOL-1 derives (sqrtf, a quotient, an exact
  * max), the factor gamma^alpha of a clipped group in binary64 rounded once to binary32 (so that
  * it keeps its precision when gamma is below the normal binary32 range), and one binary32
- * product per clipped weight. Checks in the reference's order, all before the first write. */
+ * product per clipped weight; the MLA layout (MUONCLIP-LAYOUT-MLA) through the reference's
+ * oc_qk_clip_segments. Checks in the reference's order, all before the first write. */
 #include <math.h>
 #include "optcert/buffers.h"
 #include "optcert/fast.h"
@@ -15,15 +16,15 @@ oc_status oc_fast_qk_clip(const oc_qk_clip_config *c, const float *max_dot, floa
     oc_status st = oc_qk_clip_check(c); /* MUONCLIP-CFG-1, MUONCLIP-LAYOUT-1 */
     if (st != OC_OK)
         return st;
-    size_t n = oc_qk_clip_rows(c) * c->hidden, per = c->heads / c->groups;
+    size_t n = oc_qk_clip_len(c), per = c->heads / c->groups;
     if ((st = oc_buffer_check(max_dot, c->heads, sizeof(float))) ||
         (st = oc_buffer_check(w, n, sizeof(float))) ||
         (st = oc_buffer_disjoint(max_dot, c->heads * sizeof(float), w, n * sizeof(float))))
         return st;
     if (oc_fast_any_nonfinite(max_dot, c->heads) || oc_fast_any_nonfinite(w, n))
         return OC_ERR_NONFINITE; /* MUONCLIP-ERR-1 */
-    float root_d = sqrtf((float)c->head_dim); /* head_dim <= 2^20: exact conversion */
-    size_t dh = c->head_dim * c->hidden;      /* elements of one head's rows */
+    size_t d = c->head_dim + (c->profile == OC_QK_CLIP_KIMI_MLA ? c->rope_dim : 0);
+    float root_d = sqrtf((float)d);           /* d <= 2^21: exact conversion (LOGIT-MLA) */
     for (size_t g = 0; g < c->groups; g++) {
         float s = max_dot[g * per] / root_d;  /* MUONCLIP-LOGIT-1 */
         for (size_t h = 1; h < per; h++)      /* MUONCLIP-GROUP-1 */
@@ -31,9 +32,12 @@ oc_status oc_fast_qk_clip(const oc_qk_clip_config *c, const float *max_dot, floa
         if (!(s > c->tau))                    /* MUONCLIP-GAMMA-1 */
             continue;
         double gamma = c->tau / s;
-        float *block = w + g * (per + 2) * dh; /* [q heads; k; v] of group g (LAYOUT-1) */
-        oc_fast_scale(block, per * dh, (float)pow(gamma, c->alpha));  /* MUONCLIP-SCALE-1 */
-        oc_fast_scale(block + per * dh, dh, (float)pow(gamma, 1.0 - c->alpha));
+        /* MUONCLIP-SCALE-1, MUONCLIP-SCALE-MLA, by oc_qk_clip_part; v rows and W_kr untouched */
+        float factor[3] = {(float)pow(gamma, c->alpha), (float)pow(gamma, 1.0 - c->alpha),
+                           (float)gamma};
+        oc_qk_clip_segment seg[3];
+        for (size_t p = 0, parts = oc_qk_clip_segments(c, g, seg); p < parts; p++)
+            oc_fast_scale(w + seg[p].offset, seg[p].len, factor[seg[p].part]);
     }
     return OC_OK;
 }

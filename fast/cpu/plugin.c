@@ -93,7 +93,7 @@ static oc_impl fast_cpu = {
                     OC_CAP_MIXED_BF16 | OC_CAP_MIXED_F16 | OC_CAP_MIXED_STATE_BF16 |
                     OC_CAP_LOSS_SCALE_MEGATRON | OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT |
                     OC_CAP_LOSS_SCALE_TORCH | OC_CAP_CLIP_MEGATRON | OC_CAP_CLIP_TORCH |
-                    OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON | OC_CAP_QK_CLIP,
+                    OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON | OC_CAP_QK_CLIP | OC_CAP_QK_CLIP_MLA,
     .adam_step = fast_adam,
     .sgd_step = fast_sgd,
     .lion_step = fast_lion,

@@ -233,7 +233,8 @@ static void test_muon_bad_input(void)
  * (gamma below binary32's normal range), a group exactly at tau (left). */
 static void test_qk_clip(void)
 {
-    oc_qk_clip_config c = {OC_QK_CLIP_MEGATRON, 0x1p-20, 0.5, 6, 3, 4, 5};
+    oc_qk_clip_config c = {.profile = OC_QK_CLIP_MEGATRON, .tau = 0x1p-20, .alpha = 0.5,
+                           .heads = 6, .groups = 3, .head_dim = 4, .hidden = 5};
     size_t n = oc_qk_clip_rows(&c) * c.hidden;
     float max_dot[6] = {-3.0f, 50.0f, 0x1p-19f, 3e38f, 0x1p-19f, -7.0f};
     float *w = random_matrix(n, 1.0), *ref = malloc(n * sizeof *ref), *snap = malloc(n * sizeof *snap);

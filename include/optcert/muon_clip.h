@@ -10,6 +10,7 @@
 typedef enum oc_qk_clip_profile {
     OC_QK_CLIP_KIMI = 0,  /* per head; multi-head layouts only     MUONCLIP-PROF-KIMI */
     OC_QK_CLIP_MEGATRON,  /* per query group (GQA)                 MUONCLIP-PROF-MEGATRON */
+    OC_QK_CLIP_KIMI_MLA,  /* per head, multi-head latent attention MUONCLIP-PROF-KIMI-MLA */
     OC_QK_CLIP_PROFILE_COUNT
 } oc_qk_clip_profile;
 
@@ -21,6 +22,13 @@ typedef struct oc_qk_clip_config {
     size_t groups;   /* key/value heads (query groups)          MUONCLIP-LAYOUT-1 */
     size_t head_dim; /* d                                        MUONCLIP-LAYOUT-1 */
     size_t hidden;   /* columns of the fused QKV weight          MUONCLIP-LAYOUT-1 */
+                     /* (kimi-mla: of the shared rotary key)     MUONCLIP-LAYOUT-MLA */
+    /* Appended for the kimi-mla profile only (MUONCLIP-LAYOUT-MLA); the other profiles ignore
+     * them. head_dim is then d_c, the non-rotary query/key dimension. */
+    size_t rope_dim; /* d_r, rows of W_qr per head and of W_kr   MUONCLIP-LAYOUT-MLA */
+    size_t v_dim;    /* d_v, value rows per head of W_kv up     MUONCLIP-LAYOUT-MLA */
+    size_t q_cols;   /* columns of W_q up (q_lora_rank)          MUONCLIP-LAYOUT-MLA */
+    size_t kv_cols;  /* columns of W_kv up (kv_lora_rank)        MUONCLIP-LAYOUT-MLA */
 } oc_qk_clip_config;
 
 typedef enum oc_qk_clip_mutant {
@@ -28,6 +36,8 @@ typedef enum oc_qk_clip_mutant {
     OC_QK_CLIP_MUT_GAMMA_ON_BOTH,   /* W_q and W_k both times gamma (instead of gamma^alpha ...) */
     OC_QK_CLIP_MUT_ALL_HEADS,       /* one gamma from the layer's max, applied to every head */
     OC_QK_CLIP_MUT_NO_SQRT_D,       /* S = max q.k, not divided by sqrt(d) */
+    OC_QK_CLIP_MUT_ROTARY_Q_SQRT,   /* kimi-mla: W_qr by gamma^alpha instead of gamma */
+    OC_QK_CLIP_MUT_SHARED_KEY,      /* kimi-mla: W_kr by gamma^(1-alpha) of every clipped head */
     OC_QK_CLIP_MUTANT_COUNT
 } oc_qk_clip_mutant;
 
@@ -41,8 +51,29 @@ oc_status oc_qk_clip_check(const oc_qk_clip_config *c);
 /* Rows of the fused QKV weight: groups (heads / groups + 2) head_dim (MUONCLIP-LAYOUT-1). */
 size_t oc_qk_clip_rows(const oc_qk_clip_config *c);
 
-/* Clips the fused QKV weight w (oc_qk_clip_rows x hidden fp32, row-major, Megatron's
- * per-group [q heads of the group; k; v] layout) in place, given max_dot[h], the largest raw
+/* Elements of the weight buffer of a layout the profile accepts: oc_qk_clip_rows x hidden, or
+ * for kimi-mla [W_q up; W_kv up; W_kr] (MUONCLIP-LAYOUT-MLA). */
+size_t oc_qk_clip_len(const oc_qk_clip_config *c);
+
+/* Which factor a part of the weight is scaled by when its head or group is clipped. */
+typedef enum oc_qk_clip_part {
+    OC_QK_PART_Q = 0,    /* gamma^alpha:       W_q, or W_qc (MLA)     MUONCLIP-SCALE-1 */
+    OC_QK_PART_K,        /* gamma^(1 - alpha): W_k, or W_kc (MLA)     MUONCLIP-SCALE-1 */
+    OC_QK_PART_Q_ROTARY  /* gamma:             W_qr (MLA)             MUONCLIP-SCALE-MLA */
+} oc_qk_clip_part;
+
+typedef struct oc_qk_clip_segment {
+    size_t offset, len; /* elements of the weight buffer */
+    oc_qk_clip_part part;
+} oc_qk_clip_segment;
+
+/* The parts of the weight that clipping group g (a head under the per-head profiles) scales,
+ * in buffer order; returns how many (2 or 3). For a configuration oc_ref_qk_clip accepts and
+ * g < groups. v rows and the shared rotary key W_kr are in none of them. */
+size_t oc_qk_clip_segments(const oc_qk_clip_config *c, size_t g, oc_qk_clip_segment seg[3]);
+
+/* Clips the fused QKV weight w (oc_qk_clip_len fp32, row-major, Megatron's per-group
+ * [q heads of the group; k; v] layout, or the MLA layout of MUONCLIP-LAYOUT-MLA) in place, given max_dot[h], the largest raw
  * dot product q_i . k_j of head h over the batch (before the 1/sqrt(d) softmax scale). On
  * error nothing is written (MUONCLIP-ERR-1). */
 oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float *w,

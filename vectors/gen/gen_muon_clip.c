@@ -21,7 +21,16 @@ typedef struct clip_gen {
     gen_rng rng;
 } clip_gen;
 
-static const char *const profile_names[OC_QK_CLIP_PROFILE_COUNT] = {"kimi", "megatron"};
+static const char *const profile_names[OC_QK_CLIP_PROFILE_COUNT] = {"kimi", "megatron",
+                                                                    "kimi-mla"};
+static const char *const profile_rules[OC_QK_CLIP_PROFILE_COUNT] = {
+    "MUONCLIP-PROF-KIMI", "MUONCLIP-PROF-MEGATRON", "MUONCLIP-PROF-KIMI-MLA"};
+
+/* d of MUONCLIP-LOGIT-1: d_c + d_r under MLA (MUONCLIP-LOGIT-MLA). */
+static size_t logit_dim(const oc_qk_clip_config *c)
+{
+    return c->head_dim + (c->profile == OC_QK_CLIP_KIMI_MLA ? c->rope_dim : 0);
+}
 
 static json_t *hex_list(const float *x, size_t n)
 {
@@ -31,14 +40,14 @@ static json_t *hex_list(const float *x, size_t n)
     return a;
 }
 
-/* The exact clip of w (MUONCLIP-LOGIT-1, -GROUP-1, -GAMMA-1, -SCALE-1), each element rounded
- * once to binary32 (MUONCLIP-STORE-1). */
+/* The exact clip of w (MUONCLIP-LOGIT-1, -GROUP-1, -GAMMA-1, -SCALE-1, -SCALE-MLA), each
+ * element rounded once to binary32 (MUONCLIP-STORE-1). */
 static void exact_clip(clip_gen *g, const oc_qk_clip_config *c, const float *max_dot, float *w)
 {
-    size_t per = c->heads / c->groups, dh = c->head_dim * c->hidden;
+    size_t per = c->heads / c->groups;
     for (size_t k = 0; k < c->groups; k++) {
         for (size_t j = 0; j < per; j++) {
-            mpfr_set_ui(g->t, (unsigned long)c->head_dim, MPFR_RNDN);
+            mpfr_set_ui(g->t, (unsigned long)logit_dim(c), MPFR_RNDN);
             mpfr_sqrt(g->t, g->t, MPFR_RNDN);
             mpfr_set_flt(g->s, max_dot[k * per + j], MPFR_RNDN);
             mpfr_div(g->s, g->s, g->t, MPFR_RNDN);
@@ -52,20 +61,30 @@ static void exact_clip(clip_gen *g, const oc_qk_clip_config *c, const float *max
         mpfr_pow(g->fq, g->gamma, g->t, MPFR_RNDN);
         mpfr_ui_sub(g->t, 1, g->t, MPFR_RNDN);
         mpfr_pow(g->fk, g->gamma, g->t, MPFR_RNDN);
-        float *block = w + k * (per + 2) * dh;
-        for (size_t i = 0; i < (per + 1) * dh; i++) {
-            mpfr_mul_d(g->t, i < per * dh ? g->fq : g->fk, block[i], MPFR_RNDN);
-            block[i] = mpfr_get_flt(g->t, MPFR_RNDN);
-        }
+        mpfr_ptr factor[3] = {g->fq, g->fk, g->gamma}; /* by oc_qk_clip_part */
+        oc_qk_clip_segment seg[3];
+        size_t parts = oc_qk_clip_segments(c, k, seg);
+        for (size_t p = 0; p < parts; p++)
+            for (float *x = w + seg[p].offset; x < w + seg[p].offset + seg[p].len; x++) {
+                mpfr_mul_d(g->t, factor[seg[p].part], *x, MPFR_RNDN);
+                *x = mpfr_get_flt(g->t, MPFR_RNDN);
+            }
     }
 }
 
 static json_t *hparams_json(const oc_qk_clip_config *c)
 {
-    return json_pack("{s:o,s:o,s:i,s:i,s:i,s:i}", "tau", hexfloat(c->tau), "alpha",
-                     hexfloat(c->alpha), "heads", (json_int_t)c->heads, "groups",
-                     (json_int_t)c->groups, "headDim", (json_int_t)c->head_dim, "hidden",
-                     (json_int_t)c->hidden);
+    json_t *h = json_pack("{s:o,s:o,s:i,s:i,s:i,s:i}", "tau", hexfloat(c->tau), "alpha",
+                          hexfloat(c->alpha), "heads", (json_int_t)c->heads, "groups",
+                          (json_int_t)c->groups, "headDim", (json_int_t)c->head_dim, "hidden",
+                          (json_int_t)c->hidden);
+    if (c->profile == OC_QK_CLIP_KIMI_MLA) { /* MUONCLIP-LAYOUT-MLA */
+        json_object_set_new(h, "ropeDim", json_integer((json_int_t)c->rope_dim));
+        json_object_set_new(h, "vDim", json_integer((json_int_t)c->v_dim));
+        json_object_set_new(h, "qCols", json_integer((json_int_t)c->q_cols));
+        json_object_set_new(h, "kvCols", json_integer((json_int_t)c->kv_cols));
+    }
+    return h;
 }
 
 /* One test of n weights (random magnitudes in [2^-8, 2^0)) and the given logits. */
@@ -80,8 +99,9 @@ static void emit(clip_gen *g, const oc_qk_clip_config *c, const float *max_dot, 
         w[n / 2] = bad_weight;
     json_t *jr = json_array();
     char buf[256];
-    snprintf(buf, sizeof buf, "%s MUONCLIP-LAYOUT-1 MUONCLIP-TOL-1 MUONCLIP-PROF-%s", rules,
-             g->profile == OC_QK_CLIP_KIMI ? "KIMI" : "MEGATRON");
+    snprintf(buf, sizeof buf, "%s %s MUONCLIP-TOL-1 %s", rules,
+             g->profile == OC_QK_CLIP_KIMI_MLA ? "MUONCLIP-LAYOUT-MLA" : "MUONCLIP-LAYOUT-1",
+             profile_rules[g->profile]);
     for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " "))
         json_array_append_new(jr, json_string(tok));
     json_t *test = json_pack("{s:s,s:[s],s:o,s:s,s:o,s:o}", "comment", comment, "flags", flag,
@@ -102,14 +122,15 @@ static void emit(clip_gen *g, const oc_qk_clip_config *c, const float *max_dot, 
 static oc_qk_clip_config layout(oc_qk_clip_profile pr, size_t heads, size_t groups, size_t d,
                                 size_t hidden)
 {
-    return (oc_qk_clip_config){pr, 100.0, 0.5, heads, groups, d, hidden};
+    return (oc_qk_clip_config){.profile = pr, .tau = 100.0, .alpha = 0.5, .heads = heads,
+                               .groups = groups, .head_dim = d, .hidden = hidden};
 }
 
 /* Logits S = maxDot / sqrt(d) of the heads, given as S (exact when d is a square). */
 static void logits(const oc_qk_clip_config *c, const double *s, float *max_dot)
 {
     for (size_t h = 0; h < c->heads; h++)
-        max_dot[h] = (float)(s[h] * sqrt((double)c->head_dim));
+        max_dot[h] = (float)(s[h] * sqrt((double)logit_dim(c)));
 }
 
 static void valid_cases(clip_gen *g)
@@ -143,7 +164,7 @@ static void valid_cases(clip_gen *g)
          "GQA 6 heads in 3 groups, d 9: groups clipped by 130/100, untouched, 500/100",
          "GroupedQuery", "MUONCLIP-GROUP-1 MUONCLIP-LOGIT-1 MUONCLIP-SCALE-1"},
     };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+    for (size_t i = 0; i < sizeof k / sizeof k[0] && g->profile != OC_QK_CLIP_KIMI_MLA; i++) {
         if (!(g->profile == OC_QK_CLIP_KIMI ? k[i].kimi : k[i].megatron))
             continue;
         oc_qk_clip_config c = layout(g->profile, k[i].heads, k[i].groups, k[i].d, k[i].hidden);
@@ -152,6 +173,49 @@ static void valid_cases(clip_gen *g)
         c.alpha = k[i].alpha;
         logits(&c, k[i].s, max_dot);
         emit(g, &c, max_dot, oc_qk_clip_rows(&c) * c.hidden, k[i].comment, k[i].flag,
+             k[i].rules, "valid", 0);
+    }
+}
+
+/* MLA (MUONCLIP-LAYOUT-MLA): heads x d_c, d_r, d_v, columns of W_q up, W_kv up and W_kr. */
+static oc_qk_clip_config mla_layout(size_t heads, size_t dc, size_t dr, size_t dv, size_t q_cols,
+                                    size_t kv_cols, size_t hidden)
+{
+    return (oc_qk_clip_config){.profile = OC_QK_CLIP_KIMI_MLA, .tau = 100.0, .alpha = 0.5,
+                               .heads = heads, .groups = heads, .head_dim = dc, .hidden = hidden,
+                               .rope_dim = dr, .v_dim = dv, .q_cols = q_cols, .kv_cols = kv_cols};
+}
+
+static void mla_cases(clip_gen *g)
+{
+    static const struct {
+        size_t heads, dc, dr, dv, q_cols, kv_cols, hidden;
+        double tau, alpha, s[4];
+        const char *comment, *flag, *rules;
+    } k[] = {
+        {4, 2, 2, 3, 5, 4, 6, 100, 0.5, {50, 100, 150, 400},
+         "MLA, d_c 2 + d_r 2: logits 50, 100 (exactly tau: untouched), 150, 400; W_qc, W_kc "
+         "by sqrt(gamma), W_qr by gamma, W_kr and W_v bit for bit", "MlaBothSides",
+         "MUONCLIP-LOGIT-MLA MUONCLIP-GAMMA-1 MUONCLIP-SCALE-MLA"},
+        {3, 6, 3, 5, 4, 3, 7, 100, 0.5, {99, 100.5, 1000},
+         "MLA, d_c 6 + d_r 3: just below and just above tau, and ten times tau", "MlaBothSides",
+         "MUONCLIP-LOGIT-MLA MUONCLIP-GAMMA-1 MUONCLIP-SCALE-MLA"},
+        {2, 2, 2, 2, 3, 3, 4, 100, 0.5, {10, -300},
+         "MLA, no head above tau (one negative logit): the weight is unchanged", "NoClip",
+         "MUONCLIP-LOGIT-MLA MUONCLIP-GAMMA-1"},
+        {2, 4, 2, 3, 5, 3, 6, 30, 0.25, {45, 20},
+         "MLA, tau 30, alpha 1/4, d_c 4 + d_r 2 (irrational sqrt): W_qc by gamma^(1/4), W_kc "
+         "by gamma^(3/4), W_qr by gamma", "Alpha",
+         "MUONCLIP-LOGIT-MLA MUONCLIP-SCALE-MLA MUONCLIP-CFG-1"},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0] && g->profile == OC_QK_CLIP_KIMI_MLA; i++) {
+        oc_qk_clip_config c = mla_layout(k[i].heads, k[i].dc, k[i].dr, k[i].dv, k[i].q_cols,
+                                         k[i].kv_cols, k[i].hidden);
+        float max_dot[4];
+        c.tau = k[i].tau;
+        c.alpha = k[i].alpha;
+        logits(&c, k[i].s, max_dot);
+        emit(g, &c, max_dot, oc_qk_clip_len(&c), k[i].comment, k[i].flag,
              k[i].rules, "valid", 0);
     }
 }
@@ -170,24 +234,29 @@ static void invalid_cases(clip_gen *g)
         {2, 2, 100, 0.5, 0, INFINITY, "an infinite weight"},
         {3, 2, 100, 0.5, 0, 0, "3 heads in 2 groups"},
         {4, 2, 100, 0.5, 0, 0, "GQA under the per-head profile"},
+        {2, 2, 100, 0.5, 0, 0, "MLA without rotary rows (d_r = 0)"},
     };
+    int mla = g->profile == OC_QK_CLIP_KIMI_MLA;
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
-        if (i == 5 && g->profile != OC_QK_CLIP_KIMI)
-            continue; /* grouped layouts are valid for Megatron */
-        oc_qk_clip_config c = layout(g->profile, k[i].heads, k[i].groups, 4, 3);
+        if ((i == 5 && g->profile == OC_QK_CLIP_MEGATRON) || (i == 6 && !mla))
+            continue; /* grouped layouts are valid for Megatron; d_r is MLA's */
+        oc_qk_clip_config c = mla ? mla_layout(k[i].heads, 4, i == 6 ? 0 : 2, 3, 3, 2, 3)
+                                  : layout(g->profile, k[i].heads, k[i].groups, 4, 3);
+        c.groups = k[i].groups;
         c.tau = k[i].tau;
         c.alpha = k[i].alpha;
         float max_dot[4] = {400, 100, 300, 50};
         if (k[i].bad_dot != 0)
             max_dot[1] = k[i].bad_dot;
         /* the weight as the (possibly inconsistent) sizes ask: heads + 2 groups rows of d */
-        size_t n = (k[i].heads + 2 * k[i].groups) * 4 * 3;
+        size_t n = mla && k[i].heads % k[i].groups == 0 ? oc_qk_clip_len(&c)
+                                                        : (k[i].heads + 2 * k[i].groups) * 4 * 3;
         emit(g, &c, max_dot, n, k[i].what, "InvalidInput",
              "MUONCLIP-CFG-1 MUONCLIP-ERR-1", "invalid", k[i].bad_weight);
     }
 }
 
-static void notes(family *f)
+static void notes(family *f, oc_qk_clip_profile pr)
 {
     static const char *const n[][4] = {
         {"BothSides", "BASIC", "heads below, at and above tau",
@@ -196,11 +265,17 @@ static void notes(family *f)
         {"Alpha", "BASIC", "alpha other than 1/2", "W_q by gamma^alpha, W_k by gamma^(1-alpha)"},
         {"GroupedQuery", "BASIC", "grouped-query layout",
          "one gamma per query group from its largest head"},
+        {"MlaBothSides", "BASIC", "multi-head latent attention, heads below, at and above tau",
+         "W_qc and W_kc by sqrt(gamma), W_qr by gamma, the shared rotary key W_kr untouched"},
         {"InvalidInput", "INVALID_INPUT", "configuration or input outside MUONCLIP-CFG-1",
          "must be rejected with nothing written"},
     };
-    for (size_t i = 0; i < sizeof n / sizeof n[0]; i++)
-        family_note(f, n[i][0], n[i][1], n[i][2], n[i][3], NULL);
+    for (size_t i = 0; i < sizeof n / sizeof n[0]; i++) {
+        int mla_only = strncmp(n[i][0], "Mla", 3) == 0;
+        int gqa_only = strcmp(n[i][0], "BothSides") == 0 || strcmp(n[i][0], "GroupedQuery") == 0;
+        if (pr == OC_QK_CLIP_KIMI_MLA ? !gqa_only : !mla_only)
+            family_note(f, n[i][0], n[i][1], n[i][2], n[i][3], NULL);
+    }
 }
 
 int gen_muon_clip(const gen_options *opt, const char *outdir)
@@ -209,6 +284,9 @@ int gen_muon_clip(const gen_options *opt, const char *outdir)
         "MUONCLIP-CFG-1", "MUONCLIP-LAYOUT-1", "MUONCLIP-LOGIT-1", "MUONCLIP-GROUP-1",
         "MUONCLIP-GAMMA-1", "MUONCLIP-SCALE-1", "MUONCLIP-STORE-1", "MUONCLIP-ERR-1",
         "MUONCLIP-TOL-1", NULL};
+    static const char *const mla_rules[] = {
+        "MUONCLIP-CFG-1", "MUONCLIP-LAYOUT-MLA", "MUONCLIP-LOGIT-MLA", "MUONCLIP-GAMMA-1",
+        "MUONCLIP-SCALE-MLA", "MUONCLIP-STORE-1", "MUONCLIP-ERR-1", "MUONCLIP-TOL-1", NULL};
     int rc = 0;
     for (int p = 0; p < OC_QK_CLIP_PROFILE_COUNT && rc == 0; p++) {
         family f;
@@ -217,11 +295,13 @@ int gen_muon_clip(const gen_options *opt, const char *outdir)
         clip_gen g = {.f = &f, .profile = (oc_qk_clip_profile)p,
                       .rng = {opt->seed ^ (0x9c11bull << 32) ^ (uint64_t)p}};
         mpfr_inits2(opt->prec, g.s, g.m, g.gamma, g.fq, g.fk, g.t, (mpfr_ptr)0);
-        rc = family_init(&f, name, "muonclip", profile_names[p], rules, opt);
+        rc = family_init(&f, name, "muonclip", profile_names[p],
+                         p == OC_QK_CLIP_KIMI_MLA ? mla_rules : rules, opt);
         if (rc == 0) {
             family_inline(&f);
-            notes(&f);
+            notes(&f, (oc_qk_clip_profile)p);
             valid_cases(&g);
+            mla_cases(&g);
             invalid_cases(&g);
             rc = family_save(&f, outdir);
             family_free(&f);
