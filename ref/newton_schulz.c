@@ -17,6 +17,10 @@
  * the limit only exists so that no schedule, however divergent, reaches an infinity. */
 #define DOMAIN_LIMIT 0x1p64
 
+/* Row-major index bounds: row i < k of a k x n matrix ends at (i + 1) n <= k n. */
+/*@ lemma mul_mono: \forall integer a, b, c; 0 <= a <= b && 0 <= c ==> a * c <= b * c;
+*/
+
 /*@ predicate coef_ok(oc_ns_hparams *hp) =
         \forall integer t, u; 0 <= t < hp->ncoef && 0 <= u < 3 ==>
             \is_finite(hp->coef[t][u]) && -128.0 <= hp->coef[t][u] <= 128.0;
@@ -220,6 +224,7 @@ static void tuple_at(const oc_ns_hparams *hp, oc_ns_mutant mu, int i, int steps,
 /*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
     requires \valid_read(x + (0 .. k * n - 1)) && \valid(a + (0 .. k * k - 1));
     requires \separated(a + (0 .. k * k - 1), x + (0 .. k * n - 1));
+    requires gram_side: wrong_side != 0 ==> k == n;
     assigns a[0 .. k * k - 1];
 */
 static void gram(const double *x, size_t k, size_t n, int wrong_side, double *a)
@@ -239,8 +244,14 @@ static void gram(const double *x, size_t k, size_t n, int wrong_side, double *a)
                 loop assigns l, s;
                 loop variant n - l;
             */
-            for (size_t l = 0; l < n; l++)
+            for (size_t l = 0; l < n; l++) {
+                /*@ assert (i + 1) * n <= k * n && (j + 1) * n <= k * n && (l + 1) * n <= n * n; */
+                /*@ assert i * n + l < k * n && j * n + l < k * n && l * n + i < n * n &&
+                           l * n + j < n * n;
+                */
                 s += wrong_side ? x[l * n + i] * x[l * n + j] : x[i * n + l] * x[j * n + l];
+            }
+            /*@ assert (i + 1) * k <= k * k && i * k + j < k * k; */
             a[i * k + j] = s;
         }
 }
@@ -273,8 +284,13 @@ static void poly_product(const double *l, const double *r, const double *base, s
                 loop assigns q, s;
                 loop variant k - q;
             */
-            for (size_t q = 0; q < k; q++)
+            for (size_t q = 0; q < k; q++) {
+                /*@ assert (i + 1) * k <= k * k && (q + 1) * m <= k * m; */
+                /*@ assert i * k + q < k * k && q * m + j < k * m;
+                */
                 s += l[i * k + q] * r[q * m + j];
+            }
+            /*@ assert (i + 1) * m <= k * m && i * m + j < k * m; */
             out[i * m + j] = wb * base[i * m + j] + wp * s;
         }
 }
@@ -314,8 +330,10 @@ static double largest_singular_value(const double *x, size_t k, size_t n, double
                 loop assigns l, s;
                 loop variant k - l;
             */
-            for (size_t l = 0; l < k; l++)
+            for (size_t l = 0; l < k; l++) {
+                /*@ assert (i + 1) * k <= k * k && i * k + l < k * k; */
                 s += a[i * k + l] * v[l];
+            }
             w[i] = s;
             norm2 += s * s;
         }
