@@ -363,6 +363,8 @@ static double largest_singular_value(const double *x, size_t k, size_t n, double
 static double divisor(const oc_ns_hparams *hp, oc_ns_mutant mu, const double *x, size_t k,
                       size_t n, double *a, double *v)
 {
+    double s = hp->norm_scale, eps = hp->eps;
+    int add = hp->eps_mode == OC_NS_EPS_ADD;
     double norm = 0.0;
     if (mu == OC_NS_MUT_SPECTRAL_NORM) {
         norm = largest_singular_value(x, k, n, a, v, v + k);
@@ -388,16 +390,14 @@ static double divisor(const oc_ns_hparams *hp, oc_ns_mutant mu, const double *x,
         }
         norm = sqrt(sumsq);
     }
-    double s = hp->norm_scale;
-    int add = hp->eps_mode == OC_NS_EPS_ADD;
     if (mu == OC_NS_MUT_EPS_MODE_SWAPPED)
         add = !add;
     double sn = s * norm;
     if (mu == OC_NS_MUT_EPS_OMITTED)
         return sn;
     if (add)
-        return sn + hp->eps;
-    return sn > hp->eps ? sn : hp->eps; /* max(s ||G||, eps); sn is never NaN */
+        return sn + eps;
+    return sn > eps ? sn : eps; /* max(s ||G||, eps); sn is never NaN */
 }
 
 /*@ requires \valid_read(hp);
