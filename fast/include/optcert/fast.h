@@ -19,6 +19,7 @@
 #include "optcert/mixed.h"
 #include "optcert/muon.h"
 #include "optcert/muon_clip.h"
+#include "optcert/muon_route.h"
 #include "optcert/newton_schulz.h"
 #include "optcert/lion.h"
 #include "optcert/sgd.h"
@@ -136,6 +137,19 @@ oc_status oc_fast_newton_schulz(const oc_ns_hparams *hp, oc_fast_ns_precision pr
  * unchanged on error): binary32 momentum and update around oc_fast_newton_schulz. */
 oc_status oc_fast_muon_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec, size_t rows,
                             size_t cols, float *p, float *m, const float *g);
+
+/* FAST-MUON-2: the contract of oc_ref_muon_block_step without the workspaces and the mutant
+ * (same checks and statuses, p, m unchanged on error): each block gathered, orthogonalised by
+ * oc_fast_newton_schulz and scaled by its own factor, as oc_fast_muon_step. */
+oc_status oc_fast_muon_block_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec,
+                                  const oc_muon_partition *part, size_t rows, size_t cols,
+                                  float *p, float *m, const float *g);
+
+/* FAST-ROUTE-1: the contract of oc_ref_routed_step without the workspaces and the mutant: the
+ * reference's route (oc_param_route), then oc_fast_muon_step or oc_fast_adam_step. */
+oc_status oc_fast_routed_step(const oc_route_hparams *hp, oc_fast_ns_precision prec,
+                              const oc_param_info *info, int64_t step, float *p, float *m,
+                              float *v, const float *g, oc_route *route);
 
 /* FAST-MUONCLIP-1: the contract of oc_ref_qk_clip without the mutant (w unchanged on error). */
 oc_status oc_fast_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float *w);
