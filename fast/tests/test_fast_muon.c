@@ -265,11 +265,12 @@ static void block_expect(const oc_muon_hparams *hp, const oc_muon_partition *par
     size_t wl = 4096, sl = 5 * 64;
     double *work = malloc(wl * sizeof *work);
     float *scratch = malloc(sl * sizeof *scratch), sp[64], sm[64];
-    memcpy(sp, p, sizeof sp), memcpy(sm, m, sizeof sm);
+    size_t bytes = rows * cols * sizeof(float); /* rows cols <= 64 */
+    memcpy(sp, p, bytes), memcpy(sm, m, bytes);
     CU_ASSERT_EQUAL(oc_ref_muon_block_step(hp, part, rows, cols, p, m, g, work, wl, scratch, sl,
                                            OC_MUON_BLOCK_CORRECT), want);
     CU_ASSERT_EQUAL(oc_fast_muon_block_step(hp, OC_FAST_NS_FP32, part, rows, cols, p, m, g), want);
-    CU_ASSERT(memcmp(sp, p, sizeof sp) == 0 && memcmp(sm, m, sizeof sm) == 0);
+    CU_ASSERT(memcmp(sp, p, bytes) == 0 && memcmp(sm, m, bytes) == 0);
     free(work), free(scratch);
 }
 
