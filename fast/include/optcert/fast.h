@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include "optcert/adam.h"
 #include "optcert/clip.h"
+#include "optcert/guarded_step.h"
 #include "optcert/loss_scale.h"
 #include "optcert/mixed.h"
 #include "optcert/muon.h"
@@ -150,6 +151,14 @@ oc_status oc_fast_muon_block_step(const oc_muon_hparams *hp, oc_fast_ns_precisio
 oc_status oc_fast_routed_step(const oc_route_hparams *hp, oc_fast_ns_precision prec,
                               const oc_param_info *info, int64_t step, float *p, float *m,
                               float *v, const float *g, oc_route *route);
+
+/* FAST-STEP-1: the contract of oc_ref_guarded_step without the mutant (its checks by
+ * oc_guarded_step_check before anything is written), composed from the fused unscale pass,
+ * oc_fast_loss_scale_update, the clipping pass and the multi-tensor steps. */
+oc_status oc_fast_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
+                               oc_loss_scale_state *scaler_state, size_t nsub,
+                               oc_sub_optimizer *subs, int64_t *position, int64_t increment,
+                               float *grad_norm, oc_step_outcome *outcome);
 
 /* FAST-MUONCLIP-1: the contract of oc_ref_qk_clip without the mutant (w unchanged on error). */
 oc_status oc_fast_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float *w);
