@@ -195,6 +195,7 @@ if selected mixed; then
     tm0=$(date +%s)
     mixed_fcts=oc_mixed_mutant_name,oc_mixed_mutant_description,oc_algorithm_state_count
     mixed_fcts+=,algorithm_step,width,load,store,check_buffers,oc_ref_mixed_step
+    mixed_fcts+=,hparams_of,tensor_of,state_count_of,step_chunks
     mixed_files=(ref/mixed.c ref/formats.c ref/adam.c ref/sgd.c ref/lion.c ref/buffers.c
                  proofs/fmax.c proofs/fma.c)
     eva mixed "$out/eva-mixed.log" 1 "${mixed_files[@]}" -eva-domains octagon
