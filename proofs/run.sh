@@ -125,8 +125,8 @@ if selected loss_scale; then proofs/run_loss_scale.sh; fi
 if selected clip; then proofs/run_clip.sh; fi
 # ref/guarded_step.c: Eva with every sub-step inside (proofs/run_guarded_step.sh; WP not yet).
 if selected guarded_step; then proofs/run_guarded_step.sh; fi
-# ref/muon_clip.c: Eva (proofs/run_muon_clip.sh), then WP pass 1 on every function but
-# oc_ref_qk_clip and oc_qk_clip_profile_parse (their goals not yet, STATUS.md); goals "muon_clip:".
+# ref/muon_clip.c: Eva (proofs/run_muon_clip.sh), then WP pass 1 on
+# every function (oc_ref_qk_clip: memory, integer and contract goals; STATUS.md); goals "muon_clip:".
 if selected muon_clip; then
     tc0=$(date +%s)
     proofs/run_muon_clip.sh
@@ -136,6 +136,7 @@ if selected muon_clip; then
         -wp-fct scale_rows,rows_of,mla_q_head,mla_kv_head,mla_shared_key,oc_qk_clip_len \
         -wp-fct oc_qk_clip_segments,size_ok,oc_qk_clip_check,logit,max_logit \
         -wp-fct oc_qk_clip_mutant_name,oc_qk_clip_profile_name \
+        -wp-fct oc_ref_qk_clip,oc_qk_clip_profile_parse \
         -wp-prop="-${float_props//,/,-}" -wp-prover cvc5,z3 -wp-timeout 10 \
         > "$out/wp-muon_clip-main.log" 2>&1
     parts+=(muon_clip-main)
@@ -195,6 +196,7 @@ if selected mixed; then
     tm0=$(date +%s)
     mixed_fcts=oc_mixed_mutant_name,oc_mixed_mutant_description,oc_algorithm_state_count
     mixed_fcts+=,algorithm_step,width,load,store,check_buffers,oc_ref_mixed_step
+    mixed_fcts+=,hparams_of,tensor_of,state_count_of,step_chunks
     mixed_files=(ref/mixed.c ref/formats.c ref/adam.c ref/sgd.c ref/lion.c ref/buffers.c
                  proofs/fmax.c proofs/fma.c)
     eva mixed "$out/eva-mixed.log" 1 "${mixed_files[@]}" -eva-domains octagon

@@ -166,10 +166,17 @@ static void update_scaler(const oc_loss_scaler *scaler, oc_loss_scale_state *sta
         *state = next;
 }
 
-oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
-                              oc_loss_scale_state *scaler_state, size_t nsub,
-                              oc_sub_optimizer *subs, int64_t *position, int64_t increment,
-                              float *grad_norm, oc_step_outcome *outcome, oc_guard_mutant mutant)
+oc_clip_config oc_guard_clip_config(const oc_guard_config *cfg)
+{
+    return (oc_clip_config){OC_CLIP_MEGATRON, cfg->clip_grad, cfg->inf_norm, cfg->skip_threshold,
+                            0, 1, 1, 1};
+}
+
+oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
+                                const oc_loss_scale_state *scaler_state, size_t nsub,
+                                const oc_sub_optimizer *subs, const int64_t *position,
+                                int64_t increment, const float *grad_norm,
+                                const oc_step_outcome *outcome)
 {
     oc_status st;
     if (cfg == NULL || position == NULL || grad_norm == NULL || outcome == NULL ||
@@ -177,14 +184,13 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
         return OC_ERR_NULL_POINTER;
     if (cfg->mode == OC_GUARD_SCALED && (scaler == NULL || scaler_state == NULL))
         return OC_ERR_NULL_POINTER;
-    if ((unsigned)cfg->mode >= OC_GUARD_MODE_COUNT || (unsigned)mutant >= OC_GUARD_MUTANT_COUNT)
+    if ((unsigned)cfg->mode >= OC_GUARD_MODE_COUNT)
         return OC_ERR_BAD_PROFILE;
     if (increment < 0 || *position < 0 || *position > INT64_MAX - increment)
         return OC_ERR_BAD_STEP;
     if (nsub > OC_GUARD_MAX_SUBS)
         return OC_ERR_BAD_HPARAM;
-    const oc_clip_config cc = {OC_CLIP_MEGATRON, cfg->clip_grad, cfg->inf_norm,
-                               cfg->skip_threshold, 0, 1, 1, 1};
+    const oc_clip_config cc = oc_guard_clip_config(cfg);
     if ((st = oc_clip_check(&cc, 0, NULL)) != OC_OK)   /* CLIP-CFG-1 */
         return st;
     size_t nparams = 0;
@@ -196,6 +202,21 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
         if ((st = oc_ref_loss_scale_update(scaler, &copy, 0, OC_LS_CORRECT)) != OC_OK)
             return st;
     }
+    return OC_OK;
+}
+
+oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
+                              oc_loss_scale_state *scaler_state, size_t nsub,
+                              oc_sub_optimizer *subs, int64_t *position, int64_t increment,
+                              float *grad_norm, oc_step_outcome *outcome, oc_guard_mutant mutant)
+{
+    if ((unsigned)mutant >= OC_GUARD_MUTANT_COUNT)
+        return OC_ERR_BAD_PROFILE;
+    oc_status st = oc_guarded_step_check(cfg, scaler, scaler_state, nsub, subs, position,
+                                         increment, grad_norm, outcome); /* STEP-ERR-1 */
+    if (st != OC_OK)
+        return st;
+    const oc_clip_config cc = oc_guard_clip_config(cfg);
     /* Nothing fails from here on (STEP-ERR-1). STEP-ORDER-1: unscale and check, scaler, skip
      * or clip, step. */
     const unsigned all = (unsigned)((1ull << nsub) - 1);

@@ -33,6 +33,37 @@
         f == OC_FMT_F32 ? \valid((float *)t + (0 .. n-1)) : \valid((uint16_t *)t + (0 .. n-1));
 */
 
+/* Typed views of the type-erased ABI (optcert/mixed.h). WP's Typed memory model cannot follow
+ * a cast of void * to float *, uint16_t * or a hyper-parameter struct, so the casts are made
+ * only in hparams_of and tensor_of; every other function works on typed pointers
+ * (proofs/STATUS.md). The hyper-parameters of h.alg: only the pointer of that algorithm is
+ * read. */
+typedef struct hparams_view {
+    oc_algorithm alg;
+    const oc_adam_hparams *adam;
+    const oc_sgd_hparams *sgd;
+    const oc_lion_hparams *lion;
+} hparams_view;
+
+/* A tensor: f32 is read for OC_FMT_F32, bits (the 16-bit patterns) for the other formats. */
+typedef struct tensor_view {
+    float *f32;
+    uint16_t *bits;
+} tensor_view;
+
+/*@ predicate hp_ok(hparams_view h) =
+        (h.alg == OC_ALG_ADAM ==> \valid_read(h.adam)) &&
+        (h.alg == OC_ALG_SGD ==> \valid_read(h.sgd)) &&
+        (h.alg == OC_ALG_LION ==> \valid_read(h.lion));
+    logic integer view_state_count(hparams_view h) =
+        h.alg == OC_ALG_ADAM ? (h.adam->amsgrad != 0 ? 3 : 2) :
+        h.alg == OC_ALG_SGD ? (h.sgd->momentum != 0.0 ? 1 : 0) :
+        h.alg == OC_ALG_LION ? 1 : -1;
+    // t holds n values of format f.
+    predicate tensor_ok(oc_format f, tensor_view t, integer n) =
+        f == OC_FMT_F32 ? \valid(t.f32 + (0 .. n-1)) : \valid(t.bits + (0 .. n-1));
+*/
+
 static const char *const mutant_names[OC_MIXED_MUTANT_COUNT] = {
     "correct", "truncating-write-back", "master-from-param", "state-in-bf16"};
 static const char *const mutant_descriptions[OC_MIXED_MUTANT_COUNT] = {
@@ -53,6 +84,53 @@ const char *oc_mixed_mutant_description(oc_mixed_mutant mu)
     return (unsigned)mu < OC_MIXED_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
 }
 
+
+/* The only casts of the hyper-parameters (the ensures are left to the reader: WP's Typed
+ * model does not relate a cast pointer to its source, STATUS.md). */
+/*@ assigns \nothing;
+    ensures alg: \result.alg == alg;
+    ensures view: \result.adam == (oc_adam_hparams *)hp && \result.sgd == (oc_sgd_hparams *)hp &&
+                  \result.lion == (oc_lion_hparams *)hp;
+    ensures readable: hp_readable(alg, hp) ==> hp_ok(\result);
+    ensures count: hp_readable(alg, hp) ==> view_state_count(\result) == state_count(alg, hp);
+*/
+static hparams_view hparams_of(oc_algorithm alg, const void *hp)
+{
+    const hparams_view h = {alg, (const oc_adam_hparams *)hp, (const oc_sgd_hparams *)hp,
+                            (const oc_lion_hparams *)hp};
+    return h;
+}
+
+/* The only casts of the tensors (as for hparams_of). */
+/*@ assigns \nothing;
+    ensures view: \result.f32 == (float *)t && \result.bits == (uint16_t *)t;
+    ensures valid: \forall oc_format f, integer n; tensor_valid(f, t, n) ==> tensor_ok(f, \result, n);
+*/
+static tensor_view tensor_of(void *t)
+{
+    const tensor_view v = {(float *)t, (uint16_t *)t};
+    return v;
+}
+
+/*@ requires hp_ok(h);
+    assigns \nothing;
+    ensures \result == view_state_count(h);
+    ensures -1 <= \result <= OC_MIXED_MAX_STATE;
+*/
+static int state_count_of(hparams_view h)
+{
+    switch (h.alg) {
+    case OC_ALG_ADAM:
+        return h.adam->amsgrad ? 3 : 2;
+    case OC_ALG_SGD:
+        return h.sgd->momentum != 0.0 ? 1 : 0;
+    case OC_ALG_LION:
+        return 1;
+    default:
+        return -1;
+    }
+}
+
 /*@ requires hp != \null ==> hp_readable(alg, hp);
     assigns \nothing;
     ensures hp == \null ==> \result == -1;
@@ -61,22 +139,11 @@ const char *oc_mixed_mutant_description(oc_mixed_mutant mu)
 */
 int oc_algorithm_state_count(oc_algorithm alg, const void *hp)
 {
-    if (hp == NULL)
-        return -1;
-    switch (alg) {
-    case OC_ALG_ADAM:
-        return ((const oc_adam_hparams *)hp)->amsgrad ? 3 : 2;
-    case OC_ALG_SGD:
-        return ((const oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0;
-    case OC_ALG_LION:
-        return 1;
-    default:
-        return -1;
-    }
+    return hp == NULL ? -1 : state_count_of(hparams_of(alg, hp));
 }
 
 /* The algorithm's own reference step on fp32 buffers. */
-/*@ requires hp_readable(alg, hp);
+/*@ requires hp_ok(h);
     requires n <= CHUNK;
     requires \valid_read(s + (0 .. OC_MIXED_MAX_STATE - 1));
     requires \valid(p + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
@@ -85,21 +152,18 @@ int oc_algorithm_state_count(oc_algorithm alg, const void *hp)
                         g + (0 .. n-1));
     assigns p[0 .. n-1], s[0][0 .. n-1], s[1][0 .. n-1], s[2][0 .. n-1], errno;
 */
-static oc_status algorithm_step(oc_algorithm alg, const void *hp, int mu, int64_t step,
-                                size_t n, float *p, float *const *s, const float *g)
+static oc_status algorithm_step(hparams_view h, int mu, int64_t step, size_t n, float *p,
+                                float *const *s, const float *g)
 {
-    switch (alg) {
+    switch (h.alg) {
     case OC_ALG_ADAM:
-        return oc_ref_adam_step((const oc_adam_hparams *)hp, step, n, p, s[0], s[1],
-                                ((const oc_adam_hparams *)hp)->amsgrad ? s[2] : NULL, g,
+        return oc_ref_adam_step(h.adam, step, n, p, s[0], s[1], h.adam->amsgrad ? s[2] : NULL, g,
                                 (oc_adam_mutant)mu);
     case OC_ALG_SGD:
-        return oc_ref_sgd_step((const oc_sgd_hparams *)hp, step, n, p,
-                               ((const oc_sgd_hparams *)hp)->momentum != 0.0 ? s[0] : NULL, g,
+        return oc_ref_sgd_step(h.sgd, step, n, p, h.sgd->momentum != 0.0 ? s[0] : NULL, g,
                                (oc_sgd_mutant)mu);
     case OC_ALG_LION:
-        return oc_ref_lion_step((const oc_lion_hparams *)hp, step, n, p, s[0], g,
-                                (oc_lion_mutant)mu);
+        return oc_ref_lion_step(h.lion, step, n, p, s[0], g, (oc_lion_mutant)mu);
     default:
         return OC_ERR_BAD_PROFILE;
     }
@@ -111,26 +175,28 @@ static oc_status algorithm_step(oc_algorithm alg, const void *hp, int mu, int64_
 static size_t width(oc_format f) { return f == OC_FMT_F32 ? sizeof(float) : sizeof(uint16_t); }
 
 /* Value i of a tensor in format f, as fp32 (exact). */
-/*@ requires f == OC_FMT_F32 ==> \valid_read((float *)t + i);
-    requires f != OC_FMT_F32 ==> \valid_read((uint16_t *)t + i);
+/*@ requires 0 <= f < OC_FMT_COUNT;
+    requires f == OC_FMT_F32 ==> \valid_read(t.f32 + i);
+    requires f != OC_FMT_F32 ==> \valid_read(t.bits + i);
     assigns \nothing;
 */
-static float load(oc_format f, const void *t, size_t i)
+static float load(oc_format f, tensor_view t, size_t i)
 {
-    return f == OC_FMT_F32 ? ((const float *)t)[i] : oc_widen(f, ((const uint16_t *)t)[i]);
+    return f == OC_FMT_F32 ? t.f32[i] : oc_widen(f, t.bits[i]);
 }
 
 /* Stores x as value i of a tensor in format f (MP-CONV-1). */
-/*@ requires f == OC_FMT_F32 ==> \valid((float *)t + i);
-    requires f != OC_FMT_F32 ==> \valid((uint16_t *)t + i);
-    assigns ((float *)t)[i], ((uint16_t *)t)[i];
+/*@ requires 0 <= f < OC_FMT_COUNT;
+    requires f == OC_FMT_F32 ==> \valid(t.f32 + i);
+    requires f != OC_FMT_F32 ==> \valid(t.bits + i);
+    assigns t.f32[i], t.bits[i];
 */
-static void store(oc_format f, void *t, size_t i, float x, int truncate)
+static void store(oc_format f, tensor_view t, size_t i, float x, int truncate)
 {
     if (f == OC_FMT_F32)
-        ((float *)t)[i] = x;
+        t.f32[i] = x;
     else
-        ((uint16_t *)t)[i] = truncate ? oc_narrow_toward_zero(f, x) : oc_narrow(f, x);
+        t.bits[i] = truncate ? oc_narrow_toward_zero(f, x) : oc_narrow(f, x);
 }
 
 /* Buffers: param, master, state..., g (fp32, MP-STORE-3); each checked, then pairwise
@@ -174,6 +240,85 @@ static oc_status check_buffers(const oc_storage *s, int nstate, size_t n, const 
         for (int o = 0; o < b; o++)
             if ((st = oc_buffer_disjoint(buf[o], n * w[o], buf[b], n * w[b])) != OC_OK)
                 return st;
+    }
+    return OC_OK;
+}
+
+
+/* The step of oc_ref_mixed_step once every check passed, on typed views: param in format pf,
+ * the nstate state tensors in format sf; each chunk of param (or master) and state is widened
+ * into w0 and ws, stepped, and narrowed back (MP-STORE-2, MP-CONV-1, MP-MASTER-1). */
+/*@ requires hp_ok(h);
+    requires n <= 0x10000000 && 0 <= nstate <= OC_MIXED_MAX_STATE;
+    requires 0 <= pf < OC_FMT_COUNT && 0 <= sf < OC_FMT_COUNT;
+    requires tensor_ok(pf, param, n);
+    requires master != \null ==> \valid(master + (0 .. n-1));
+    requires \valid_read(state + (0 .. nstate - 1));
+    requires \forall integer k; 0 <= k < nstate ==> tensor_ok(sf, state[k], n);
+    requires \valid_read(g + (0 .. n-1));
+    requires \valid(w0 + (0 .. CHUNK-1)) && \valid_read(ws + (0 .. OC_MIXED_MAX_STATE - 1));
+    requires \forall integer k; 0 <= k < OC_MIXED_MAX_STATE ==> \valid(ws[k] + (0 .. CHUNK-1));
+    requires \separated(w0 + (0 .. CHUNK-1), ws[0] + (0 .. CHUNK-1), ws[1] + (0 .. CHUNK-1),
+                        ws[2] + (0 .. CHUNK-1), g + (0 .. n-1));
+    assigns master[0 .. n-1], param.f32[0 .. n-1], param.bits[0 .. n-1],
+            state[0 .. nstate - 1].f32[0 .. n-1], state[0 .. nstate - 1].bits[0 .. n-1],
+            w0[0 .. CHUNK-1], ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1], ws[2][0 .. CHUNK-1], errno;
+*/
+static oc_status step_chunks(hparams_view h, int alg_mutant, int64_t step, size_t n,
+                             oc_format pf, tensor_view param, float *master, oc_format sf,
+                             int nstate, const tensor_view *state, const float *g,
+                             oc_mixed_mutant mutant, float *w0, float *const *ws)
+{
+    const int master_from_param = mutant == OC_MIXED_MUT_MASTER_FROM_PARAM;
+    const int state_in_bf16 = mutant == OC_MIXED_MUT_STATE_IN_BF16 && sf == OC_FMT_F32;
+    const int truncate = mutant == OC_MIXED_MUT_TRUNCATING_WRITEBACK;
+    /*@ loop invariant 0 <= off < n + CHUNK;
+        loop assigns off, w0[0 .. CHUNK-1], ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1],
+                     ws[2][0 .. CHUNK-1], master[0 .. n-1], param.f32[0 .. n-1],
+                     param.bits[0 .. n-1], state[0 .. nstate - 1].f32[0 .. n-1],
+                     state[0 .. nstate - 1].bits[0 .. n-1], errno;
+        loop variant n - off;
+    */
+    for (size_t off = 0; off < n; off += CHUNK) {
+        const size_t len = n - off < CHUNK ? n - off : CHUNK;
+        /*@ loop invariant 0 <= i <= len;
+            loop assigns i, w0[0 .. CHUNK-1], ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1],
+                         ws[2][0 .. CHUNK-1];
+            loop variant len - i;
+        */
+        for (size_t i = 0; i < len; i++) {
+            w0[i] = master && !master_from_param ? master[off + i] : load(pf, param, off + i);
+            /*@ loop invariant 0 <= k <= nstate;
+                loop assigns k, ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1], ws[2][0 .. CHUNK-1];
+                loop variant nstate - k;
+            */
+            for (int k = 0; k < nstate; k++)
+                ws[k][i] = load(sf, state[k], off + i);
+        }
+        /* Cannot fail: the hyper-parameters passed the same call with n = 0. */
+        if (algorithm_step(h, alg_mutant, step, len, w0, ws, g + off) != OC_OK)
+            return OC_ERR_INTERNAL;
+        /*@ loop invariant 0 <= i <= len;
+            loop assigns i, master[0 .. n-1], param.f32[0 .. n-1], param.bits[0 .. n-1],
+                         state[0 .. nstate - 1].f32[0 .. n-1],
+                         state[0 .. nstate - 1].bits[0 .. n-1];
+            loop variant len - i;
+        */
+        for (size_t i = 0; i < len; i++) {
+            if (master)
+                master[off + i] = w0[i];
+            store(pf, param, off + i, w0[i], truncate);
+            /*@ loop invariant 0 <= k <= nstate;
+                loop assigns k, state[0 .. nstate - 1].f32[0 .. n-1],
+                             state[0 .. nstate - 1].bits[0 .. n-1];
+                loop variant nstate - k;
+            */
+            for (int k = 0; k < nstate; k++)
+                store(sf, state[k], off + i,
+                      state_in_bf16 ? oc_widen(OC_FMT_BF16, oc_narrow(OC_FMT_BF16, ws[k][i]))
+                                    : ws[k][i],
+                      0);
+        }
     }
     return OC_OK;
 }
@@ -227,67 +372,27 @@ oc_status oc_ref_mixed_step(oc_algorithm alg, const void *hp, int alg_mutant,
         return OC_ERR_BAD_PROFILE;
     if ((s->param == OC_FMT_F32) != (master == NULL)) /* MP-MASTER-1 */
         return s->param == OC_FMT_F32 ? OC_ERR_UNSUPPORTED : OC_ERR_NULL_POINTER;
-    const int nstate = oc_algorithm_state_count(alg, hp);
+    const hparams_view h = hparams_of(alg, hp);
+    const int nstate = state_count_of(h);
     if (nstate < 0)
         return OC_ERR_BAD_PROFILE;
     float w0[CHUNK] = {0}, ws[OC_MIXED_MAX_STATE][CHUNK] = {{0}}; /* initialised: for Eva */
     float *const wsp[OC_MIXED_MAX_STATE] = {ws[0], ws[1], ws[2]};
-    /* Hyper-parameters and step first (n = 0), then the caller's buffers. */
-    oc_status st = algorithm_step(alg, hp, alg_mutant, step, 0, w0, wsp, w0);
-    if (st == OC_OK)
-        st = check_buffers(s, nstate, n, param, master, state, g);
+    /* Hyper-parameters and step first (n = 0), then the caller's buffers; with n = 0 there is
+     * nothing more to check or to do (and state may be NULL). */
+    oc_status st = algorithm_step(h, alg_mutant, step, 0, w0, wsp, w0);
+    if (st != OC_OK || n == 0)
+        return st;
+    st = check_buffers(s, nstate, n, param, master, state, g);
     if (st != OC_OK)
         return st;
-    const int master_from_param = mutant == OC_MIXED_MUT_MASTER_FROM_PARAM;
-    const int state_in_bf16 = mutant == OC_MIXED_MUT_STATE_IN_BF16 && s->state == OC_FMT_F32;
-    const int truncate = mutant == OC_MIXED_MUT_TRUNCATING_WRITEBACK;
-    /*@ loop invariant 0 <= off < n + CHUNK;
-        loop assigns off, w0[0 .. CHUNK-1], ws[0 .. OC_MIXED_MAX_STATE-1][0 .. CHUNK-1],
-                     master[0 .. n-1], ((float *)param)[0 .. n-1], ((uint16_t *)param)[0 .. n-1],
-                     ((float *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1],
-                     ((uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1], errno;
-        loop variant n - off;
+    tensor_view views[OC_MIXED_MAX_STATE] = {{NULL, NULL}}; /* initialised: for Eva */
+    /*@ loop invariant 0 <= k <= nstate;
+        loop assigns k, views[0 .. OC_MIXED_MAX_STATE - 1];
+        loop variant nstate - k;
     */
-    for (size_t off = 0; off < n; off += CHUNK) {
-        const size_t len = n - off < CHUNK ? n - off : CHUNK;
-        /*@ loop invariant 0 <= i <= len;
-            loop assigns i, w0[0 .. CHUNK-1], ws[0 .. OC_MIXED_MAX_STATE-1][0 .. CHUNK-1];
-            loop variant len - i;
-        */
-        for (size_t i = 0; i < len; i++) {
-            w0[i] = master && !master_from_param ? master[off + i] : load(s->param, param, off + i);
-            /*@ loop invariant 0 <= k <= nstate;
-                loop assigns k, ws[0 .. OC_MIXED_MAX_STATE-1][0 .. CHUNK-1];
-                loop variant nstate - k;
-            */
-            for (int k = 0; k < nstate; k++)
-                ws[k][i] = load(s->state, state[k], off + i);
-        }
-        /* Cannot fail: the same hyper-parameters passed above, the chunks are valid. */
-        if (algorithm_step(alg, hp, alg_mutant, step, len, w0, wsp, g + off) != OC_OK)
-            return OC_ERR_INTERNAL;
-        /*@ loop invariant 0 <= i <= len;
-            loop assigns i, master[0 .. n-1], ((float *)param)[0 .. n-1],
-                         ((uint16_t *)param)[0 .. n-1],
-                         ((float *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1],
-                         ((uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1];
-            loop variant len - i;
-        */
-        for (size_t i = 0; i < len; i++) {
-            if (master)
-                master[off + i] = w0[i];
-            store(s->param, param, off + i, w0[i], truncate);
-            /*@ loop invariant 0 <= k <= nstate;
-                loop assigns k, ((float *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1],
-                             ((uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1];
-                loop variant nstate - k;
-            */
-            for (int k = 0; k < nstate; k++)
-                store(s->state, state[k], off + i,
-                      state_in_bf16 ? oc_widen(OC_FMT_BF16, oc_narrow(OC_FMT_BF16, ws[k][i]))
-                                    : ws[k][i],
-                      0);
-        }
-    }
-    return OC_OK;
+    for (int k = 0; k < nstate; k++)
+        views[k] = tensor_of(state[k]);
+    return step_chunks(h, alg_mutant, step, n, s->param, tensor_of(param), master, s->state,
+                       nstate, views, g, mutant, w0, wsp);
 }

@@ -24,8 +24,21 @@ const char *oc_qk_clip_profile_name(oc_qk_clip_profile pr)
     return (unsigned)pr < OC_QK_CLIP_PROFILE_COUNT ? profile_names[pr] : NULL;
 }
 
+/*@ requires valid_read_string(name) && \valid(out);
+    assigns *out;
+    ensures \result == OC_OK ==> 0 <= *out < OC_QK_CLIP_PROFILE_COUNT; */
 oc_status oc_qk_clip_profile_parse(const char *name, oc_qk_clip_profile *out)
 {
+    /* The names are valid strings: literals of 4, 8 and 8 characters (-wp-literals). */
+    //@ assert name_0: \valid_read(profile_names[0] + (0 .. 4)) && profile_names[0][4] == '\0';
+    //@ assert name_0_str: valid_read_string(profile_names[0]);
+    //@ assert name_1: \valid_read(profile_names[1] + (0 .. 8)) && profile_names[1][8] == '\0';
+    //@ assert name_1_str: valid_read_string(profile_names[1]);
+    //@ assert name_2: \valid_read(profile_names[2] + (0 .. 8)) && profile_names[2][8] == '\0';
+    //@ assert name_2_str: valid_read_string(profile_names[2]);
+    /*@ loop invariant 0 <= i <= OC_QK_CLIP_PROFILE_COUNT;
+        loop assigns i;
+        loop variant OC_QK_CLIP_PROFILE_COUNT - i; */
     for (int i = 0; i < OC_QK_CLIP_PROFILE_COUNT; i++)
         if (strcmp(name, profile_names[i]) == 0) {
             *out = (oc_qk_clip_profile)i;
@@ -34,10 +47,29 @@ oc_status oc_qk_clip_profile_parse(const char *name, oc_qk_clip_profile *out)
     return OC_ERR_BAD_PROFILE;
 }
 
+/* A layout oc_qk_clip_check accepts (its integer conditions; every size at most 2^20, so no
+ * size_t product below overflows), and the elements of its weight (oc_qk_clip_len). */
+/*@ predicate mla_sizes_ok(oc_qk_clip_config *c) =
+        1 <= c->rope_dim <= QK_CLIP_MAX_DIM && 1 <= c->v_dim <= QK_CLIP_MAX_DIM &&
+        1 <= c->q_cols <= QK_CLIP_MAX_DIM && 1 <= c->kv_cols <= QK_CLIP_MAX_DIM;
+    predicate layout_ok(oc_qk_clip_config *c) =
+        0 <= c->profile < OC_QK_CLIP_PROFILE_COUNT &&
+        1 <= c->groups <= c->heads <= QK_CLIP_MAX_DIM && c->heads % c->groups == 0 &&
+        1 <= c->head_dim <= QK_CLIP_MAX_DIM && 1 <= c->hidden <= QK_CLIP_MAX_DIM &&
+        (c->profile != OC_QK_CLIP_MEGATRON ==> c->groups == c->heads) &&
+        (c->profile == OC_QK_CLIP_KIMI_MLA ==> mla_sizes_ok(c));
+    logic integer q_head(oc_qk_clip_config *c) = (c->head_dim + c->rope_dim) * c->q_cols;
+    logic integer kv_head(oc_qk_clip_config *c) = (c->head_dim + c->v_dim) * c->kv_cols;
+    logic integer shared_key(oc_qk_clip_config *c) = c->heads * (q_head(c) + kv_head(c));
+    logic integer qk_len(oc_qk_clip_config *c) =
+        c->profile == OC_QK_CLIP_KIMI_MLA ? shared_key(c) + c->rope_dim * c->hidden
+        : c->groups * (c->heads / c->groups + 2) * c->head_dim * c->hidden; */
+
 /*@ requires \valid_read(c);
     requires c->groups >= 1 && c->groups <= QK_CLIP_MAX_DIM && c->heads <= QK_CLIP_MAX_DIM;
     requires c->head_dim <= QK_CLIP_MAX_DIM && c->heads % c->groups == 0;
-    assigns \nothing; */
+    assigns \nothing;
+    ensures \result == c->groups * (c->heads / c->groups + 2) * c->head_dim; */
 static size_t rows_of(const oc_qk_clip_config *c)
 {
     return c->groups * (c->heads / c->groups + 2) * c->head_dim;
@@ -48,19 +80,22 @@ size_t oc_qk_clip_rows(const oc_qk_clip_config *c) { return rows_of(c); }
 /* MUONCLIP-LAYOUT-MLA: elements of one head's rows of W_q up and of W_kv up, and where the
  * shared rotary key W_kr starts. */
 /*@ requires \valid_read(c);
-    assigns \nothing; */
+    assigns \nothing;
+    ensures layout_ok(c) && mla_sizes_ok(c) ==> \result == q_head(c); */
 static size_t mla_q_head(const oc_qk_clip_config *c)
 {
     return (c->head_dim + c->rope_dim) * c->q_cols;
 }
 /*@ requires \valid_read(c);
-    assigns \nothing; */
+    assigns \nothing;
+    ensures layout_ok(c) && mla_sizes_ok(c) ==> \result == kv_head(c); */
 static size_t mla_kv_head(const oc_qk_clip_config *c)
 {
     return (c->head_dim + c->v_dim) * c->kv_cols;
 }
 /*@ requires \valid_read(c);
-    assigns \nothing; */
+    assigns \nothing;
+    ensures layout_ok(c) && mla_sizes_ok(c) ==> \result == shared_key(c); */
 static size_t mla_shared_key(const oc_qk_clip_config *c)
 {
     return c->heads * (mla_q_head(c) + mla_kv_head(c));
@@ -69,7 +104,8 @@ static size_t mla_shared_key(const oc_qk_clip_config *c)
 /*@ requires \valid_read(c);
     requires c->groups >= 1 && c->groups <= QK_CLIP_MAX_DIM && c->heads <= QK_CLIP_MAX_DIM;
     requires c->head_dim <= QK_CLIP_MAX_DIM && c->heads % c->groups == 0;
-    assigns \nothing; */
+    assigns \nothing;
+    ensures layout_ok(c) ==> \result == qk_len(c); */
 size_t oc_qk_clip_len(const oc_qk_clip_config *c)
 {
     return c->profile == OC_QK_CLIP_KIMI_MLA ? mla_shared_key(c) + c->rope_dim * c->hidden
@@ -80,7 +116,10 @@ size_t oc_qk_clip_len(const oc_qk_clip_config *c)
     requires c->groups >= 1 && c->groups <= QK_CLIP_MAX_DIM && c->heads <= QK_CLIP_MAX_DIM;
     requires c->heads % c->groups == 0;
     assigns seg[0 .. 2];
-    ensures 2 <= \result <= 3; */
+    ensures 2 <= \result <= 3;
+    ensures inside: layout_ok(c) && g < c->groups ==>
+        \forall integer k; 0 <= k < \result ==>
+            0 <= seg[k].part <= OC_QK_PART_Q_ROTARY && seg[k].offset + seg[k].len <= qk_len(c); */
 size_t oc_qk_clip_segments(const oc_qk_clip_config *c, size_t g, oc_qk_clip_segment seg[3])
 {
     if (c->profile == OC_QK_CLIP_KIMI_MLA) { /* MUONCLIP-LAYOUT-MLA: head g */
@@ -104,7 +143,8 @@ static int size_ok(size_t v) { return v >= 1 && v <= QK_CLIP_MAX_DIM; }
 
 /* MUONCLIP-CFG-1, MUONCLIP-LAYOUT-1, MUONCLIP-LAYOUT-MLA */
 /*@ requires \valid_read(c);
-    assigns \nothing; */
+    assigns \nothing;
+    ensures \result == OC_OK ==> layout_ok(c); */
 oc_status oc_qk_clip_check(const oc_qk_clip_config *c)
 {
     if ((unsigned)c->profile >= OC_QK_CLIP_PROFILE_COUNT)
@@ -152,7 +192,7 @@ static double max_logit(const oc_qk_clip_config *c, const float *max_dot, size_t
     return s;
 }
 
-/*@ requires \valid(w + (0 .. len - 1)) && len <= 0x10000000;
+/*@ requires \valid(w + (0 .. len - 1));
     requires 0 <= f <= 1;
     assigns w[0 .. len - 1]; */
 static void scale_rows(float *w, size_t len, double f)
@@ -164,6 +204,13 @@ static void scale_rows(float *w, size_t len, double f)
         w[i] = (float)(w[i] * f); /* MUONCLIP-STORE-1 */
 }
 
+/* The buffers valid and apart for a layout the checks accept (oc_buffer_check and
+ * oc_buffer_disjoint check NULL, alignment and overlap, not validity). */
+/*@ requires c == \null || \valid_read(c);
+    requires c != \null && layout_ok(c) ==>
+        \valid_read(max_dot + (0 .. c->heads - 1)) && \valid(w + (0 .. qk_len(c) - 1)) &&
+        \separated(w + (0 .. qk_len(c) - 1), c, max_dot + (0 .. c->heads - 1));
+    assigns w[0 .. qk_len(c) - 1]; */
 oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float *w,
                          oc_qk_clip_mutant mutant)
 {
@@ -179,14 +226,24 @@ oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float
         (st = oc_buffer_check(w, n, sizeof(float))) ||
         (st = oc_buffer_disjoint(max_dot, c->heads * sizeof(float), w, n * sizeof(float))))
         return st;
+    /*@ loop invariant 0 <= h <= c->heads;
+        loop assigns h;
+        loop variant c->heads - h; */
     for (size_t h = 0; h < c->heads; h++) /* MUONCLIP-ERR-1: checked before any write */
         if (!isfinite(max_dot[h]))
             return OC_ERR_NONFINITE;
+    /*@ loop invariant 0 <= i <= n;
+        loop assigns i;
+        loop variant n - i; */
     for (size_t i = 0; i < n; i++)
         if (!isfinite(w[i]))
             return OC_ERR_NONFINITE;
     double layer_max = max_logit(c, max_dot, 0, c->heads, mutant);
+    /*@ loop invariant 0 <= g <= c->groups;
+        loop assigns g, w[0 .. n - 1];
+        loop variant c->groups - g; */
     for (size_t g = 0; g < c->groups; g++) {
+        //@ assert group_in: g * per + per <= c->groups * per == c->heads;
         double s = mutant == OC_QK_CLIP_MUT_ALL_HEADS ? layer_max
                                                       : max_logit(c, max_dot, g * per, per, mutant);
         if (!(s > c->tau))                /* MUONCLIP-GAMMA-1: only above tau */
@@ -200,6 +257,9 @@ oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float
             factor[OC_QK_PART_Q_ROTARY] = factor[OC_QK_PART_Q];
         oc_qk_clip_segment seg[3];
         size_t parts = oc_qk_clip_segments(c, g, seg); /* v rows, W_kr untouched */
+        /*@ loop invariant 0 <= k <= parts;
+            loop assigns k, w[0 .. n - 1];
+            loop variant parts - k; */
         for (size_t k = 0; k < parts; k++)
             scale_rows(w + seg[k].offset, seg[k].len, factor[seg[k].part]);
         if (mutant == OC_QK_CLIP_MUT_SHARED_KEY && c->profile == OC_QK_CLIP_KIMI_MLA)

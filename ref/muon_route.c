@@ -85,7 +85,7 @@ size_t oc_routed_work_len(const oc_param_info *info)
 size_t oc_routed_scratch_len(const oc_param_info *info) { return 3 * oc_param_numel(info); }
 
 /* ROUTE-WD-1: Megatron's default no_weight_decay_cond: biases (by name) and 1-D parameters. */
-static int decays(const oc_param_info *info)
+int oc_param_decays(const oc_param_info *info)
 {
     size_t len = strlen(info->name);
     return !(info->ndim == 1 || (len >= 5 && strcmp(info->name + len - 5, ".bias") == 0));
@@ -121,7 +121,7 @@ oc_status oc_ref_routed_step(const oc_route_hparams *hp, const oc_param_info *in
         st = oc_ref_muon_step(&hp->muon, rows, cols, p, m, g, work, work_len, scratch,
                               OC_MUON_CORRECT); /* MUON-* */
     } else {
-        if (!decays(info) && mutant != OC_ROUTE_MUT_DECAY_ON_GAINS)
+        if (!oc_param_decays(info) && mutant != OC_ROUTE_MUT_DECAY_ON_GAINS)
             adamw.weight_decay = 0; /* ROUTE-WD-1 */
         st = oc_ref_adam_step(&adamw, step, n, p, m, v, NULL, g, OC_ADAM_CORRECT); /* ADAM-* */
     }

@@ -250,6 +250,11 @@ static void test_rejections(void)
                                       c.g, 0), OC_ERR_BAD_PROFILE);
     CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_ADAM, &adamw, 0, &s, 1, N, c.param, c.master, st,
                                       c.g, OC_MIXED_MUTANT_COUNT), OC_ERR_BAD_PROFILE);
+    /* n = 0: state may be NULL (nothing is read), the hyper-parameters are still checked. */
+    CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_ADAM, &adamw, 0, &s, 1, 0, c.param, c.master, NULL,
+                                      c.g, 0), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_ADAM, &nan_lr, 0, &s, 1, 0, c.param, c.master, NULL,
+                                      c.g, 0), OC_ERR_BAD_HPARAM);
     CU_ASSERT(memcmp(&c, &before, sizeof c) == 0);
 }
 

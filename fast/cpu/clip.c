@@ -9,8 +9,7 @@
 #include "optcert/fast.h"
 #include "internal.h"
 
-/* x rounded to binary32, +-inf past its range (a plain conversion would be undefined). */
-static float to_f32(double x)
+float oc_fast_to_f32(double x)
 {
     return fabs(x) >= 0x1.ffffffp+127 ? (x > 0 ? HUGE_VALF : -HUGE_VALF) : (float)x;
 }
@@ -53,8 +52,8 @@ float oc_fast_clip_coeff(const oc_clip_config *c, double norm)
 {
     double coeff = c->max_norm / (norm + 1e-6); /* CLIP-COEF-1 */
     if (c->profile == OC_CLIP_TORCH)
-        return to_f32(coeff < 1.0 ? coeff : 1.0);
-    return coeff < 1.0 ? to_f32(coeff) : 1.0f;
+        return oc_fast_to_f32(coeff < 1.0 ? coeff : 1.0);
+    return coeff < 1.0 ? oc_fast_to_f32(coeff) : 1.0f;
 }
 
 oc_status oc_fast_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
@@ -76,7 +75,7 @@ oc_status oc_fast_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view
                                                                  : 1.0f;
     for (size_t i = 0; coeff != 1.0f && i < nviews; i++) /* CLIP-SKIP-1: clipped even so */
         oc_fast_scale(views[i].grad, views[i].length, coeff);
-    *total_norm = to_f32(norm);
+    *total_norm = oc_fast_to_f32(norm);
     *skipped = skip;
     return OC_OK;
 }

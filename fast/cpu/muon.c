@@ -1,8 +1,10 @@
-/* The Muon step in the fast CPU backend (spec/fast.md FAST-MUON-1, spec/muon.md MUON-*): the
- * momentum and the direction in one binary32 pass, the orthogonalisation by the CBLAS
- * Newton–Schulz (fast/cpu/newton_schulz.c), the decayed parameter and the update in a second
- * pass. Checks in the reference's order; p and m are written only after the orthogonalisation
- * succeeded (MUON-ERR-1). */
+/* The Muon step in the fast CPU backend (spec/fast.md FAST-MUON-1, FAST-MUON-2, spec/muon.md
+ * MUON-*): the momentum and the direction in one binary32 pass, the orthogonalisation by the
+ * CBLAS Newton–Schulz (fast/cpu/newton_schulz.c) block by block (the plain step is the one
+ * whole-matrix block; MUON-BLK-ORTH-1), each block's update scaled by its own factor
+ * (MUON-BLK-SCALE-1), the decayed parameter and the update in a last pass. Checks in the
+ * reference's order; p and m are written only after every orthogonalisation succeeded
+ * (MUON-ERR-1). */
 #include <stdlib.h>
 #include <string.h>
 #include "optcert/buffers.h"
@@ -25,25 +27,48 @@ static void momentum(const oc_muon_hparams *hp, size_t n, const float *m, const 
     }
 }
 
-/* MUON-WD-1, MUON-UPD-1: p' = p (1 - lr wd) - lr s O, both factors rounded once to binary32. */
-static void update(const oc_muon_hparams *hp, size_t rows, size_t cols, float *p,
-                   const float *orth)
+/* MUON-WD-1, MUON-UPD-1: p' = p (1 - lr wd) - (lr s) O, where su holds (lr s) O rounded to
+ * binary32 (the factor lr s rounded once) and 1 - lr wd is rounded once. */
+static void update(const oc_muon_hparams *hp, size_t n, float *p, const float *su)
 {
     float keep = (float)(1.0 - hp->lr * hp->weight_decay);
-    float step = (float)(hp->lr * oc_muon_scale_factor(hp, rows, cols)); /* MUON-SCALE-1 */
-    long long len = (long long)(rows * cols);
+    long long len = (long long)n;
 #pragma omp parallel for if (len > OC_FAST_CHUNK)
     for (long long i = 0; i < len; i++)
-        p[i] = keep * p[i] - step * orth[i];
+        p[i] = keep * p[i] - su[i];
 }
 
-oc_status oc_fast_muon_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec, size_t rows,
-                            size_t cols, float *p, float *m, const float *g)
+/* Row r of block b's stacked matrix as a row of the parameter (MUON-BLK-*). */
+static size_t block_row(const oc_muon_block *b, size_t r)
 {
-    if (hp == NULL)
-        return OC_ERR_NULL_POINTER;
-    oc_status st = oc_muon_check(hp, rows, cols); /* MUON-HP-1 */
-    if (st != OC_OK)
+    return b->row0 + r / b->run * b->stride + r % b->run;
+}
+
+/* The block's rows of dir stacked into `in` (contiguous, rows x ncols). */
+static void gather(const oc_muon_block *b, size_t cols, const float *dir, float *in)
+{
+    for (size_t r = 0; r < b->run * b->nruns; r++)
+        memcpy(in + r * b->ncols, dir + block_row(b, r) * cols + b->col0, b->ncols * sizeof(float));
+}
+
+/* f times the block's orthogonalisation `out`, written to its place in su. */
+static void scatter_scaled(const oc_muon_block *b, size_t cols, const float *out, float f,
+                           float *su)
+{
+    for (size_t r = 0; r < b->run * b->nruns; r++) {
+        float *dst = su + block_row(b, r) * cols + b->col0;
+        const float *src = out + r * b->ncols;
+        for (size_t c = 0; c < b->ncols; c++)
+            dst[c] = f * src[c];
+    }
+}
+
+/* MUON-HP-1 then the partition (as the reference's common step), buffers, finiteness. */
+static oc_status check(const oc_muon_hparams *hp, const oc_muon_partition *part, size_t rows,
+                       size_t cols, const float *p, const float *m, const float *g)
+{
+    oc_status st = oc_muon_check(hp, rows, cols);
+    if (st != OC_OK || (st = oc_muon_partition_check(part, rows, cols)) != OC_OK)
         return st;
     size_t n = rows * cols, bytes = n * sizeof(float);
     if ((st = oc_buffer_check(p, n, sizeof(float))) || (st = oc_buffer_check(m, n, sizeof(float))) ||
@@ -52,17 +77,69 @@ oc_status oc_fast_muon_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec
         return st; /* MUON-ERR-1 */
     if (oc_fast_any_nonfinite(p, n) || oc_fast_any_nonfinite(m, n) || oc_fast_any_nonfinite(g, n))
         return OC_ERR_NONFINITE;
-    size_t ns_len = oc_fast_ns_work_len(rows, cols);
-    float *m_new = malloc((3 * n + ns_len) * sizeof(float));
+    return OC_OK;
+}
+
+/* The step over the blocks of a valid-to-check partition (one whole-matrix block for the plain
+ * step, which orthogonalises dir in place of a gathered copy). */
+static oc_status block_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec,
+                            const oc_muon_partition *part, size_t rows, size_t cols, float *p,
+                            float *m, const float *g)
+{
+    oc_status st = check(hp, part, rows, cols, p, m, g);
+    if (st != OC_OK)
+        return st;
+    size_t n = rows * cols, nblocks = oc_muon_block_count(part), ns_len = 0;
+    oc_muon_block b;
+    for (size_t k = 0; k < nblocks; k++) {
+        oc_muon_block_at(part, rows, cols, k, &b);
+        size_t len = oc_fast_ns_work_len(b.run * b.nruns, b.ncols);
+        ns_len = len > ns_len ? len : ns_len;
+    }
+    size_t blk = nblocks == 1 ? 0 : n; /* the gathered block and its orthogonalisation */
+    float *m_new = malloc((3 * n + 2 * blk + ns_len) * sizeof(float));
     if (!m_new)
         return OC_ERR_INTERNAL; /* out of memory; nothing was written */
-    float *dir = m_new + n, *orth = dir + n, *ns_work = orth + n;
+    float *dir = m_new + n, *su = dir + n, *in = su + n, *out = in + blk, *ns_work = out + blk;
     momentum(hp, n, m, g, m_new, dir);
-    st = oc_fast_newton_schulz(&hp->ns, prec, rows, cols, dir, orth, ns_work, ns_len); /* MUON-NS-1 */
+    for (size_t k = 0; k < nblocks && st == OC_OK; k++) { /* MUON-NS-1, MUON-BLK-ORTH-1 */
+        oc_muon_block_at(part, rows, cols, k, &b);
+        size_t br = b.run * b.nruns;
+        float f = (float)(hp->lr * oc_muon_scale_factor(hp, b.scale_rows, b.scale_cols));
+        if (nblocks == 1) { /* MUON-SCALE-1 */
+            st = oc_fast_newton_schulz(&hp->ns, prec, rows, cols, dir, su, ns_work, ns_len);
+            if (st == OC_OK)
+                oc_fast_scale(su, n, f);
+        } else {            /* MUON-BLK-SCALE-1 */
+            gather(&b, cols, dir, in);
+            st = oc_fast_newton_schulz(&hp->ns, prec, br, b.ncols, in, out, ns_work, ns_len);
+            if (st == OC_OK)
+                scatter_scaled(&b, cols, out, f, su);
+        }
+    }
     if (st == OC_OK) {
-        update(hp, rows, cols, p, orth);
-        memcpy(m, m_new, bytes);
+        update(hp, n, p, su);
+        memcpy(m, m_new, n * sizeof(float));
     }
     free(m_new);
     return st;
+}
+
+oc_status oc_fast_muon_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec, size_t rows,
+                            size_t cols, float *p, float *m, const float *g)
+{
+    static const oc_muon_partition whole = {1, OC_MUON_TP_NONE, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
+    if (hp == NULL)
+        return OC_ERR_NULL_POINTER;
+    return block_step(hp, prec, &whole, rows, cols, p, m, g);
+}
+
+oc_status oc_fast_muon_block_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec,
+                                  const oc_muon_partition *part, size_t rows, size_t cols,
+                                  float *p, float *m, const float *g)
+{
+    if (hp == NULL || part == NULL)
+        return OC_ERR_NULL_POINTER;
+    oc_status st = oc_muon_partition_check(part, rows, cols); /* the reference's order */
+    return st != OC_OK ? st : block_step(hp, prec, part, rows, cols, p, m, g);
 }

@@ -21,3 +21,16 @@ int oc_fast_any_nonfinite(const float *x, size_t n)
         bad |= !isfinite(x[i]);
     return bad;
 }
+
+int oc_fast_unscale_check(float *x, size_t n, float f, int scale)
+{
+    long long len = (long long)n;
+    int bad = 0;
+#pragma omp parallel for reduction(| : bad) if (len > OC_FAST_CHUNK)
+    for (long long i = 0; i < len; i++) {
+        bad |= !isfinite(x[i]);
+        if (scale)
+            x[i] *= f;
+    }
+    return bad;
+}

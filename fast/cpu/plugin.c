@@ -76,6 +76,32 @@ static oc_status fast_muon(void *ctx, const oc_muon_hparams *hp, size_t rows, si
     return oc_fast_muon_step(hp, ns_precision, rows, cols, p, m, g);
 }
 
+static oc_status fast_muon_blocks(void *ctx, const oc_muon_hparams *hp,
+                                  const oc_muon_partition *part, size_t rows, size_t cols,
+                                  float *p, float *m, const float *g)
+{
+    (void)ctx;
+    return oc_fast_muon_block_step(hp, ns_precision, part, rows, cols, p, m, g);
+}
+
+static oc_status fast_routed(void *ctx, const oc_route_hparams *hp, const oc_param_info *info,
+                             int64_t step, float *p, float *m, float *v, const float *g,
+                             oc_route *route)
+{
+    (void)ctx;
+    return oc_fast_routed_step(hp, ns_precision, info, step, p, m, v, g, route);
+}
+
+static oc_status fast_guarded(void *ctx, const oc_guard_config *cfg,
+                              const oc_loss_scaler *scaler, oc_loss_scale_state *scaler_state,
+                              size_t nsub, oc_sub_optimizer *subs, int64_t *position,
+                              int64_t increment, float *grad_norm, oc_step_outcome *outcome)
+{
+    (void)ctx;
+    return oc_fast_guarded_step(cfg, scaler, scaler_state, nsub, subs, position, increment,
+                                grad_norm, outcome);
+}
+
 static oc_status fast_qk_clip(void *ctx, const oc_qk_clip_config *c, const float *max_dot,
                               float *w)
 {
@@ -93,7 +119,9 @@ static oc_impl fast_cpu = {
                     OC_CAP_MIXED_BF16 | OC_CAP_MIXED_F16 | OC_CAP_MIXED_STATE_BF16 |
                     OC_CAP_LOSS_SCALE_MEGATRON | OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT |
                     OC_CAP_LOSS_SCALE_TORCH | OC_CAP_CLIP_MEGATRON | OC_CAP_CLIP_TORCH |
-                    OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON | OC_CAP_QK_CLIP | OC_CAP_QK_CLIP_MLA,
+                    OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON | OC_CAP_QK_CLIP | OC_CAP_QK_CLIP_MLA |
+                    OC_CAP_MUON_BLOCKS | OC_CAP_MUON_ROUTE | OC_CAP_STEP_SCALED |
+                    OC_CAP_STEP_UNCHECKED | OC_CAP_STEP_CHECKED,
     .adam_step = fast_adam,
     .sgd_step = fast_sgd,
     .lion_step = fast_lion,
@@ -104,6 +132,9 @@ static oc_impl fast_cpu = {
     .newton_schulz = fast_newton_schulz,
     .muon_step = fast_muon,
     .qk_clip = fast_qk_clip,
+    .muon_block_step = fast_muon_blocks,
+    .routed_step = fast_routed,
+    .guarded_step = fast_guarded,
 };
 
 /* The certificate names the kernels that ran (FAST-ISA-1) and the Newton-Schulz precision. */

@@ -228,6 +228,132 @@ static void test_muon_bad_input(void)
     muon_expect(&ok, 8, 8, p, m, g, OC_ERR_NONFINITE);
 }
 
+/* FAST-MUON-2: the one-block partition is the plain step bit for bit, and row-parallel blocks
+ * with the local scale shape are the plain step on each block. */
+static void test_muon_blocks_compose(void)
+{
+    oc_muon_hparams hp;
+    oc_muon_profile_defaults(OC_MUON_MEGATRON, &hp);
+    hp.weight_decay = 0.1;
+    enum { R = 12, C = 10, N = R * C };
+    float *p = random_matrix(N, 1.0), *m = random_matrix(N, 0.1), *g = random_matrix(N, 1.0);
+    float p1[N], m1[N], p2[N], m2[N];
+    memcpy(p1, p, sizeof p1), memcpy(m1, m, sizeof m1), memcpy(p2, p, sizeof p2), memcpy(m2, m, sizeof m2);
+    oc_muon_partition whole = {1, OC_MUON_TP_NONE, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
+    CU_ASSERT_EQUAL(oc_fast_muon_block_step(&hp, OC_FAST_NS_FP32, &whole, R, C, p1, m1, g), OC_OK);
+    CU_ASSERT_EQUAL(oc_fast_muon_step(&hp, OC_FAST_NS_FP32, R, C, p2, m2, g), OC_OK);
+    CU_ASSERT(memcmp(p1, p2, sizeof p1) == 0 && memcmp(m1, m2, sizeof m1) == 0);
+    CU_ASSERT(memcmp(p1, p, sizeof p1) != 0);
+    oc_muon_partition rows2 = {2, OC_MUON_TP_ROWS, OC_MUON_SCALE_LOCAL, 0, 0, 0};
+    memcpy(p1, p, sizeof p1), memcpy(m1, m, sizeof m1), memcpy(p2, p, sizeof p2), memcpy(m2, m, sizeof m2);
+    CU_ASSERT_EQUAL(oc_fast_muon_block_step(&hp, OC_FAST_NS_FP32, &rows2, R, C, p1, m1, g), OC_OK);
+    for (size_t h = 0; h < 2; h++)
+        CU_ASSERT_EQUAL(oc_fast_muon_step(&hp, OC_FAST_NS_FP32, R / 2, C, p2 + h * N / 2,
+                                          m2 + h * N / 2, g + h * N / 2), OC_OK);
+    CU_ASSERT(memcmp(p1, p2, sizeof p1) == 0 && memcmp(m1, m2, sizeof m1) == 0);
+    rows2.scale_shape = OC_MUON_SCALE_GLOBAL; /* teeth: the global shape scales differently */
+    memcpy(p1, p, sizeof p1), memcpy(m1, m, sizeof m1);
+    CU_ASSERT_EQUAL(oc_fast_muon_block_step(&hp, OC_FAST_NS_FP32, &rows2, R, C, p1, m1, g), OC_OK);
+    CU_ASSERT(memcmp(p1, p2, sizeof p1) != 0);
+    free(p), free(m), free(g);
+}
+
+/* One bad block step: the reference's status, p and m unchanged. */
+static void block_expect(const oc_muon_hparams *hp, const oc_muon_partition *part, size_t rows,
+                         size_t cols, float *p, float *m, const float *g, oc_status want)
+{
+    size_t wl = 4096, sl = 5 * 64;
+    double *work = malloc(wl * sizeof *work);
+    float *scratch = malloc(sl * sizeof *scratch), sp[64], sm[64];
+    size_t bytes = rows * cols * sizeof(float); /* rows cols <= 64 */
+    memcpy(sp, p, bytes), memcpy(sm, m, bytes);
+    CU_ASSERT_EQUAL(oc_ref_muon_block_step(hp, part, rows, cols, p, m, g, work, wl, scratch, sl,
+                                           OC_MUON_BLOCK_CORRECT), want);
+    CU_ASSERT_EQUAL(oc_fast_muon_block_step(hp, OC_FAST_NS_FP32, part, rows, cols, p, m, g), want);
+    CU_ASSERT(memcmp(sp, p, bytes) == 0 && memcmp(sm, m, bytes) == 0);
+    free(work), free(scratch);
+}
+
+/* MUON-ERR-1 with MUON-BLK-TP-1 / MUON-BLK-QKV-1: the reference's statuses in its order. */
+static void test_muon_block_bad_input(void)
+{
+    oc_muon_hparams ok, hp;
+    oc_muon_profile_defaults(OC_MUON_MEGATRON, &ok);
+    oc_muon_partition part = {2, OC_MUON_TP_COLS, OC_MUON_SCALE_GLOBAL, 0, 0, 0}, bad;
+    float p[64], m[64], g[64];
+    for (int i = 0; i < 64; i++)
+        p[i] = (float)rnd_unit(), m[i] = (float)rnd_unit(), g[i] = (float)rnd_unit();
+    block_expect(&ok, NULL, 8, 8, p, m, g, OC_ERR_NULL_POINTER);
+    block_expect(NULL, &part, 8, 8, p, m, g, OC_ERR_NULL_POINTER);
+    bad = part, bad.tp_size = 3;
+    block_expect(&ok, &bad, 8, 8, p, m, g, oc_muon_partition_check(&bad, 8, 8));
+    hp = ok, hp.lr = -1.0; /* the partition is judged first */
+    block_expect(&hp, &bad, 8, 8, p, m, g, oc_muon_partition_check(&bad, 8, 8));
+    block_expect(&hp, &part, 8, 8, p, m, g, OC_ERR_BAD_HPARAM);
+    bad = part, bad.tp_dim = OC_MUON_TP_NONE;
+    block_expect(&ok, &bad, 8, 8, p, m, g, oc_muon_partition_check(&bad, 8, 8));
+    bad = part, bad.qkv_heads = 2, bad.qkv_groups = 1, bad.qkv_head_dim = 3;
+    block_expect(&ok, &bad, 8, 8, p, m, g, oc_muon_partition_check(&bad, 8, 8));
+    CU_ASSERT_NOT_EQUAL(oc_muon_partition_check(&bad, 8, 8), OC_OK);
+    block_expect(&ok, &part, 4, 8, p, p + 16, g, OC_ERR_ALIASING);
+    g[5] = NAN;
+    block_expect(&ok, &part, 8, 8, p, m, g, OC_ERR_NONFINITE);
+}
+
+/* FAST-ROUTE-1 (ROUTE-ERR-1, ROUTE-RULE-1): the reference's status and route, nothing written
+ * on error. */
+static void test_routed_step(void)
+{
+    oc_route_hparams hp;
+    oc_muon_profile_defaults(OC_MUON_MEGATRON, &hp.muon);
+    hp.adamw = (oc_adam_hparams){OC_ADAM_TORCH, 1e-3, 0.9, 0.95, 1e-8, 0.1, 0.0, 1.0, 1, 0, 0};
+    oc_param_info mat = {"decoder.layers.0.mlp.linear_fc1.weight", 2, {8, 8}, 0};
+    oc_param_info head = {"output_layer.weight", 2, {8, 8}, 1};
+    oc_param_info bias = {"decoder.layers.0.mlp.linear_fc1.bias", 1, {64}, 0};
+    const oc_param_info *infos[] = {&mat, &head, &bias};
+    float p[64], m[64], v[64], g[64], rp[64], rm[64], rv[64];
+    size_t wl = 4096, sl = 3 * 64;
+    double *work = malloc(wl * sizeof *work);
+    float *scratch = malloc(sl * sizeof *scratch);
+    for (size_t k = 0; k < 3; k++) {
+        for (int i = 0; i < 64; i++)
+            rp[i] = p[i] = (float)rnd_unit(), rm[i] = m[i] = 0.1f * (float)rnd_unit(),
+            rv[i] = v[i] = 0.01f, g[i] = (float)rnd_unit();
+        oc_route want = (oc_route)7, got = (oc_route)7;
+        CU_ASSERT_EQUAL(oc_ref_routed_step(&hp, infos[k], 3, rp, rm, rv, g, &want, work, wl,
+                                           scratch, sl, OC_ROUTE_CORRECT), OC_OK);
+        CU_ASSERT_EQUAL(oc_fast_routed_step(&hp, OC_FAST_NS_FP32, infos[k], 3, p, m, v, g, &got),
+                        OC_OK);
+        CU_ASSERT_EQUAL(got, want);
+        CU_ASSERT_EQUAL(want, k == 0 ? OC_ROUTE_MUON : OC_ROUTE_ADAMW);
+        double worst = 0.0;
+        for (int i = 0; i < 64; i++)
+            worst = fmax(worst, fabs((double)p[i] - rp[i]) / (fabs(rp[i]) + 1e-30));
+        CU_ASSERT(worst < 1e-5); /* coarse: the certify families judge the class bounds */
+    }
+    memcpy(rp, p, sizeof p), memcpy(rm, m, sizeof m), memcpy(rv, v, sizeof v);
+    oc_route r = (oc_route)7;
+    oc_route_hparams bad = hp;
+    bad.adamw.amsgrad = 1;
+    CU_ASSERT_EQUAL(oc_fast_routed_step(&bad, OC_FAST_NS_FP32, &mat, 3, p, m, v, g, &r),
+                    oc_ref_routed_step(&bad, &mat, 3, p, m, v, g, &r, work, wl, scratch, sl,
+                                       OC_ROUTE_CORRECT));
+    bad = hp, bad.muon.lr = -1.0; /* checked even for a parameter routed to AdamW */
+    CU_ASSERT_EQUAL(oc_fast_routed_step(&bad, OC_FAST_NS_FP32, &bias, 3, p, m, v, g, &r),
+                    OC_ERR_BAD_HPARAM);
+    oc_param_info flat = mat;
+    flat.ndim = 0;
+    CU_ASSERT_EQUAL(oc_fast_routed_step(&hp, OC_FAST_NS_FP32, &flat, 3, p, m, v, g, &r),
+                    oc_param_check(&flat));
+    CU_ASSERT_EQUAL(oc_fast_routed_step(&hp, OC_FAST_NS_FP32, &mat, 3, p, m, NULL, g, &r),
+                    OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_fast_routed_step(&hp, OC_FAST_NS_FP32, &mat, 3, p, m, v, g, NULL),
+                    OC_ERR_NULL_POINTER);
+    CU_ASSERT(r == (oc_route)7 && memcmp(rp, p, sizeof p) == 0 && memcmp(rm, m, sizeof m) == 0 &&
+              memcmp(rv, v, sizeof v) == 0);
+    free(work), free(scratch);
+}
+
 /* MUONCLIP-TOL-1 on every element and the reference's statuses on bad input, for a GQA layout
  * (tau = 2^-20, d = 4): a group clipped by its larger head, a group clipped by a logit of 1.5e38
  * (gamma below binary32's normal range), a group exactly at tau (left). */
@@ -286,5 +412,8 @@ void register_suites(void)
               {"newton-schulz caller's workspace", test_ns_workspace},
               {"newton-schulz bad input: reference status, nothing written", test_ns_bad_input},
               {"muon bad input: reference status, nothing written", test_muon_bad_input},
-              {"qk-clip within MUONCLIP-TOL-1, bad input", test_qk_clip});
+              {"qk-clip within MUONCLIP-TOL-1, bad input", test_qk_clip},
+              {"muon blocks: one block is the plain step, row blocks compose", test_muon_blocks_compose},
+              {"muon blocks bad input: reference status, nothing written", test_muon_block_bad_input},
+              {"routed step: reference route, status, nothing written", test_routed_step});
 }

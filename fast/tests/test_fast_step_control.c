@@ -258,6 +258,143 @@ static void test_clip_bad_input_writes_nothing(void)
     CU_ASSERT(memcmp(g, keep, sizeof g) == 0 && norm == -1.0f && skipped == -1);
 }
 
+/* ---- FAST-STEP-1 ---- */
+
+/* A chain of two sub-optimizers: AdamW on two parameters (40 and 24 elements), Lion on one
+ * (16): p, two states and the gradient of each parameter in one buffer. */
+enum { CH_N = 80 };
+typedef struct chain {
+    float buf[4][CH_N];
+    oc_guarded_param params[3];
+    oc_sub_optimizer subs[2];
+} chain;
+
+static void chain_init(chain *c, float gscale)
+{
+    static const size_t len[3] = {40, 24, 16}, off[3] = {0, 40, 64};
+    for (int b = 0; b < 4; b++)
+        for (int i = 0; i < CH_N; i++)
+            c->buf[b][i] = b == 2 ? 0.01f + fabsf(rnd_sym(0.01f)) : rnd_sym(b == 3 ? gscale : 1.0f);
+    for (int i = 0; i < 3; i++)
+        c->params[i] = (oc_guarded_param){len[i], c->buf[0] + off[i],
+                                          {c->buf[1] + off[i], c->buf[2] + off[i], NULL},
+                                          c->buf[3] + off[i]};
+    oc_adam_hparams adam = adamw;
+    adam.amsgrad = 0;
+    c->subs[0] = (oc_sub_optimizer){.kind = OC_SUB_ADAM, .hp.adam = adam, .step = 4,
+                                    .nparams = 2, .params = c->params};
+    c->subs[1] = (oc_sub_optimizer){.kind = OC_SUB_LION,
+                                    .hp.lion = {OC_LION_TORCH, 1e-4, 0.9, 0.99, 0.1},
+                                    .step = 7, .nparams = 1, .params = c->params + 2};
+}
+
+static int same_scaler(const oc_loss_scale_state *a, const oc_loss_scale_state *b)
+{
+    return a->scale == b->scale && a->growth_tracker == b->growth_tracker &&
+           a->hysteresis_tracker == b->hysteresis_tracker;
+}
+
+/* x and y the same up to rel relative error, or both NaN. */
+static int close_to(float x, float y, double rel)
+{
+    return (isnan(x) && isnan(y)) || x == y || fabs((double)x - y) <= rel * fabs((double)y);
+}
+
+/* One guarded step by the reference and by the fast backend on the same chain (poisoned at
+ * element 50 of the gradients by `poison` unless 0): the same status, outcome, scaler state,
+ * position and counters; the norm, gradients and parameters within 1e-5 relative. */
+static void guarded_against_reference(oc_guard_mode mode, double clip, int inf_norm,
+                                      double threshold, float poison, oc_guard_config *out_cfg)
+{
+    oc_guard_config cfg = {mode, clip, inf_norm, threshold};
+    oc_loss_scaler scaler = {OC_LS_MEGATRON, 1024.0f, 1.0f, 2.0f, 0.5f, 3, 1};
+    oc_loss_scale_state ls[2] = {{1024.0f, 2, 1}, {1024.0f, 2, 1}};
+    uint64_t seed = rng_state;
+    chain *c[2];
+    int64_t pos[2] = {100, 100};
+    float norm[2] = {-1.0f, -1.0f};
+    oc_step_outcome oc[2] = {OC_STEP_OUTCOME_COUNT, OC_STEP_OUTCOME_COUNT};
+    oc_status st[2];
+    for (int k = 0; k < 2; k++) {
+        rng_state = seed;
+        c[k] = malloc(sizeof *c[k]);
+        chain_init(c[k], mode == OC_GUARD_SCALED ? 1024.0f : 1.0f);
+        if (poison != 0.0f)
+            c[k]->buf[3][50] = poison;
+    }
+    st[0] = oc_ref_guarded_step(&cfg, &scaler, &ls[0], 2, c[0]->subs, &pos[0], 8, &norm[0], &oc[0],
+                                OC_GUARD_CORRECT);
+    st[1] = oc_fast_guarded_step(&cfg, &scaler, &ls[1], 2, c[1]->subs, &pos[1], 8, &norm[1], &oc[1]);
+    CU_ASSERT_EQUAL(st[0], OC_OK);
+    CU_ASSERT_EQUAL(st[1], st[0]);
+    CU_ASSERT_EQUAL(oc[1], oc[0]);
+    CU_ASSERT_EQUAL(pos[1], pos[0]);
+    CU_ASSERT(same_scaler(&ls[0], &ls[1]));
+    CU_ASSERT(c[1]->subs[0].step == c[0]->subs[0].step && c[1]->subs[1].step == c[0]->subs[1].step);
+    CU_ASSERT(close_to(norm[1], norm[0], 1e-6));
+    size_t bad = 0;
+    for (int b = 0; b < 4; b++)
+        for (int i = 0; i < CH_N; i++)
+            bad += !close_to(c[1]->buf[b][i], c[0]->buf[b][i], 1e-5);
+    CU_ASSERT_EQUAL(bad, 0);
+    if (out_cfg)
+        *out_cfg = cfg;
+    free(c[0]), free(c[1]);
+}
+
+static void test_guarded_matches_reference(void)
+{
+    guarded_against_reference(OC_GUARD_SCALED, 1.0, 0, INFINITY, 0.0f, NULL);    /* clipped */
+    guarded_against_reference(OC_GUARD_SCALED, 1.0, 0, INFINITY, INFINITY, NULL); /* inf skip */
+    guarded_against_reference(OC_GUARD_UNCHECKED, 1.0, 1, INFINITY, NAN, NULL); /* NaN norm */
+    guarded_against_reference(OC_GUARD_UNCHECKED, 1.0, 0, 1e3, -INFINITY, NULL); /* norm skip */
+    guarded_against_reference(OC_GUARD_CHECKED, 0.0, 0, INFINITY, 0.0f, NULL);  /* norm only */
+    guarded_against_reference(OC_GUARD_CHECKED, 1.0, 1, 0.5, 0.0f, NULL);       /* norm skip */
+}
+
+/* STEP-ERR-1: the reference's status and nothing written (gradients, states, scaler). */
+static void test_guarded_bad_input_writes_nothing(void)
+{
+    chain *c = malloc(sizeof *c), *keep = malloc(sizeof *keep);
+    chain_init(c, 1024.0f);
+    oc_guard_config cfg = {OC_GUARD_SCALED, 1.0, 0, INFINITY}, bad;
+    oc_loss_scaler scaler = {OC_LS_MEGATRON, 1024.0f, 1.0f, 2.0f, 0.5f, 3, 1};
+    oc_loss_scale_state ls = {1024.0f, 2, 1}, ls_keep = ls;
+    int64_t pos = 100;
+    float norm = -1.0f;
+    oc_step_outcome outc = OC_STEP_OUTCOME_COUNT;
+    memcpy(keep, c, sizeof *c);
+#define GUARD_EXPECT(cfgp, nsub, incr)                                                           \
+    do {                                                                                         \
+        oc_status want = oc_ref_guarded_step(cfgp, &scaler, &ls, nsub, c->subs, &pos, incr,     \
+                                             &norm, &outc, OC_GUARD_CORRECT);                    \
+        CU_ASSERT_NOT_EQUAL(want, OC_OK);                                                        \
+        CU_ASSERT_EQUAL(oc_fast_guarded_step(cfgp, &scaler, &ls, nsub, c->subs, &pos, incr,     \
+                                             &norm, &outc), want);                               \
+        CU_ASSERT(memcmp(c->buf, keep->buf, sizeof c->buf) == 0 && pos == 100 &&                 \
+                  norm == -1.0f && outc == OC_STEP_OUTCOME_COUNT &&                              \
+                  same_scaler(&ls, &ls_keep));                                                     \
+    } while (0)
+    GUARD_EXPECT(NULL, 2, 8);
+    bad = cfg, bad.mode = OC_GUARD_MODE_COUNT;
+    GUARD_EXPECT(&bad, 2, 8);
+    GUARD_EXPECT(&cfg, 2, -1);
+    GUARD_EXPECT(&cfg, OC_GUARD_MAX_SUBS + 1, 8);
+    bad = cfg, bad.clip_grad = NAN;
+    GUARD_EXPECT(&bad, 2, 8);
+    c->subs[1].hp.lion.beta1 = 1.5; /* the second sub-optimizer: the first is left alone too */
+    GUARD_EXPECT(&cfg, 2, 8);
+    c->subs[1].hp.lion.beta1 = 0.9;
+    c->params[2].state[0] = c->params[2].p + 1; /* overlaps its own parameter */
+    GUARD_EXPECT(&cfg, 2, 8);
+    c->params[2].state[0] = c->buf[1] + 64;
+    ls.growth_tracker = 7; /* not a reachable state */
+    ls_keep = ls;
+    GUARD_EXPECT(&cfg, 2, 8);
+#undef GUARD_EXPECT
+    free(c), free(keep);
+}
+
 void register_suites(void)
 {
     ADD_SUITE("fast_step_control",
@@ -266,5 +403,7 @@ void register_suites(void)
               {"loss scale: the reference's states, bit for bit", test_loss_scale_matches_reference},
               {"loss scale: bad input, nothing written", test_loss_scale_bad_input_writes_nothing},
               {"clip: within CLIP-TOL-2 of the reference", test_clip_matches_reference},
-              {"clip: bad input, nothing written", test_clip_bad_input_writes_nothing});
+              {"clip: bad input, nothing written", test_clip_bad_input_writes_nothing},
+              {"guarded step: the reference's decisions, within 1e-5", test_guarded_matches_reference},
+              {"guarded step: bad input, nothing written", test_guarded_bad_input_writes_nothing});
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "optcert/adam.h"
+#include "optcert/clip.h"
 #include "optcert/lion.h"
 #include "optcert/loss_scale.h"
 #include "optcert/sgd.h"
@@ -75,6 +76,18 @@ typedef enum oc_guard_mutant {
 
 const char *oc_guard_mutant_name(oc_guard_mutant mu);
 const char *oc_guard_mutant_description(oc_guard_mutant mu);
+
+/* STEP-CLIP-1: the clipping configuration of the step (profile megatron, one rank). */
+oc_clip_config oc_guard_clip_config(const oc_guard_config *cfg);
+
+/* STEP-ERR-1: every check oc_ref_guarded_step makes before it writes anything, in its order
+ * (pointers, mode, position and increment, CLIP-CFG-1, each sub-optimizer's hyper-parameters
+ * and buffers, the loss scaler and its state); OC_OK when the step cannot fail. */
+oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
+                                const oc_loss_scale_state *scaler_state, size_t nsub,
+                                const oc_sub_optimizer *subs, const int64_t *position,
+                                int64_t increment, const float *grad_norm,
+                                const oc_step_outcome *outcome);
 
 /* One iteration (STEP-ORDER-1). scaler/scaler_state: used in OC_GUARD_SCALED only (may be NULL
  * otherwise). *position: the schedule position (samples), advanced by `increment` only when

@@ -54,6 +54,9 @@ size_t oc_param_numel(const oc_param_info *info);
 /* ROUTE-RULE-1: the optimizer of a valid parameter. */
 oc_route oc_param_route(const oc_param_info *info);
 
+/* ROUTE-WD-1: 1 when AdamW decays a valid parameter (not 1-D, name not ending in ".bias"). */
+int oc_param_decays(const oc_param_info *info);
+
 /* Doubles of workspace and floats of scratch for oc_ref_routed_step on this parameter (enough
  * for every mutant's matrix view). */
 size_t oc_routed_work_len(const oc_param_info *info);

@@ -15,10 +15,12 @@
 #include <stdint.h>
 #include "optcert/adam.h"
 #include "optcert/clip.h"
+#include "optcert/guarded_step.h"
 #include "optcert/loss_scale.h"
 #include "optcert/mixed.h"
 #include "optcert/muon.h"
 #include "optcert/muon_clip.h"
+#include "optcert/muon_route.h"
 #include "optcert/newton_schulz.h"
 #include "optcert/lion.h"
 #include "optcert/sgd.h"
@@ -136,6 +138,27 @@ oc_status oc_fast_newton_schulz(const oc_ns_hparams *hp, oc_fast_ns_precision pr
  * unchanged on error): binary32 momentum and update around oc_fast_newton_schulz. */
 oc_status oc_fast_muon_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec, size_t rows,
                             size_t cols, float *p, float *m, const float *g);
+
+/* FAST-MUON-2: the contract of oc_ref_muon_block_step without the workspaces and the mutant
+ * (same checks and statuses, p, m unchanged on error): each block gathered, orthogonalised by
+ * oc_fast_newton_schulz and scaled by its own factor, as oc_fast_muon_step. */
+oc_status oc_fast_muon_block_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec,
+                                  const oc_muon_partition *part, size_t rows, size_t cols,
+                                  float *p, float *m, const float *g);
+
+/* FAST-ROUTE-1: the contract of oc_ref_routed_step without the workspaces and the mutant: the
+ * reference's route (oc_param_route), then oc_fast_muon_step or oc_fast_adam_step. */
+oc_status oc_fast_routed_step(const oc_route_hparams *hp, oc_fast_ns_precision prec,
+                              const oc_param_info *info, int64_t step, float *p, float *m,
+                              float *v, const float *g, oc_route *route);
+
+/* FAST-STEP-1: the contract of oc_ref_guarded_step without the mutant (its checks by
+ * oc_guarded_step_check before anything is written), composed from the fused unscale pass,
+ * oc_fast_loss_scale_update, the clipping pass and the multi-tensor steps. */
+oc_status oc_fast_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
+                               oc_loss_scale_state *scaler_state, size_t nsub,
+                               oc_sub_optimizer *subs, int64_t *position, int64_t increment,
+                               float *grad_norm, oc_step_outcome *outcome);
 
 /* FAST-MUONCLIP-1: the contract of oc_ref_qk_clip without the mutant (w unchanged on error). */
 oc_status oc_fast_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float *w);
