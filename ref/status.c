@@ -17,6 +17,7 @@ const char *oc_status_str(oc_status s)
     case OC_ERR_INTERNAL: return "internal error";
     case OC_ERR_BAD_SHAPE: return "the matrix shape is empty or too large";
     case OC_ERR_NONFINITE: return "an input is not finite, or the iteration left its stated domain";
+    case OC_ERR_PEER: return "another rank of the group failed (this rank wrote nothing)";
     }
     return "unknown status";
 }

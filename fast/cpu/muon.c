@@ -143,3 +143,79 @@ oc_status oc_fast_muon_block_step(const oc_muon_hparams *hp, oc_fast_ns_precisio
     oc_status st = oc_muon_partition_check(part, rows, cols); /* the reference's order */
     return st != OC_OK ? st : block_step(hp, prec, part, rows, cols, p, m, g);
 }
+
+/* FAST-MUON-3 duplicated mode (LAYOUT-TP-MUON-1): every rank's direction block all-gathered (buf: the blocks in
+ * rank order, then the whole direction, then its orthogonalisation: 3 rows cols floats), the
+ * whole matrix orthogonalised (the same bits on every rank), the own block kept in o. */
+static oc_status duplicated(const oc_muon_hparams *hp, oc_fast_ns_precision prec,
+                            const oc_comm *group, const oc_muon_partition *part, size_t rows,
+                            size_t cols, const oc_muon_block *own, const float *dir, float *o,
+                            float *buf, float *ns_work, size_t ns_len)
+{
+    size_t n = own->run * own->nruns * own->ncols;
+    float *all = buf, *whole_dir = all + rows * cols, *whole_o = whole_dir + rows * cols;
+    memcpy(all + (size_t)group->rank * n, dir, n * sizeof(float));
+    if (group->allgather(group->ctx, all, n, sizeof(float)) != OC_OK)
+        return OC_ERR_IO;
+    for (int r = 0; r < group->size; r++) {
+        oc_muon_block b;
+        oc_muon_block_at(part, rows, cols, (size_t)r, &b);
+        scatter_scaled(&b, cols, all + (size_t)r * n, 1.0f, whole_dir); /* a copy: 1 x is exact */
+    }
+    oc_status st = oc_fast_newton_schulz(&hp->ns, prec, rows, cols, whole_dir, whole_o, ns_work,
+                                         ns_len);
+    if (st == OC_OK)
+        gather(own, cols, whole_o, o);
+    return st;
+}
+
+oc_status oc_fast_muon_tp_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec,
+                               const oc_comm *group, oc_fast_muon_tp_mode mode,
+                               const oc_muon_partition *part, size_t rows, size_t cols, float *p,
+                               float *m, const float *g)
+{
+    static const oc_muon_partition whole = {1, OC_MUON_TP_NONE, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
+    if (hp == NULL || group == NULL || part == NULL)
+        return OC_ERR_NULL_POINTER;
+    oc_status st = oc_muon_partition_check(part, rows, cols);
+    if (st == OC_OK && (part->tp_size != (size_t)group->size || part->qkv_heads != 0 ||
+                        (unsigned)mode > OC_FAST_MUON_TP_DISTRIBUTED))
+        st = OC_ERR_BAD_HPARAM;
+    if (st == OC_OK)
+        st = oc_muon_check(hp, rows, cols); /* MUON-HP-1, NS-IN-1 on the whole shape */
+    if (part->tp_dim == OC_MUON_TP_NONE)
+        mode = OC_FAST_MUON_TP_BLOCKWISE; /* one rank: the one block is the whole matrix */
+    oc_muon_block own = {0};
+    if (st == OC_OK)
+        oc_muon_block_at(part, rows, cols, (size_t)group->rank, &own);
+    size_t br = own.run * own.nruns, n = br * own.ncols;
+    if (st == OC_OK)
+        st = check(hp, &whole, br, own.ncols, p, m, g); /* MUON-ERR-1 on the shard */
+    size_t full = mode == OC_FAST_MUON_TP_DUPLICATED ? rows * cols : 0;
+    size_t ns_len = mode == OC_FAST_MUON_TP_BLOCKWISE  ? oc_fast_ns_work_len(br, own.ncols)
+                    : mode == OC_FAST_MUON_TP_DUPLICATED ? oc_fast_ns_work_len(rows, cols) : 0;
+    float *m_new = st == OC_OK ? malloc((3 * n + 3 * full + ns_len) * sizeof(float)) : NULL;
+    if (st == OC_OK && !m_new)
+        st = OC_ERR_INTERNAL; /* out of memory */
+    if ((st = oc_comm_agree(group, st)) != OC_OK) {
+        free(m_new);
+        return st;
+    }
+    float *dir = m_new + n, *su = dir + n, *buf = su + n, *ns_work = buf + 3 * full;
+    momentum(hp, n, m, g, m_new, dir);
+    if (mode == OC_FAST_MUON_TP_BLOCKWISE)       /* MUON-BLK-ORTH-1, LAYOUT-TP-MUON-2 */
+        st = oc_fast_newton_schulz(&hp->ns, prec, br, own.ncols, dir, su, ns_work, ns_len);
+    else if (mode == OC_FAST_MUON_TP_DISTRIBUTED) /* FAST-NS-4, LAYOUT-TP-MUON-3 */
+        st = oc_fast_newton_schulz_sharded(&hp->ns, prec, group, part->tp_dim, br, own.ncols,
+                                           dir, su);
+    else
+        st = duplicated(hp, prec, group, part, rows, cols, &own, dir, su, buf, ns_work, ns_len);
+    if ((st = oc_comm_agree(group, st)) == OC_OK) { /* MUON-BLK-SCALE-1, MUON-UPD-1 */
+        oc_fast_scale(su, n, (float)(hp->lr * oc_muon_scale_factor(hp, own.scale_rows,
+                                                                   own.scale_cols)));
+        update(hp, n, p, su);
+        memcpy(m, m_new, n * sizeof(float));
+    }
+    free(m_new);
+    return st;
+}

@@ -12,7 +12,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include "optcert/buffers.h"
+#include "optcert/comm.h"
 #include "optcert/fast.h"
 #include "../common/elementwise.h"
 
@@ -26,14 +28,17 @@ typedef struct ns_shape {
     blasint ldx;
 } ns_shape;
 
-static ns_shape shape_of(size_t rows, size_t cols)
+/* X read from the row-major rows x cols buffer: its transpose (column-major, k = cols) when
+ * `transposed`, else itself (row-major, k = rows). */
+static ns_shape shape_with(int transposed, size_t rows, size_t cols)
 {
-    int tall = rows > cols; /* NS-SHAPE-1 */
-    ns_shape s = {tall ? cols : rows, tall ? rows : cols, tall ? CblasColMajor : CblasRowMajor,
-                  tall ? CblasLower : CblasUpper, 0};
-    s.ldx = (blasint)(tall ? s.k : s.n);
+    ns_shape s = {transposed ? cols : rows, transposed ? rows : cols,
+                  transposed ? CblasColMajor : CblasRowMajor, transposed ? CblasLower : CblasUpper, 0};
+    s.ldx = (blasint)(transposed ? s.k : s.n);
     return s;
 }
+
+static ns_shape shape_of(size_t rows, size_t cols) { return shape_with(rows > cols, rows, cols); } /* NS-SHAPE-1 */
 
 size_t oc_fast_ns_work_len(size_t rows, size_t cols)
 {
@@ -108,16 +113,75 @@ static int leaves_domain(float *y, size_t len, int bf16)
 
 /* One iteration of NS-ITER-1, y = (a I + b A + c A A) x with A = x x^T, in the factored form
  * whose products are all symmetric: A by SYRK (k^2 n), A A = A A^T by SYRK (k^3), B' x by SYMM
- * (2 k^2 n). */
-static void iterate(const ns_shape *s, const double abc[3], const float *x, float *y, float *a,
-                    float *b, int bf16)
+ * (2 k^2 n). With a group (FAST-NS-4) x is this rank's columns of X and A the sum over the
+ * ranks of their x x^T (all-reduced; the unstored triangle is summed too and then ignored). */
+static oc_status iterate(const ns_shape *s, const double abc[3], const float *x, float *y,
+                         float *a, float *b, int bf16, const oc_comm *group)
 {
     blasint k = (blasint)s->k, n = (blasint)s->n;
     cblas_ssyrk(s->layout, s->uplo, CblasNoTrans, k, n, 1.0f, x, s->ldx, 0.0f, a, k);
+    if (group && group->size > 1 && group->allreduce_sum(group->ctx, a, s->k * s->k) != OC_OK)
+        return OC_ERR_IO;
     complete_gram(a, b, s->k, bf16);
     cblas_ssyrk(s->layout, s->uplo, CblasNoTrans, k, k, (float)abc[2], a, k, (float)abc[1], b, k);
     finish_poly(b, s->k, (float)abc[0], bf16);
     cblas_ssymm(s->layout, CblasLeft, s->uplo, k, n, 1.0f, b, k, x, s->ldx, 0.0f, y, s->ldx);
+    return OC_OK;
+}
+
+/* NS-NORM-1 .. NS-STORE-1 on a checked input: X_0 = G / d with d from the sum of squares of the
+ * whole matrix (sumsq), the iterations, the result written to out (len floats, this rank's
+ * part) only on success. work: 2 len + 2 k^2 floats. A group's ranks agree on every domain
+ * check (FAST-NS-4), so they stop together. */
+static oc_status iterate_all(const oc_ns_hparams *hp, const ns_shape *s, int bf16, double sumsq,
+                             const float *g, float *out, float *work, const oc_comm *group)
+{
+    size_t len = s->k * s->n;
+    float *x = work, *y = x + len, *a = y + len, *b = a + s->k * s->k;
+    double sn = hp->norm_scale * sqrt(sumsq); /* NS-NORM-1 */
+    normalise(g, len, hp->eps_mode == OC_NS_EPS_ADD ? sn + hp->eps : fmax(sn, hp->eps), bf16, x);
+    oc_status st = OC_OK;
+    for (int it = 0; it < hp->steps && st == OC_OK; it++) {
+        int tuple = oc_ns_tuple_index(hp, it); /* NS-SCHED-1 */
+        st = iterate(s, hp->coef[tuple], x, y, a, b, bf16, group);
+        int bad = st == OC_OK && leaves_domain(y, len, bf16);
+        if (st == OC_OK && group && group->size > 1 &&
+            group->allreduce_max_int(group->ctx, &bad) != OC_OK)
+            st = OC_ERR_IO;
+        st = st != OC_OK ? st : bad ? OC_ERR_NONFINITE : OC_OK;
+        float *next = y;
+        y = x;
+        x = next;
+    }
+    if (st == OC_OK)
+        memcpy(out, x, len * sizeof(float)); /* NS-STORE-1: the only write to out */
+    return st;
+}
+
+/* NS-ERR-1's buffer checks of g and out (len floats each) and of a caller's workspace. */
+static oc_status check_buffers(const float *g, float *out, size_t len, const float *work,
+                               size_t need)
+{
+    oc_status st;
+    if ((st = oc_buffer_check(g, len, sizeof(float))) != OC_OK ||
+        (st = oc_buffer_check(out, len, sizeof(float))) != OC_OK ||
+        (st = oc_buffer_disjoint(g, len * sizeof(float), out, len * sizeof(float))) != OC_OK)
+        return st; /* NS-ERR-1 */
+    if (work && ((st = oc_buffer_check(work, need, sizeof(float))) != OC_OK ||
+                 (st = oc_buffer_disjoint(work, need * sizeof(float), g, len * sizeof(float))) ||
+                 (st = oc_buffer_disjoint(work, need * sizeof(float), out, len * sizeof(float)))))
+        return st; /* FAST-NS-3 */
+    return OC_OK;
+}
+
+/* ||G||_F^2 of this rank's part and NS-IN-1's finiteness in one pass (FAST-NORM-1: exact
+ * squares, binary64). */
+static oc_status local_sumsq(const float *g, size_t len, double *sumsq)
+{
+    oc_fast_tensor t = {len, NULL, g, {NULL, NULL, NULL}, NULL};
+    int nonfinite;
+    oc_status st = oc_fast_grad_sumsq(1, &t, 1.0f, NULL, sumsq, &nonfinite);
+    return st != OC_OK ? st : nonfinite ? OC_ERR_NONFINITE : OC_OK;
 }
 
 oc_status oc_fast_newton_schulz(const oc_ns_hparams *hp, oc_fast_ns_precision prec, size_t rows,
@@ -132,45 +196,66 @@ oc_status oc_fast_newton_schulz(const oc_ns_hparams *hp, oc_fast_ns_precision pr
     if (prec != OC_FAST_NS_FP32 && prec != OC_FAST_NS_BF16)
         return OC_ERR_BAD_HPARAM;
     size_t len = rows * cols, need = oc_fast_ns_work_len(rows, cols);
-    if ((st = oc_buffer_check(g, len, sizeof(float))) != OC_OK ||
-        (st = oc_buffer_check(out, len, sizeof(float))) != OC_OK ||
-        (st = oc_buffer_disjoint(g, len * sizeof(float), out, len * sizeof(float))) != OC_OK)
-        return st; /* NS-ERR-1 */
-    if (work && ((st = oc_buffer_check(work, need, sizeof(float))) != OC_OK ||
-                 (st = oc_buffer_disjoint(work, need * sizeof(float), g, len * sizeof(float))) ||
-                 (st = oc_buffer_disjoint(work, need * sizeof(float), out, len * sizeof(float)))))
-        return st; /* FAST-NS-3 */
+    if ((st = check_buffers(g, out, len, work, need)) != OC_OK)
+        return st;
     if (work && work_len < need)
         return OC_ERR_BAD_SHAPE; /* NS-ERR-1: the workspace is part of the call's shape */
-    /* ||G||_F^2 and NS-IN-1's finiteness in one pass (FAST-NORM-1: exact squares, binary64). */
-    oc_fast_tensor t = {len, NULL, g, {NULL, NULL, NULL}, NULL};
     double sumsq;
-    int nonfinite;
-    if ((st = oc_fast_grad_sumsq(1, &t, 1.0f, NULL, &sumsq, &nonfinite)) != OC_OK)
+    if ((st = local_sumsq(g, len, &sumsq)) != OC_OK)
         return st;
-    if (nonfinite)
-        return OC_ERR_NONFINITE;
     float *own = work ? NULL : malloc(need * sizeof(float));
     if (!work && !own)
         return OC_ERR_INTERNAL; /* out of memory; nothing was written */
-    float *buf = work ? work : own;
     ns_shape s = shape_of(rows, cols);
-    float *x = buf, *y = x + len, *a = y + len, *b = a + s.k * s.k;
-    int bf16 = prec == OC_FAST_NS_BF16;
-    double sn = hp->norm_scale * sqrt(sumsq); /* NS-NORM-1 */
-    normalise(g, len, hp->eps_mode == OC_NS_EPS_ADD ? sn + hp->eps : fmax(sn, hp->eps), bf16, x);
-    st = OC_OK;
-    for (int it = 0; it < hp->steps && st == OC_OK; it++) {
-        int tuple = oc_ns_tuple_index(hp, it); /* NS-SCHED-1 */
-        iterate(&s, hp->coef[tuple], x, y, a, b, bf16);
-        st = leaves_domain(y, len, bf16) ? OC_ERR_NONFINITE : OC_OK;
-        float *next = y;
-        y = x;
-        x = next;
-    }
-    if (st == OC_OK)
-        memcpy(out, x, len * sizeof(float)); /* NS-STORE-1: the only write to out */
+    st = iterate_all(hp, &s, prec == OC_FAST_NS_BF16, sumsq, g, out, work ? work : own, NULL);
     free(own);
+    return st;
+}
+
+/* FAST-NS-4: the whole matrix's sum of squares, every rank's binary64 part added in rank order
+ * from an all-gather, so that every rank holds the same bits. */
+static oc_status group_sumsq(const oc_comm *group, double *sumsq)
+{
+    double *part = malloc((size_t)group->size * sizeof *part), total = 0.0;
+    if (!part)
+        return OC_ERR_INTERNAL;
+    part[group->rank] = *sumsq;
+    oc_status st = group->allgather(group->ctx, part, 1, sizeof(double)) == OC_OK ? OC_OK : OC_ERR_IO;
+    for (int r = 0; r < group->size && st == OC_OK; r++)
+        total += part[r];
+    free(part);
+    *sumsq = total;
+    return st;
+}
+
+oc_status oc_fast_newton_schulz_sharded(const oc_ns_hparams *hp, oc_fast_ns_precision prec,
+                                        const oc_comm *group, oc_muon_tp_dim dim, size_t rows,
+                                        size_t cols, const float *g, float *out)
+{
+    if (hp == NULL || group == NULL)
+        return OC_ERR_NULL_POINTER;
+    int split_rows = dim == OC_MUON_TP_ROWS, r = group->size;
+    oc_status st = dim != OC_MUON_TP_ROWS && dim != OC_MUON_TP_COLS ? OC_ERR_BAD_HPARAM
+                   : prec != OC_FAST_NS_FP32 && prec != OC_FAST_NS_BF16 ? OC_ERR_BAD_HPARAM
+                   : rows == 0 || cols == 0 || (split_rows ? rows > SIZE_MAX / (size_t)r
+                                                           : cols > SIZE_MAX / (size_t)r)
+                       ? OC_ERR_BAD_SHAPE
+                       : oc_ns_check(hp, split_rows ? rows * (size_t)r : rows,
+                                     split_rows ? cols : cols * (size_t)r); /* NS-HP-1, NS-IN-1 */
+    size_t len = rows * cols;
+    /* the Gram matrix on the unsplit side: X = this rank's block, transposed when rows are split */
+    ns_shape s = shape_with(split_rows, rows, cols);
+    double sumsq = 0.0;
+    if (st == OC_OK)
+        st = check_buffers(g, out, len, NULL, 0);
+    if (st == OC_OK)
+        st = local_sumsq(g, len, &sumsq);
+    float *work = st == OC_OK ? malloc((2 * len + 2 * s.k * s.k) * sizeof(float)) : NULL;
+    if (st == OC_OK && !work)
+        st = OC_ERR_INTERNAL;
+    if ((st = oc_comm_agree(group, st)) == OC_OK && (st = group_sumsq(group, &sumsq)) == OC_OK)
+        st = iterate_all(hp, &s, prec == OC_FAST_NS_BF16, sumsq, g, out, work, group);
+    free(work);
     return st;
 }
 

@@ -151,15 +151,16 @@ static oc_status local_norm(const oc_dist *d, const oc_dist_control *sc, float i
     if (!sq)
         return OC_ERR_INTERNAL;
     oc_status st = oc_fast_grad_sumsq(d->nseg, d->t, inv_scale, sq, &total, local_inf);
+    int inf_norm = sc->clip && sc->clip->inf_norm; /* no clipping: found_inf only */
     *part = 0.0;
     for (size_t i = 0; i < d->nseg && st == OC_OK; i++) {
         if (!counted(d, sc, d->seg[i].param))
             continue;
-        for (size_t j = 0; sc->clip->inf_norm && j < d->t[i].n; j++) {
+        for (size_t j = 0; inf_norm && j < d->t[i].n; j++) {
             double g = fabsf(d->t[i].grad[j] * inv_scale);
             *part = g > *part ? g : *part;
         }
-        *part += sc->clip->inf_norm ? 0.0 : sq[i];
+        *part += inf_norm ? 0.0 : sq[i];
     }
     free(sq);
     return st;

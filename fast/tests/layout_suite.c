@@ -15,6 +15,7 @@
 #include <string.h>
 #include "../../vectors/gen/gen.h"
 #include "layout_suite.h"
+#include "suite_data.h"
 
 static const oc_layout_param model[] = {
     {301, 32, 2, 1}, /* embedding, shared with the output layer */
@@ -74,21 +75,6 @@ static void exact_stepper_free(fam_kind f, gen_stepper *s)
         gen_sgd_stepper_free(s);
 }
 
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33, x *= 0xff51afd7ed558ccdull, x ^= x >> 33, x *= 0xc4ceb9fe1a85ec53ull;
-    return x ^ (x >> 33);
-}
-static float init_param(size_t i, size_t j)
-{
-    return (float)((int)(mix(i * 1000003u + j) % 2001) - 1000) * 0x1p-10f;
-}
-/* Rank r's contribution to element j of parameter i at step s: k * 2^e. */
-static int grad_k(int r, size_t i, size_t j, int s)
-{
-    return (int)(mix(((uint64_t)r << 48) ^ (i << 32) ^ (j << 4) ^ (uint64_t)s) % 8191) - 4095;
-}
-static float grad_scale(size_t i, size_t j) { return ldexpf(1.0f, -(int)(mix(i * 7919u + j) % 20) - 8); }
 
 static size_t numel(size_t i) { return model[i].dim0 * model[i].dim1; }
 

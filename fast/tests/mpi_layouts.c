@@ -4,6 +4,7 @@
  * tp=2 pp=2 dp=2; otherwise dp only. */
 #include "control_suite.h"
 #include "layout_suite.h"
+#include "muon_suite.h"
 #include "optcert/comm_mpi.h"
 
 int main(int argc, char **argv)
@@ -25,6 +26,8 @@ int main(int argc, char **argv)
         fails = layout_suite(&c, 1);
     if (!fails)
         fails = control_suite(&dpc, &mpc, &c, tp, pp, 1);
+    if (!fails)
+        fails = muon_suite(&c, 1);
     MPI_Allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Comm_free(&dpg);
     MPI_Comm_free(&mpg);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include "control_suite.h"
 #include "layout_suite.h"
+#include "muon_suite.h"
 #include "optcert/comm_inproc.h"
 
 typedef struct rank_arg {
@@ -19,6 +20,8 @@ static void *rank_main(void *p)
     a->fails = oc_comm_inproc(a->w, a->rank, &c) != OC_OK;
     if (!a->fails)
         a->fails = layout_suite(&c, 0);
+    if (!a->fails)
+        a->fails = muon_suite(&c, 0);
     return NULL;
 }
 

@@ -16,7 +16,8 @@ typedef enum oc_status {
     OC_ERR_NO_DEVICE,         /* no accelerator present */
     OC_ERR_INTERNAL,
     OC_ERR_BAD_SHAPE,         /* a matrix shape is empty or too large */
-    OC_ERR_NONFINITE          /* an input is NaN/infinite, or an iteration left its stated domain */
+    OC_ERR_NONFINITE,         /* an input is NaN/infinite, or an iteration left its stated domain */
+    OC_ERR_PEER               /* another rank of the group failed; this one wrote nothing */
 } oc_status;
 
 /* A short English description of a status; never NULL. */

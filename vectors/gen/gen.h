@@ -5,6 +5,8 @@
 #include "family.h"
 #include "optcert/adam.h"
 #include "optcert/loss_scale.h"
+#include "optcert/muon.h"
+#include "ns_model.h"
 #include "optcert/lion.h"
 #include "optcert/sgd.h"
 #include "rng.h"
@@ -56,6 +58,19 @@ int gen_clip(const gen_options *opt, const char *outdir);
 
 /* Writes vectors/ns-<profile>/ (spec/muon.md, NS-*); 0 on success. */
 int gen_newton_schulz(const gen_options *opt, const char *outdir);
+
+/* The exact Muon step of one parameter (MUON-*; with a partition, MUON-BLK-*): p' and m'
+ * rounded to binary32 and to binary64, and their tolerance tables [class][frobenius, band]
+ * (MUON-TOL-1, MUON-BLK-TOL-1; classes of vectors/gen/ns_model.h), MPFR at `prec` bits. */
+typedef struct gen_muon_golden {
+    float *p32, *m32;
+    double *p64, *m64;
+    double tol_p[NS_NCLASSES][2], tol_m[NS_NCLASSES][2];
+} gen_muon_golden;
+void gen_muon_exact(const oc_muon_hparams *hp, const oc_muon_partition *part, size_t rows,
+                    size_t cols, const float *p, const float *m, const float *g, long prec,
+                    gen_muon_golden *gd);
+void gen_muon_golden_free(gen_muon_golden *gd);
 
 /* Writes vectors/muon-<profile>/ (spec/muon.md, MUON-*); 0 on success. */
 int gen_muon(const gen_options *opt, const char *outdir);

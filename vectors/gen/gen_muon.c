@@ -76,15 +76,7 @@ static size_t block_index(const oc_muon_block *b, size_t cols, size_t t)
 
 static const char *const tp_dims[] = {"none", "rows", "cols"};
 
-/* The exact step of one parameter: p' and m' rounded to binary32 and binary64, and their
- * tolerance tables [class][frobenius, band] (MUON-TOL-1). */
-typedef struct muon_golden {
-    float *p32, *m32;
-    double *p64, *m64;
-    double tol_p[NS_NCLASSES][2], tol_m[NS_NCLASSES][2];
-} muon_golden;
-
-static void golden_free(muon_golden *gd)
+void gen_muon_golden_free(gen_muon_golden *gd)
 {
     free(gd->p32), free(gd->m32), free(gd->p64), free(gd->m64);
 }
@@ -92,9 +84,9 @@ static void golden_free(muon_golden *gd)
 /* The exact step and its tolerances (MUON-TOL-1). With a partition (MUON-BLK-*) each block of
  * the direction is orthogonalised and scaled on its own and the bounds add over the blocks
  * (MUON-BLK-TOL-1); without, the whole matrix is one block. */
-static void muon_exact(const oc_muon_hparams *hp, const oc_muon_partition *part, size_t rows,
-                       size_t cols, const float *p, const float *m, const float *g,
-                       mpfr_prec_t prec, muon_golden *gd)
+void gen_muon_exact(const oc_muon_hparams *hp, const oc_muon_partition *part, size_t rows,
+                    size_t cols, const float *p, const float *m, const float *g, long prec,
+                    gen_muon_golden *gd)
 {
     static const oc_muon_partition whole = {1, OC_MUON_TP_NONE, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
     const oc_muon_partition *pt = part ? part : &whole;
@@ -217,8 +209,8 @@ static void emit(family *f, const oc_muon_hparams *hp, const oc_muon_partition *
                  const char *comment, const char *flag, size_t rows, size_t cols, float *p,
                  float *m, float *g, mpfr_prec_t prec)
 {
-    muon_golden gd;
-    muon_exact(hp, part, rows, cols, p, m, g, prec, &gd);
+    gen_muon_golden gd;
+    gen_muon_exact(hp, part, rows, cols, p, m, g, prec, &gd);
     json_t *hj = hparams_json(hp);
     if (part)
         partition_json(hj, part);
@@ -248,7 +240,7 @@ static void emit(family *f, const oc_muon_hparams *hp, const oc_muon_partition *
     json_object_set_new(test, "inputs", in);
     json_object_set_new(test, "expected", ex);
     family_test(f, test);
-    golden_free(&gd);
+    gen_muon_golden_free(&gd);
     free(p), free(m), free(g);
 }
 
@@ -552,11 +544,11 @@ static void route_case(family *f, const oc_route_hparams *hp, const model_param 
     family_add_tensor(f, id, "g", "F32", rows, cols, g, in, "g");
     json_object_set_new(test, "expectedRoute", json_string(route == OC_ROUTE_MUON ? "muon" : "adamw"));
     if (route == OC_ROUTE_MUON) {
-        muon_golden gd;
-        muon_exact(&hp->muon, NULL, rows, cols, p, m, g, prec, &gd);
+        gen_muon_golden gd;
+        gen_muon_exact(&hp->muon, NULL, rows, cols, p, m, g, prec, &gd);
         add_matrix_output(f, id, ex, "p", rows, cols, gd.p32, gd.p64, gd.tol_p);
         add_matrix_output(f, id, ex, "m", rows, cols, gd.m32, gd.m64, gd.tol_m);
-        golden_free(&gd);
+        gen_muon_golden_free(&gd);
     } else {
         oc_adam_hparams a = hp->adamw;
         size_t len = strlen(mp->name);

@@ -21,4 +21,15 @@ typedef struct oc_comm {
     oc_status (*allreduce_max_int)(void *ctx, int *x);
 } oc_comm;
 
+/* LAYOUT-AGREE-1: before a collective that a local failure would leave half-entered, the ranks
+ * agree: OC_OK iff every rank's st is OC_OK; a failing rank keeps its own status, the others
+ * get OC_ERR_PEER. Every rank of c must call it. */
+static inline oc_status oc_comm_agree(const oc_comm *c, oc_status st)
+{
+    int bad = st != OC_OK;
+    if (c->size > 1 && c->allreduce_max_int(c->ctx, &bad) != OC_OK)
+        return OC_ERR_IO;
+    return st != OC_OK ? st : bad ? OC_ERR_PEER : OC_OK;
+}
+
 #endif

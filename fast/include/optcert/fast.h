@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include "optcert/adam.h"
 #include "optcert/clip.h"
+#include "optcert/comm.h"
 #include "optcert/guarded_step.h"
 #include "optcert/loss_scale.h"
 #include "optcert/mixed.h"
@@ -134,6 +135,20 @@ oc_status oc_fast_newton_schulz(const oc_ns_hparams *hp, oc_fast_ns_precision pr
                                 size_t cols, const float *g, float *out, float *work,
                                 size_t work_len);
 
+/* FAST-NS-4: Newton–Schulz of a matrix split over the ranks of `group` along `dim`
+ * (OC_MUON_TP_ROWS: each rank holds rows x cols of a (size rows) x cols matrix, as a
+ * column-parallel weight; OC_MUON_TP_COLS: rows x cols of a rows x (size cols) one, row-parallel),
+ * rank r holding the r-th block. The iteration runs on X = the block, transposed when rows are
+ * split, so that the Gram matrix is on the unsplit side and is the sum of the ranks' Gram
+ * matrices: all-reduced in every iteration; ||G||_F from the ranks' binary64 sums of squares
+ * added in rank order. out: this rank's block of the result. The checks of
+ * oc_fast_newton_schulz on the whole matrix; the ranks agree on every status (LAYOUT-AGREE-1),
+ * out written only on success. Every rank of the group calls it with the same arguments but
+ * the buffers. (Megatron's tp_mode "distributed".) */
+oc_status oc_fast_newton_schulz_sharded(const oc_ns_hparams *hp, oc_fast_ns_precision prec,
+                                        const oc_comm *group, oc_muon_tp_dim dim, size_t rows,
+                                        size_t cols, const float *g, float *out);
+
 /* FAST-MUON-1: the contract of oc_ref_muon_step without the workspace and the mutant (p, m
  * unchanged on error): binary32 momentum and update around oc_fast_newton_schulz. */
 oc_status oc_fast_muon_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec, size_t rows,
@@ -145,6 +160,25 @@ oc_status oc_fast_muon_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec
 oc_status oc_fast_muon_block_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec,
                                   const oc_muon_partition *part, size_t rows, size_t cols,
                                   float *p, float *m, const float *g);
+
+/* Muon tensor-parallel modes (spec/layouts.md §9: LAYOUT-TP-MUON-1, -2, -3). */
+typedef enum oc_fast_muon_tp_mode {
+    OC_FAST_MUON_TP_BLOCKWISE = 0, /* each rank orthogonalises its own shard (MUON-BLK-TP-1) */
+    OC_FAST_MUON_TP_DUPLICATED,    /* all-gather the direction, orthogonalise it whole, keep the
+                                    * own block */
+    OC_FAST_MUON_TP_DISTRIBUTED    /* oc_fast_newton_schulz_sharded on the shards */
+} oc_fast_muon_tp_mode;
+
+/* FAST-MUON-3: one Muon step of this rank's shard of a rows x cols weight (the whole, logical
+ * shape) split by part (tp_size the group's size, tp_dim ROWS or COLS, no QKV split) over
+ * group: the momentum and the update on the shard (p, m, g: the shard's rows x cols / tp
+ * elements, row-major), the orthogonalisation by `mode`, the factor from part->scale_shape
+ * (MUON-BLK-SCALE-1: the whole shape for GLOBAL, the shard's for LOCAL). The ranks agree on
+ * every status (LAYOUT-AGREE-1); p and m are written only on success. */
+oc_status oc_fast_muon_tp_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec,
+                               const oc_comm *group, oc_fast_muon_tp_mode mode,
+                               const oc_muon_partition *part, size_t rows, size_t cols, float *p,
+                               float *m, const float *g);
 
 /* FAST-ROUTE-1: the contract of oc_ref_routed_step without the workspaces and the mutant: the
  * reference's route (oc_param_route), then oc_fast_muon_step or oc_fast_adam_step. */
