@@ -3,10 +3,12 @@
 
 One process, the same tensors: the fast CPU backend (oc_fast_adam_step through ctypes: fp32
 master, m, v, fp32 gradient, bf16 model copy written in the same pass), a STREAM-style triad
-measured in the same run, and torch.optim.AdamW(foreach=True) (PyTorch 1.13's best CPU AdamW;
-fused=True is CUDA-only there) followed by the bf16 copy torch needs as a separate pass.
+measured in the same run, and PyTorch's best CPU AdamW: fused=True where the installed torch has
+the CPU fused kernel (torch >= 2.4, e.g. the venv of ci/setup-python.sh), else foreach=True (torch
+1.13, Debian's: fused is CUDA-only there), followed by the bf16 copy torch needs as a separate pass.
 
   OMP_NUM_THREADS=2 /usr/bin/python3 fast/bench/adamw_bench.py --lib build/fast/liboptcert_fast_bench.so
+  OMP_NUM_THREADS=2 /opt/optcert-torch2/bin/python fast/bench/adamw_bench.py --lib ...
 
 Bytes per element per step: fast reads p, g, m, v (16 B) and writes p, m, v (12 B) and the
 bf16 copy (2 B): 30 B; the triad moves 12 B per element. Both exclude write-allocate traffic
@@ -96,8 +98,8 @@ def bench(name, shapes, lib, steps, with_torch):
     if with_torch:
         for p, g in zip(params, grads):
             p.grad = g
-        opt = torch.optim.AdamW(params, lr=1e-3, betas=(0.9, 0.95), eps=1e-8,
-                                weight_decay=0.1, foreach=True)
+        opt = best_torch_adamw(params)
+        row["torch_impl"] = "fused" if opt.defaults.get("fused") else "foreach"
 
         def torch_step():
             opt.step()
@@ -107,6 +109,18 @@ def bench(name, shapes, lib, steps, with_torch):
         row["torch_s"] = timed(torch_step, steps)
         row["torch_nocopy_s"] = timed(opt.step, steps)
     return row
+
+
+def best_torch_adamw(params):
+    """torch's fused CPU AdamW if this torch has it (one probe step on a copy), else foreach."""
+    probe = [torch.zeros(4, requires_grad=True)]
+    probe[0].grad = torch.ones(4)
+    try:
+        torch.optim.AdamW(probe, fused=True).step()
+        kind = {"fused": True}
+    except (RuntimeError, TypeError):
+        kind = {"foreach": True}
+    return torch.optim.AdamW(params, lr=1e-3, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.1, **kind)
 
 
 def main():
@@ -135,7 +149,7 @@ def main():
                 f"{(32.0 / 30.0 * bw) / (16.0 / 12.0 * r['triad']):>7.1%}")
         if "torch_s" in r:
             line += (f"{r['torch_s'] * 1e3:>10.1f}{r['torch_s'] / r['fast_s']:>11.2f}"
-                     f"{r['torch_nocopy_s'] / r['fast_s']:>10.2f}")
+                     f"{r['torch_nocopy_s'] / r['fast_s']:>10.2f}  torch {r['torch_impl']}")
         print(line, flush=True)
 
 

@@ -166,50 +166,98 @@ static oc_status local_norm(const oc_dist *d, const oc_dist_control *sc, float i
     return st;
 }
 
-oc_status oc_dist_controlled_step(const oc_dist *d, const oc_dist_buffers *b,
-                                  const oc_fast_opts *o, const oc_dist_control *sc,
-                                  oc_dist_step_fn step, void *ctx, oc_dist_outcome *out)
+/* The checks of one sub-step: buffers, and its clipping configuration against its groups. */
+static oc_status check_sub(const oc_dist_sub *u, const oc_fast_opts *so, const oc_clip_config *cc0)
 {
-    if (!d || !b || !sc || !out || !step)
+    if (!u->d || !u->b || !u->sc || !u->step)
+        return OC_ERR_NULL_POINTER;
+    const oc_clip_config *cc = u->sc->clip;
+    const oc_dist_control *sc = u->sc;
+    int mp_size = sc->mp ? sc->mp->size : 1;
+    oc_status st = check_buffers(u->b, so);
+    if (st != OC_OK || !cc)
+        return st != OC_OK ? st : cc0 ? OC_ERR_BAD_HPARAM : OC_OK;
+    /* LAYOUT-CHAIN-1: one clipping rule for the whole chain */
+    if (!cc0 || cc->profile != cc0->profile || !(cc->max_norm == cc0->max_norm) ||
+        cc->inf_norm != cc0->inf_norm || !(cc->skip_threshold == cc0->skip_threshold))
+        return OC_ERR_BAD_HPARAM;
+    if ((st = oc_clip_check(cc, 0, NULL)) != OC_OK)
+        return st;
+    return cc->dp_size != u->d->layout->dp || cc->tp_size * cc->pp_size != mp_size ||
+                   sc->tp_rank < 0 || sc->tp_rank >= cc->tp_size || sc->pp_stage < 0 ||
+                   sc->pp_stage >= cc->pp_size ||
+                   (sc->mp && sc->mp->rank != sc->pp_stage * cc->tp_size + sc->tp_rank)
+               ? OC_ERR_BAD_HPARAM : OC_OK;
+}
+
+oc_status oc_dist_chained_step(size_t nsub, const oc_dist_sub *sub, const oc_fast_opts *o,
+                               oc_dist_outcome *out)
+{
+    if (!sub || !out || nsub == 0)
         return OC_ERR_NULL_POINTER;
     oc_fast_opts so = o ? *o : oc_fast_opts_default();
-    const oc_clip_config *cc = sc->clip;
-    const oc_comm *mp = sc->mp;
-    int mp_size = mp ? mp->size : 1;
-    oc_status st = check_buffers(b, &so);
-    if (st == OC_OK && cc && (st = oc_clip_check(cc, 0, NULL)) == OC_OK &&
-        (cc->dp_size != d->layout->dp || cc->tp_size * cc->pp_size != mp_size ||
-         sc->tp_rank < 0 || sc->tp_rank >= cc->tp_size || sc->pp_stage < 0 ||
-         sc->pp_stage >= cc->pp_size || (mp && mp->rank != sc->pp_stage * cc->tp_size + sc->tp_rank)))
-        st = OC_ERR_BAD_HPARAM;
+    const oc_clip_config *cc = sub[0].sc ? sub[0].sc->clip : NULL;
+    oc_status st = OC_OK;
+    size_t nbuf = 1;
+    for (size_t k = 0; k < nsub && st == OC_OK; k++) {
+        if ((st = check_sub(&sub[k], &so, cc)) != OC_OK)
+            break;
+        const oc_comm *mp = sub[k].sc->mp;
+        size_t need = (size_t)(mp && mp->size > sub[k].d->comm->size ? mp->size : sub[k].d->comm->size);
+        nbuf = need > nbuf ? need : nbuf;
+    }
     if (st != OC_OK)
         return st;
-    double *buf = malloc((size_t)(d->comm->size > mp_size ? d->comm->size : mp_size) *
-                         sizeof *buf);
-    if (!buf)
+    double *buf = malloc(nbuf * sizeof *buf), *part = calloc(nsub, sizeof *part);
+    if (!buf || !part) {
+        free(buf), free(part);
         return OC_ERR_INTERNAL;
-    if ((st = reduce_grads(d, b)) == OC_OK)
-        owned_tensors(d, b);
-    /* LAYOUT-SKIP-1: found_inf from every owned gradient, MAX over the data-parallel and the
-     * model-parallel group: every rank skips together, before any write */
-    double part = 0.0;
+    }
+    for (size_t k = 0; k < nsub && st == OC_OK; k++)
+        if ((st = reduce_grads(sub[k].d, sub[k].b)) == OC_OK)
+            owned_tensors(sub[k].d, sub[k].b);
+    /* LAYOUT-SKIP-1: found_inf from every owned gradient of every sub-step, MAX over each
+     * sub-step's data-parallel and model-parallel groups: every rank skips together, before any
+     * write */
     int inf = 0;
-    if (st == OC_OK && (st = local_norm(d, sc, so.inv_scale, &part, &inf)) == OC_OK &&
-        (st = d->comm->allreduce_max_int(d->comm->ctx, &inf)) == OC_OK && mp)
-        st = mp->allreduce_max_int(mp->ctx, &inf);
-    /* LAYOUT-CLIP-2: the counted parts over the data-parallel group (ZeRO-1, FSDP2, layerwise:
-     * disjoint shards; replicated: DP rank 0's alone), then over the model-parallel group */
+    for (size_t k = 0; k < nsub && st == OC_OK; k++) {
+        int local = 0;
+        st = local_norm(sub[k].d, sub[k].sc, so.inv_scale, &part[k], &local);
+        inf |= local;
+    }
+    for (size_t k = 0; k < nsub && st == OC_OK; k++) {
+        const oc_comm *dp = sub[k].d->comm, *mp = sub[k].sc->mp;
+        if ((st = dp->allreduce_max_int(dp->ctx, &inf)) == OC_OK && mp)
+            st = mp->allreduce_max_int(mp->ctx, &inf);
+    }
+    /* LAYOUT-CLIP-2: each sub-step's counted parts over its data-parallel group, then over its
+     * model-parallel group; LAYOUT-CHAIN-1: the sub-steps' totals added (or maximised) in
+     * chain order */
     int clip = cc && (cc->profile == OC_CLIP_TORCH || cc->max_norm > 0); /* CLIP-DISABLE-1 */
-    if (st == OC_OK && !inf && clip && (st = combine(d->comm, &part, cc->inf_norm, buf)) == OC_OK)
-        st = combine(mp, &part, cc->inf_norm, buf);
-    free(buf);
+    double total = 0.0;
+    for (size_t k = 0; k < nsub && st == OC_OK && !inf && clip; k++) {
+        if ((st = combine(sub[k].d->comm, &part[k], cc->inf_norm, buf)) == OC_OK)
+            st = combine(sub[k].sc->mp, &part[k], cc->inf_norm, buf);
+        total = cc->inf_norm ? (part[k] > total ? part[k] : total) : total + part[k];
+    }
+    free(buf), free(part);
     if (st != OC_OK)
         return st;
-    double norm = clip && !cc->inf_norm ? sqrt(part) : part;
+    double norm = clip && !cc->inf_norm ? sqrt(total) : total;
     *out = (oc_dist_outcome){clip && !inf ? (float)norm : 0.0f, 1.0f, inf, inf};
     out->skipped |= clip && !inf && cc->profile == OC_CLIP_MEGATRON && norm > cc->skip_threshold;
     if (out->skipped)
         return OC_OK;                           /* nothing written: LAYOUT-SKIP-1 */
     out->clip_coeff = so.clip_coeff = clip ? oc_fast_clip_coeff(cc, norm) : 1.0f;
-    return step_and_gather(d, b, &so, step, ctx);
+    for (size_t k = 0; k < nsub && st == OC_OK; k++)
+        st = step_and_gather(sub[k].d, sub[k].b, &so, sub[k].step, sub[k].ctx);
+    return st;
+}
+
+oc_status oc_dist_controlled_step(const oc_dist *d, const oc_dist_buffers *b,
+                                  const oc_fast_opts *o, const oc_dist_control *sc,
+                                  oc_dist_step_fn step, void *ctx, oc_dist_outcome *out)
+{
+    oc_dist_sub one = {d, b, sc, step, ctx};
+    return oc_dist_chained_step(1, &one, o, out);
 }

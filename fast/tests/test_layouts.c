@@ -3,6 +3,7 @@
  * step-control suite (§8) on a tp=2 pp=2 dp=2 grid of 8 threads. */
 #include <pthread.h>
 #include <stdlib.h>
+#include "chain_suite.h"
 #include "control_suite.h"
 #include "layout_suite.h"
 #include "muon_suite.h"
@@ -80,6 +81,56 @@ static int control_grid(void)
     return fails;
 }
 
+/* The expert grid: ep = 2, edp = 2 (4 threads; expert-parallel rank fastest, as MPI's driver). */
+enum { EP = 2, EDP = 2 };
+typedef struct expert_arg {
+    oc_inproc_world *world, *edpw[EP], *epw[EDP];
+    int rank, fails;
+} expert_arg;
+
+static void *expert_main(void *p)
+{
+    expert_arg *a = p;
+    int ep_rank = a->rank % EP, edp_rank = a->rank / EP;
+    oc_comm c, edp, ep;
+    a->fails = oc_comm_inproc(a->world, a->rank, &c) != OC_OK ||
+               oc_comm_inproc(a->edpw[ep_rank], edp_rank, &edp) != OC_OK ||
+               oc_comm_inproc(a->epw[edp_rank], ep_rank, &ep) != OC_OK;
+    if (!a->fails)
+        a->fails = chain_suite(&c, &edp, &ep, 0);
+    return NULL;
+}
+
+static int expert_grid(void)
+{
+    expert_arg arg[EP * EDP];
+    oc_inproc_world *world, *edpw[EP], *epw[EDP];
+    int fails = oc_inproc_world_new(EP * EDP, &world) != OC_OK;
+    for (int i = 0; i < EP; i++)
+        fails += oc_inproc_world_new(EDP, &edpw[i]) != OC_OK;
+    for (int i = 0; i < EDP; i++)
+        fails += oc_inproc_world_new(EP, &epw[i]) != OC_OK;
+    if (fails)
+        return fails;
+    pthread_t th[EP * EDP];
+    for (int r = 0; r < EP * EDP; r++) {
+        arg[r] = (expert_arg){world, {edpw[0], edpw[1]}, {epw[0], epw[1]}, r, 0};
+        pthread_create(&th[r], NULL, expert_main, &arg[r]);
+    }
+    for (int r = 0; r < EP * EDP; r++) {
+        pthread_join(th[r], NULL);
+        fails += arg[r].fails;
+    }
+    printf("in-process chained dense + expert step, ep=%d edp=%d: %s\n", EP, EDP,
+           fails ? "FAIL" : "every layout ok");
+    oc_inproc_world_free(world);
+    for (int i = 0; i < EP; i++)
+        oc_inproc_world_free(edpw[i]);
+    for (int i = 0; i < EDP; i++)
+        oc_inproc_world_free(epw[i]);
+    return fails;
+}
+
 int main(void)
 {
     static const int sizes[] = {1, 2, 3, 4, 8};
@@ -105,6 +156,7 @@ int main(void)
         oc_inproc_world_free(w);
     }
     fails += control_grid();
+    fails += expert_grid();
     /* bad arguments of the engine */
     oc_inproc_world *w = NULL;
     oc_comm c;

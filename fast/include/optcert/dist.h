@@ -79,4 +79,26 @@ oc_status oc_dist_controlled_step(const oc_dist *d, const oc_dist_buffers *b,
                                   const oc_fast_opts *o, const oc_dist_control *sc,
                                   oc_dist_step_fn step, void *ctx, oc_dist_outcome *out);
 
+/* One sub-optimizer of a chained step: its engine (layout over its data-parallel group), buffers,
+ * step control (attributes, model-parallel group, clipping configuration with its group
+ * sizes) and step function. */
+typedef struct oc_dist_sub {
+    const oc_dist *d;
+    const oc_dist_buffers *b;
+    const oc_dist_control *sc;
+    oc_dist_step_fn step;
+    void *ctx;
+} oc_dist_sub;
+
+/* LAYOUT-CHAIN-1: Megatron's ChainedOptimizer under layouts (dense parameters over the
+ * data-parallel group, expert parameters over the expert-data-parallel group, ...): every
+ * sub-step's gradients reduced, found_inf from all of them MAX over every sub-step's groups,
+ * the norm of each sub-step combined over its own groups (LAYOUT-CLIP-2) and the sub-steps'
+ * parts added in chain order, one skip decision and one clipping coefficient for all, then
+ * every sub-step stepped and gathered. The clipping configurations must agree on profile,
+ * max_norm, norm type and skip threshold (all NULL, or none). oc_dist_controlled_step is the
+ * chain of one. Every rank of every group must call it with the same chain. */
+oc_status oc_dist_chained_step(size_t nsub, const oc_dist_sub *sub, const oc_fast_opts *o,
+                               oc_dist_outcome *out);
+
 #endif
