@@ -115,6 +115,17 @@ oc_status oc_dist_step(const oc_dist *d, const oc_dist_buffers *b, const oc_fast
     return step_and_gather(d, b, o, step, ctx);
 }
 
+oc_status oc_dist_tie_grads(const oc_dist *d, const oc_dist_buffers *b,
+                            const oc_comm *embedding_group, size_t param)
+{
+    if (!d || !b || !b->grads || !embedding_group)
+        return OC_ERR_NULL_POINTER;
+    if (param >= d->layout->nparams)
+        return OC_ERR_BAD_HPARAM;
+    return embedding_group->allreduce_sum(embedding_group->ctx, b->grads + d->layout->offset[param],
+                                          d->layout->numel[param]);
+}
+
 /* LAYOUT-CLIP-1: whether this rank counts the owned piece of parameter p. */
 static int counted(const oc_dist *d, const oc_dist_control *sc, size_t p)
 {

@@ -5,6 +5,9 @@
  *                    and every rank of the world holds the same norm, coefficient and decision;
  *   LAYOUT-STEP-1    the stepped parameters (and state) equal, bit for bit, the single-rank step
  *                    of this model-parallel rank's logical gradients with that coefficient;
+ *   LAYOUT-PP-1      the tied embedding's gradient has a contribution from the first and from
+ *                    the last stage, added over the embedding group before the step: both
+ *                    copies step identically;
  *   LAYOUT-SKIP-1    an inf on one rank, or a norm above the skip threshold, makes every rank
  *                    skip, and parameters, state, masters and model copies stay bit-identical.
  * Gradient contributions are k * 2^e with |k| < 2^12 (exact sums in any order, as in
@@ -42,6 +45,7 @@ typedef struct grid {
     int tp, pp, dp;            /* sizes */
     int tp_rank, pp_stage;     /* this rank's */
     const oc_comm *dpc, *mpc, *world;
+    const oc_comm *emb;        /* first and last stage of this TP and DP rank (pp > 1) */
 } grid;
 
 /* Which logical tensor parameter i is on model-parallel rank (t, p): the TP-replicated ones
@@ -53,19 +57,29 @@ static uint64_t logical_id(const grid *g, size_t i, int t, int p)
     return i + NP * (uint64_t)((tp_split[i] ? t : 0) + 64 * p);
 }
 static int is_shared_copy(const grid *g, size_t i, int p) { return i == 0 && p == g->pp - 1 && g->pp > 1; }
+/* Whose backward pass produced a contribution: the tied parameter gets one from the first stage
+ * (input embedding) and one from the last (output layer), which LAYOUT-PP-1 adds. */
+static uint64_t contribution_id(size_t i, int t, int p)
+{
+    return i + NP * (uint64_t)((tp_split[i] ? t : 0) + 64 * p);
+}
 
-/* DP rank r's contribution k (|k| < 2^12) and the element's scale 2^e. */
+/* DP rank r's contribution k (|k| < 2^12) and the element's scale 2^e (one per logical element,
+ * so that every sum of contributions is exact in binary32). */
 static int grad_k(int r, uint64_t id, size_t j, int s)
 {
     return (int)(mix(((uint64_t)r << 56) ^ (id << 24) ^ (j << 4) ^ (uint64_t)s) % 8191) - 4095;
 }
 static float grad_scale(uint64_t id, size_t j) { return ldexpf(1.0f, -(int)(mix(id * 7919u + j) % 12) - 4); }
-static float logical_grad(const grid *g, uint64_t id, size_t j, int s)
+/* The logical gradient of parameter i on model-parallel rank (t, p): every DP rank's
+ * contribution, of both stages for the tied parameter. */
+static float logical_grad(const grid *g, size_t i, int t, int p, size_t j, int s)
 {
-    int total = 0;
-    for (int r = 0; r < g->dp; r++)
-        total += grad_k(r, id, j, s);
-    return (float)total * grad_scale(id, j);
+    int total = 0, tied = i == 0 && g->pp > 1;
+    for (int stage = 0; stage < g->pp; stage++)
+        for (int r = 0; (tied ? stage == 0 || stage == g->pp - 1 : stage == p) && r < g->dp; r++)
+            total += grad_k(r, contribution_id(i, t, stage), j, s);
+    return (float)total * grad_scale(logical_id(g, i, t, p), j);
 }
 
 /* The reference's norm of the logical gradients (unscaled) of every TP/PP rank; *m: the
@@ -81,11 +95,10 @@ static double reference_norm(const grid *g, const oc_clip_config *cfg, float inv
     for (int p = 0; p < g->pp; p++)
         for (int t = 0; t < g->tp; t++)
             for (size_t i = 0; i < NP; i++, k++) {
-                uint64_t id = logical_id(g, i, t, p);
                 v[k] = (oc_clip_view){t, p, 0, 0, tp_split[i], is_shared_copy(g, i, p), numel(i),
                                       malloc(numel(i) * sizeof(float))};
                 for (size_t j = 0; j < numel(i); j++)
-                    v[k].grad[j] = logical_grad(g, id, j, s) * inv_scale;
+                    v[k].grad[j] = logical_grad(g, i, t, p, j, s) * inv_scale;
                 *m += oc_clip_view_counted(&c, &v[k]) ? numel(i) : 0;
             }
     float norm = NAN;
@@ -161,9 +174,10 @@ static int run(const grid *g, oc_layout_kind kind, scenario sc, oc_fast_dtype mo
         cfg.skip_threshold = sc == SKIP_THRESHOLD && s == 2 ? ref / 2 : INFINITY;
         for (size_t i = 0; i < NP; i++) {
             uint64_t id = logical_id(g, i, g->tp_rank, g->pp_stage);
+            uint64_t cid = contribution_id(i, g->tp_rank, g->pp_stage);
             for (size_t j = 0; j < numel(i); j++) {
-                gbuf[l.offset[i] + j] = (float)grad_k(g->dpc->rank, id, j, s) * grad_scale(id, j);
-                g1[loff[i] + j] = logical_grad(g, id, j, s);
+                gbuf[l.offset[i] + j] = (float)grad_k(g->dpc->rank, cid, j, s) * grad_scale(id, j);
+                g1[loff[i] + j] = logical_grad(g, i, g->tp_rank, g->pp_stage, j, s);
             }
         }
         int inject = sc == FOUND_INF && s == 2 && g->world->rank == g->world->size - 1;
@@ -176,6 +190,11 @@ static int run(const grid *g, oc_layout_kind kind, scenario sc, oc_fast_dtype mo
         memcpy(snap + l.size * 6 + d.owned * 8, st[1], d.owned * 4);
         int64_t t = s;
         oc_dist_outcome out;
+        if (g->emb && oc_dist_tie_grads(&d, &db, g->emb, 0) != OC_OK) { /* LAYOUT-PP-1 */
+            fails++;
+            free(snap);
+            break;
+        }
         if (oc_dist_controlled_step(&d, &db, &o, &ctl, adamw_step, &t, &out) != OC_OK) {
             fails++;
             free(snap);
@@ -215,10 +234,10 @@ static int run(const grid *g, oc_layout_kind kind, scenario sc, oc_fast_dtype mo
     return fails;
 }
 
-int control_suite(const oc_comm *dpc, const oc_comm *mpc, const oc_comm *world, int tp, int pp,
-                  int verbose)
+int control_suite(const oc_comm *dpc, const oc_comm *mpc, const oc_comm *world,
+                  const oc_comm *emb, int tp, int pp, int verbose)
 {
-    grid g = {tp, pp, dpc->size, mpc->rank % tp, mpc->rank / tp, dpc, mpc, world};
+    grid g = {tp, pp, dpc->size, mpc->rank % tp, mpc->rank / tp, dpc, mpc, world, pp > 1 ? emb : NULL};
     int fails = 0;
     for (int k = 0; k < OC_LAYOUT_KIND_COUNT; k++)
         for (int sc = 0; sc < NSCEN; sc++) {

@@ -18,16 +18,18 @@ int main(int argc, char **argv)
     int tp = n % 2 == 0 ? 2 : 1, pp = n == 8 ? 2 : 1, dp = n / (tp * pp);
     /* TP fastest, then DP, then PP (Megatron's default order tp-dp-pp) */
     int tp_rank = w % tp, dp_rank = w / tp % dp, pp_stage = w / (tp * dp);
-    MPI_Comm dpg, mpg;
+    MPI_Comm dpg, mpg, embg;
     MPI_Comm_split(MPI_COMM_WORLD, pp_stage * tp + tp_rank, dp_rank, &dpg);
     MPI_Comm_split(MPI_COMM_WORLD, dp_rank, pp_stage * tp + tp_rank, &mpg);
-    oc_comm c, dpc, mpc;
+    /* the embedding group: the first and the last stage of this TP and DP rank (pp <= 2 here) */
+    MPI_Comm_split(MPI_COMM_WORLD, dp_rank * tp + tp_rank, pp_stage, &embg);
+    oc_comm c, dpc, mpc, embc;
     int fails = oc_comm_mpi(MPI_COMM_WORLD, &c) != OC_OK || oc_comm_mpi(dpg, &dpc) != OC_OK ||
-                oc_comm_mpi(mpg, &mpc) != OC_OK;
+                oc_comm_mpi(mpg, &mpc) != OC_OK || oc_comm_mpi(embg, &embc) != OC_OK;
     if (!fails)
         fails = layout_suite(&c, 1);
     if (!fails)
-        fails = control_suite(&dpc, &mpc, &c, tp, pp, 1);
+        fails = control_suite(&dpc, &mpc, &c, &embc, tp, pp, 1);
     if (!fails)
         fails = muon_suite(&c, 1);
     /* expert parallelism: ep = 2 on an even number of ranks, expert-data-parallel the rest */
@@ -43,6 +45,7 @@ int main(int argc, char **argv)
     MPI_Allreduce(MPI_IN_PLACE, &fails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Comm_free(&dpg);
     MPI_Comm_free(&mpg);
+    MPI_Comm_free(&embg);
     MPI_Comm_free(&edpg);
     MPI_Comm_free(&epg);
     MPI_Finalize();

@@ -30,7 +30,7 @@ static void *rank_main(void *p)
  * then PP, as the MPI driver). */
 enum { TP = 2, PP = 2, DP = 2, WORLD = TP * PP * DP };
 typedef struct grid_arg {
-    oc_inproc_world *world, *dpw[TP * PP], *mpw[DP];
+    oc_inproc_world *world, *dpw[TP * PP], *mpw[DP], *embw[TP * DP];
     int rank, fails;
 } grid_arg;
 
@@ -38,20 +38,23 @@ static void *grid_main(void *p)
 {
     grid_arg *a = p;
     int w = a->rank, tp_rank = w % TP, dp_rank = w / TP % DP, pp_stage = w / (TP * DP);
-    oc_comm c, dpc, mpc;
+    oc_comm c, dpc, mpc, embc;
     a->fails = oc_comm_inproc(a->world, w, &c) != OC_OK ||
                oc_comm_inproc(a->dpw[pp_stage * TP + tp_rank], dp_rank, &dpc) != OC_OK ||
-               oc_comm_inproc(a->mpw[dp_rank], pp_stage * TP + tp_rank, &mpc) != OC_OK;
+               oc_comm_inproc(a->mpw[dp_rank], pp_stage * TP + tp_rank, &mpc) != OC_OK ||
+               oc_comm_inproc(a->embw[dp_rank * TP + tp_rank], pp_stage, &embc) != OC_OK;
     if (!a->fails)
-        a->fails = control_suite(&dpc, &mpc, &c, TP, PP, 0);
+        a->fails = control_suite(&dpc, &mpc, &c, &embc, TP, PP, 0);
     return NULL;
 }
 
 static int control_grid(void)
 {
     grid_arg arg[WORLD];
-    oc_inproc_world *world, *dpw[TP * PP], *mpw[DP];
+    oc_inproc_world *world, *dpw[TP * PP], *mpw[DP], *embw[TP * DP];
     int fails = oc_inproc_world_new(WORLD, &world) != OC_OK;
+    for (int i = 0; i < TP * DP; i++)
+        fails += oc_inproc_world_new(PP, &embw[i]) != OC_OK;
     for (int i = 0; i < TP * PP; i++)
         fails += oc_inproc_world_new(DP, &dpw[i]) != OC_OK;
     for (int i = 0; i < DP; i++)
@@ -60,7 +63,9 @@ static int control_grid(void)
         return fails;
     pthread_t th[WORLD];
     for (int r = 0; r < WORLD; r++) {
-        arg[r] = (grid_arg){world, {0}, {0}, r, 0};
+        arg[r] = (grid_arg){world, {0}, {0}, {0}, r, 0};
+        for (int i = 0; i < TP * DP; i++)
+            arg[r].embw[i] = embw[i];
         for (int i = 0; i < TP * PP; i++)
             arg[r].dpw[i] = dpw[i];
         for (int i = 0; i < DP; i++)
@@ -78,6 +83,8 @@ static int control_grid(void)
         oc_inproc_world_free(dpw[i]);
     for (int i = 0; i < DP; i++)
         oc_inproc_world_free(mpw[i]);
+    for (int i = 0; i < TP * DP; i++)
+        oc_inproc_world_free(embw[i]);
     return fails;
 }
 

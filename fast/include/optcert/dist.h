@@ -48,6 +48,13 @@ void oc_dist_free(oc_dist *d);
 oc_status oc_dist_step(const oc_dist *d, const oc_dist_buffers *b, const oc_fast_opts *o,
                        oc_dist_step_fn step, void *ctx);
 
+/* LAYOUT-PP-1: Megatron's _allreduce_word_embedding_grads. The gradient of parameter `param`,
+ * tied between the first and the last pipeline stage (the input embedding and the output
+ * layer), summed in place over `embedding_group` (those two stages' ranks of the same TP and
+ * DP ranks), its whole range in this rank's flat gradient buffer; call it before the step. */
+oc_status oc_dist_tie_grads(const oc_dist *d, const oc_dist_buffers *b,
+                            const oc_comm *embedding_group, size_t param);
+
 /* Step control under a layout (spec/layouts.md §8). Per logical parameter: */
 typedef struct oc_dist_param_attr {
     int tensor_parallel; /* split over the TP ranks (each holds a different part) */
