@@ -1,6 +1,7 @@
 /* Distributed Muon (spec/layouts.md §9): the Muon step over the owned whole matrices of a layout
  * (LAYOUT-MUON-1), all or nothing across the ranks (LAYOUT-MUON-3); under `replicated` it is
  * gather-all, under a layerwise layout owner-compute (LAYOUT-MUON-2). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "optcert/dist_muon.h"
@@ -78,5 +79,34 @@ oc_status oc_dist_muon_step(void *ctx, const oc_fast_opts *o, size_t nt, const o
     for (size_t i = 0; st == OC_OK && i < nt; i++)
         write_model(o, &t[i]);
     free(keep);
+    return st;
+}
+
+oc_status oc_dist_qk_clip(const oc_comm *group, const oc_qk_clip_config *c, const float *max_dot,
+                          float *w)
+{
+    if (!group)
+        return OC_ERR_NULL_POINTER;
+    oc_status st = !c || !max_dot ? OC_ERR_NULL_POINTER : oc_qk_clip_check(c);
+    size_t h = st == OC_OK ? c->heads : 0;
+    float *all = st == OC_OK ? malloc(h * (size_t)group->size * sizeof(float)) : NULL;
+    float *s_max = st == OC_OK ? malloc(h * sizeof(float)) : NULL;
+    if (st == OC_OK && (!all || !s_max))
+        st = OC_ERR_INTERNAL;
+    if ((st = oc_comm_agree(group, st)) == OC_OK) {
+        memcpy(all + (size_t)group->rank * h, max_dot, h * sizeof(float));
+        st = group->allgather(group->ctx, all, h, sizeof(float)) == OC_OK ? OC_OK : OC_ERR_IO;
+    }
+    for (size_t k = 0; st == OC_OK && k < h; k++) {
+        float m = all[k];
+        for (int r = 1; r < group->size; r++) {
+            float x = all[(size_t)r * h + k];
+            m = x != x || m != m ? NAN : x > m ? x : m;
+        }
+        s_max[k] = m;
+    }
+    if (st == OC_OK)
+        st = oc_fast_qk_clip(c, s_max, w);
+    free(all), free(s_max);
     return st;
 }
