@@ -586,6 +586,32 @@ static int invalid_cases(step_gen *g)
     return rc;
 }
 
+/* STEP-NONFINITE-1 under the inf-norm (after the invalid cases, so that the earlier tcIds stay). */
+static int nonfinite_inf_norm_cases(step_gen *g)
+{
+    static const struct { float value; double threshold; const char *what; } k[] = {
+        {NAN, INFINITY, "bf16 unchecked, inf-norm: a NaN gradient makes max |g| NaN, nothing is "
+                        "clipped, the NaN reaches the SGD's weight"},
+        {INFINITY, INFINITY, "bf16 unchecked, inf-norm: an infinite gradient makes the norm +inf, "
+                             "c = 0 multiplies every gradient by 0 (the infinite one becomes "
+                             "NaN) and the step is taken"},
+        {INFINITY, 1e3, "bf16 unchecked, inf-norm: the same +inf norm is above the finite "
+                        "grad_norm_skip_threshold: clipped, then nothing steps"},
+    };
+    int rc = 0;
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        step_case c = base(OC_GUARD_UNCHECKED, 1.0, k[i].threshold, 1);
+        c.cfg.inf_norm = 1;
+        static const size_t na[] = {6}, ns[] = {5};
+        add_sub(g, &c, OC_SUB_ADAM, 4, 1, na);
+        add_sub(g, &c, OC_SUB_SGD, 2, 1, ns);
+        poison_at(&c, 0, 1, 0, 2, k[i].value);
+        rc |= emit(g, &c, k[i].what, "Unchecked", "STEP-BF16-1 STEP-NONFINITE-1 STEP-NORM-1",
+                   "valid", -3, 0);
+    }
+    return rc;
+}
+
 static void notes(family *f)
 {
     static const char *const n[][4] = {
@@ -620,7 +646,8 @@ int gen_step(const gen_options *opt, const char *outdir)
     int rc = family_init(&f, "step-megatron", "guarded-step", "megatron", rules, opt);
     if (rc == 0) {
         notes(&f);
-        rc = valid_cases(&g) || invalid_cases(&g) ? -1 : family_save(&f, outdir);
+        rc = valid_cases(&g) || invalid_cases(&g) || nonfinite_inf_norm_cases(&g)
+                 ? -1 : family_save(&f, outdir);
         family_free(&f);
     }
     mpfr_clears(g.norm, g.sum, g.t, g.c, (mpfr_ptr)0);
