@@ -147,10 +147,14 @@ oc_status oc_loss_scale_profile_parse(const char *name, oc_loss_scale_profile *o
     return OC_ERR_BAD_PROFILE;
 }
 
-/*@ assigns \nothing;
-    ensures \result != 0 <==> \is_finite(x) && lo < x;
+/* The comparisons are binary32 ones and stated as such (\lt_float: cvc5 relates two variables'
+ * binary32 order to their real order only through it); FLT_MAX is converted to float because
+ * Frama-C's libc defines it as a double, and WP's model of (double)x loses the infinities. */
+/*@ requires \is_finite(lo);
+    assigns \nothing;
+    ensures \result != 0 <==> \is_finite(x) && \lt_float(lo, x);
 */
-static int finite_above(float x, float lo) { return x > lo && x <= FLT_MAX; }
+static int finite_above(float x, float lo) { return x > lo && x <= (float)FLT_MAX; }
 
 /* LS-CFG-1. Comparisons are written so that NaN fails every one of them. */
 /*@ requires c == \null || \valid_read(c);
@@ -387,7 +391,10 @@ oc_status oc_ref_loss_scale_run(const oc_loss_scaler *c, const unsigned char *fo
     */
     for (size_t i = 0; i < n; i++) {
         cur = ls_step(cfg, cur, found_inf[i], mutant);
-        trajectory[i] = cur;
+        /* Field by field: WP proves the invariants from three plain stores, not a struct store. */
+        trajectory[i].scale = cur.scale;
+        trajectory[i].growth_tracker = cur.growth_tracker;
+        trajectory[i].hysteresis_tracker = cur.hysteresis_tracker;
     }
     return OC_OK;
 }
