@@ -255,16 +255,25 @@ static size_t block_elem(const oc_muon_block *b, size_t cols, size_t t)
     return (b->row0 + r / b->run * b->stride + r % b->run) * cols + b->col0 + c;
 }
 
+/* The caller's buffers of a step (MUON-ERR-1): valid for an accepted shape, pairwise separated. */
+/*@ predicate step_buffers_ok(oc_muon_hparams *hp, integer rows, integer cols, float *p,
+            float *m, float *g, double *work, integer work_len, float *scratch,
+            integer scratch_len) =
+        (rows * cols <= OC_NS_MAX_ELEMS ==>
+            \valid(p + (0 .. rows * cols - 1)) && \valid(m + (0 .. rows * cols - 1)) &&
+            \valid_read(g + (0 .. rows * cols - 1)) && \valid(scratch + (0 .. scratch_len - 1)) &&
+            \valid(work + (0 .. work_len - 1))) &&
+        \separated(p + (0 .. rows * cols - 1), m + (0 .. rows * cols - 1),
+                   g + (0 .. rows * cols - 1), scratch + (0 .. scratch_len - 1),
+                   work + (0 .. work_len - 1), hp);
+*/
+
 /* The step of oc_ref_muon_step over the blocks of `part` (a single whole-matrix block for the
  * plain step); `contiguous` selects the qkv-contiguous layout. */
 /*@ requires \valid_read(hp) && \valid_read(part);
-    requires rows * cols <= OC_NS_MAX_ELEMS ==>
-        \valid(p + (0 .. rows * cols - 1)) && \valid(m + (0 .. rows * cols - 1)) &&
-        \valid_read(g + (0 .. rows * cols - 1)) && \valid(scratch + (0 .. scratch_len - 1)) &&
-        \valid(work + (0 .. work_len - 1));
-    requires \separated(p + (0 .. rows * cols - 1), m + (0 .. rows * cols - 1),
-                        g + (0 .. rows * cols - 1), scratch + (0 .. scratch_len - 1),
-                        work + (0 .. work_len - 1), hp, part);
+    requires step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, scratch_len);
+    requires \separated(part, p + (0 .. rows * cols - 1), m + (0 .. rows * cols - 1),
+                        scratch + (0 .. scratch_len - 1), work + (0 .. work_len - 1));
     assigns p[0 .. rows * cols - 1], m[0 .. rows * cols - 1], scratch[0 .. scratch_len - 1],
             work[0 .. work_len - 1], errno; */
 static oc_status muon_step(const oc_muon_hparams *hp, const oc_muon_partition *part,
@@ -370,13 +379,7 @@ oc_status oc_muon_hparams_check(const oc_muon_hparams *hp)
 }
 
 /*@ requires hp == \null || \valid_read(hp);
-    requires rows * cols <= OC_NS_MAX_ELEMS ==>
-        \valid(p + (0 .. rows * cols - 1)) && \valid(m + (0 .. rows * cols - 1)) &&
-        \valid_read(g + (0 .. rows * cols - 1)) && \valid(scratch + (0 .. 3 * rows * cols - 1)) &&
-        \valid(work + (0 .. work_len - 1));
-    requires \separated(p + (0 .. rows * cols - 1), m + (0 .. rows * cols - 1),
-                        g + (0 .. rows * cols - 1), scratch + (0 .. 3 * rows * cols - 1),
-                        work + (0 .. work_len - 1), hp);
+    requires step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, 3 * rows * cols);
     assigns p[0 .. rows * cols - 1], m[0 .. rows * cols - 1],
             scratch[0 .. 3 * rows * cols - 1], work[0 .. work_len - 1], errno; */
 oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, float *p,
@@ -394,13 +397,9 @@ oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, 
 
 /*@ requires hp == \null || \valid_read(hp);
     requires part == \null || \valid_read(part);
-    requires rows * cols <= OC_NS_MAX_ELEMS ==>
-        \valid(p + (0 .. rows * cols - 1)) && \valid(m + (0 .. rows * cols - 1)) &&
-        \valid_read(g + (0 .. rows * cols - 1)) && \valid(scratch + (0 .. scratch_len - 1)) &&
-        \valid(work + (0 .. work_len - 1));
-    requires \separated(p + (0 .. rows * cols - 1), m + (0 .. rows * cols - 1),
-                        g + (0 .. rows * cols - 1), scratch + (0 .. scratch_len - 1),
-                        work + (0 .. work_len - 1), hp, part);
+    requires step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, scratch_len);
+    requires \separated(part, p + (0 .. rows * cols - 1), m + (0 .. rows * cols - 1),
+                        scratch + (0 .. scratch_len - 1), work + (0 .. work_len - 1));
     assigns p[0 .. rows * cols - 1], m[0 .. rows * cols - 1], scratch[0 .. scratch_len - 1],
             work[0 .. work_len - 1], errno; */
 oc_status oc_ref_muon_block_step(const oc_muon_hparams *hp, const oc_muon_partition *part,
