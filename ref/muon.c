@@ -15,18 +15,34 @@ static const char *const mutant_names[OC_MUON_MUTANT_COUNT] = {
 static const char *const profile_names[OC_MUON_PROFILE_COUNT] = {"keller", "moonlight",
                                                                   "megatron"};
 
+/*@ assigns \result \from mu, mutant_names[0 .. OC_MUON_MUTANT_COUNT - 1]; */
 const char *oc_muon_mutant_name(oc_muon_mutant mu)
 {
     return (unsigned)mu < OC_MUON_MUTANT_COUNT ? mutant_names[mu] : NULL;
 }
 
+/*@ assigns \result \from pr, profile_names[0 .. OC_MUON_PROFILE_COUNT - 1]; */
 const char *oc_muon_profile_name(oc_muon_profile pr)
 {
     return (unsigned)pr < OC_MUON_PROFILE_COUNT ? profile_names[pr] : NULL;
 }
 
+/*@ requires valid_read_string(name) && \valid(out);
+    assigns *out;
+    ensures \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
+    ensures \result == OC_OK ==> 0 <= *out < OC_MUON_PROFILE_COUNT; */
 oc_status oc_muon_profile_parse(const char *name, oc_muon_profile *out)
 {
+    /* The names are valid strings: literals of 6, 9 and 8 characters (-wp-literals). */
+    //@ assert name_0: \valid_read(profile_names[0] + (0 .. 6)) && profile_names[0][6] == '\0';
+    //@ assert name_0_str: valid_read_string(profile_names[0]);
+    //@ assert name_1: \valid_read(profile_names[1] + (0 .. 9)) && profile_names[1][9] == '\0';
+    //@ assert name_1_str: valid_read_string(profile_names[1]);
+    //@ assert name_2: \valid_read(profile_names[2] + (0 .. 8)) && profile_names[2][8] == '\0';
+    //@ assert name_2_str: valid_read_string(profile_names[2]);
+    /*@ loop invariant 0 <= i <= OC_MUON_PROFILE_COUNT;
+        loop assigns i;
+        loop variant OC_MUON_PROFILE_COUNT - i; */
     for (int i = 0; i < OC_MUON_PROFILE_COUNT; i++)
         if (strcmp(name, profile_names[i]) == 0) {
             *out = (oc_muon_profile)i;
@@ -37,6 +53,18 @@ oc_status oc_muon_profile_parse(const char *name, oc_muon_profile *out)
 
 /* MUON-PROF-*: KellerJordan/Muon (lr 0.02, wd 0), MoonshotAI/Moonlight toy_train.py (lr 1e-3,
  * wd 0.1), Megatron-LM with Emerging-Optimizers (lr 3e-4, wd 0.01, nesterov False). */
+/*@ requires \valid(hp);
+    assigns *hp;
+    ensures \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
+    behavior unknown:
+      assumes !(0 <= pr < OC_MUON_PROFILE_COUNT);
+      assigns \nothing;
+      ensures \result == OC_ERR_BAD_PROFILE;
+    behavior known:
+      assumes 0 <= pr < OC_MUON_PROFILE_COUNT;
+      ensures \result == OC_OK && hp->profile == pr;
+    complete behaviors;
+    disjoint behaviors; */
 oc_status oc_muon_profile_defaults(oc_muon_profile pr, oc_muon_hparams *hp)
 {
     if ((unsigned)pr >= OC_MUON_PROFILE_COUNT)
@@ -56,6 +84,7 @@ oc_status oc_muon_profile_defaults(oc_muon_profile pr, oc_muon_hparams *hp)
 
 /* MUON-SCALE-1 with the scale mode of the mutant. rows is the output dimension (torch's
  * [out, in] layout). */
+/*@ assigns errno; */
 static double scale_of(oc_muon_scale mode, size_t rows, size_t cols, double extra)
 {
     double r = (double)rows, c = (double)cols;
@@ -66,14 +95,35 @@ static double scale_of(oc_muon_scale mode, size_t rows, size_t cols, double extr
     }
 }
 
+/*@ requires \valid_read(hp);
+    assigns errno; */
 double oc_muon_scale_factor(const oc_muon_hparams *hp, size_t rows, size_t cols)
 {
     return scale_of(hp->scale, rows, cols, hp->extra_scale);
 }
 
+/*@ assigns \nothing; */
 size_t oc_muon_work_len(size_t rows, size_t cols) { return oc_ns_work_len(rows, cols); }
 
+/* What oc_muon_check accepts: the shape and the enumerations (integer goals), the real
+ * hyper-parameters finite and in range (floating-point comparisons, MUON-HP-1). */
+/*@ predicate muon_shape_ok(oc_muon_hparams *hp, integer rows, integer cols) =
+        1 <= rows && 1 <= cols && rows * cols <= OC_NS_MAX_ELEMS &&
+        1 <= hp->ns.steps <= OC_NS_MAX_STEPS && 1 <= hp->ns.ncoef <= OC_NS_MAX_COEFS &&
+        (hp->form == OC_MUON_EMA || hp->form == OC_MUON_SGD) &&
+        0 <= hp->scale <= OC_MUON_UNIT_RMS_NORM && 0 <= hp->profile < OC_MUON_PROFILE_COUNT;
+    predicate muon_reals_ok(oc_muon_hparams *hp) =
+        \is_finite(hp->lr) && 0.0 <= hp->lr <= 1e6 &&
+        \is_finite(hp->momentum) && 0.0 <= hp->momentum < 1.0 &&
+        \is_finite(hp->weight_decay) && 0.0 <= hp->weight_decay <= 1e6 &&
+        \is_finite(hp->extra_scale) && 0.0 < hp->extra_scale <= 1e6;
+*/
+
 /* MUON-HP-1 */
+/*@ requires \valid_read(hp);
+    assigns \nothing;
+    ensures shape: \result == OC_OK ==> muon_shape_ok(hp, rows, cols);
+    ensures reals: \result == OC_OK ==> muon_reals_ok(hp); */
 oc_status oc_muon_check(const oc_muon_hparams *hp, size_t rows, size_t cols)
 {
     oc_status st = oc_ns_check(&hp->ns, rows, cols);
@@ -93,6 +143,7 @@ oc_status oc_muon_check(const oc_muon_hparams *hp, size_t rows, size_t cols)
 static const char *const block_mutant_names[OC_MUON_BLOCK_MUTANT_COUNT] = {
     "correct", "qkv-not-split", "qkv-contiguous", "scale-shape-swapped", "tp-not-blocked"};
 
+/*@ assigns \result \from mu, block_mutant_names[0 .. OC_MUON_BLOCK_MUTANT_COUNT - 1]; */
 const char *oc_muon_block_mutant_name(oc_muon_block_mutant mu)
 {
     return (unsigned)mu < OC_MUON_BLOCK_MUTANT_COUNT ? block_mutant_names[mu] : NULL;
@@ -101,7 +152,26 @@ const char *oc_muon_block_mutant_name(oc_muon_block_mutant mu)
 #define MAX_TP 64
 #define MAX_QKV_DIM ((size_t)1 << 20)
 
+/* A partition oc_muon_partition_check accepts (MUON-BLK-TP-1, MUON-BLK-QKV-1). */
+/*@ predicate partition_ok(oc_muon_partition *part, integer rows, integer cols) =
+        1 <= part->tp_size <= MAX_TP &&
+        OC_MUON_TP_NONE <= part->tp_dim <= OC_MUON_TP_COLS &&
+        OC_MUON_SCALE_GLOBAL <= part->scale_shape <= OC_MUON_SCALE_LOCAL &&
+        (part->tp_dim == OC_MUON_TP_NONE ==> part->tp_size == 1) &&
+        (part->tp_dim == OC_MUON_TP_ROWS ==> rows % part->tp_size == 0) &&
+        (part->tp_dim == OC_MUON_TP_COLS ==> cols % part->tp_size == 0) &&
+        ((part->qkv_heads == 0 && part->qkv_groups == 0 && part->qkv_head_dim == 0) ||
+         (1 <= part->qkv_heads <= MAX_QKV_DIM && 1 <= part->qkv_groups &&
+          1 <= part->qkv_head_dim <= MAX_QKV_DIM &&
+          part->qkv_heads % part->qkv_groups == 0 && part->tp_dim != OC_MUON_TP_COLS &&
+          part->qkv_groups % part->tp_size == 0 &&
+          (part->qkv_heads + 2 * part->qkv_groups) * part->qkv_head_dim == rows));
+*/
+
 /* MUON-BLK-TP-1, MUON-BLK-QKV-1, MUON-BLK-ERR-1 */
+/*@ requires part == \null || \valid_read(part);
+    assigns \nothing;
+    ensures \result == OC_OK ==> part != \null && partition_ok(part, rows, cols); */
 oc_status oc_muon_partition_check(const oc_muon_partition *part, size_t rows, size_t cols)
 {
     if (part == NULL)
@@ -123,6 +193,9 @@ oc_status oc_muon_partition_check(const oc_muon_partition *part, size_t rows, si
     return (h + 2 * grp) * d == rows ? OC_OK : OC_ERR_BAD_SHAPE;
 }
 
+/*@ requires \valid_read(part) && 1 <= part->tp_size <= MAX_TP;
+    assigns \nothing;
+    ensures \result == part->tp_size * (part->qkv_heads != 0 ? 3 : 1); */
 size_t oc_muon_block_count(const oc_muon_partition *part)
 {
     return part->tp_size * (part->qkv_heads ? 3 : 1);
@@ -131,6 +204,9 @@ size_t oc_muon_block_count(const oc_muon_partition *part)
 /* Block `index`: rank index / parts, then q, k, v. Interleaved: query group j of the rank holds
  * rows [q of its heads; k; v] (Megatron's linear_qkv viewed as (groups, q + k + v, hidden));
  * `contiguous` is the qkv-contiguous mutant's [all q; all k; all v]. */
+/*@ requires \valid_read(part) && \valid(b) && \separated(part, b);
+    requires partition_ok(part, rows, cols);
+    assigns *b; */
 static void block_at(const oc_muon_partition *part, size_t rows, size_t cols, size_t index,
                      int contiguous, oc_muon_block *b)
 {
@@ -158,23 +234,48 @@ static void block_at(const oc_muon_partition *part, size_t rows, size_t cols, si
     b->scale_cols = b->ncols * (global && split_cols ? tp : 1);
 }
 
+/*@ requires \valid_read(part) && \valid(b) && \separated(part, b);
+    requires partition_ok(part, rows, cols);
+    assigns *b; */
 void oc_muon_block_at(const oc_muon_partition *part, size_t rows, size_t cols, size_t index,
                       oc_muon_block *b)
 {
     block_at(part, rows, cols, index, 0, b);
 }
 
+/*@ assigns \nothing; */
 size_t oc_muon_block_scratch_len(size_t rows, size_t cols) { return 5 * rows * cols; }
 
 /* Element t of block b (in its stacked order) as an index into the rows x cols matrix. */
+/*@ requires \valid_read(b) && 1 <= b->ncols && 1 <= b->run;
+    assigns \nothing; */
 static size_t block_elem(const oc_muon_block *b, size_t cols, size_t t)
 {
     size_t r = t / b->ncols, c = t % b->ncols;
     return (b->row0 + r / b->run * b->stride + r % b->run) * cols + b->col0 + c;
 }
 
+/* The caller's buffers of a step (MUON-ERR-1): valid for an accepted shape, pairwise separated. */
+/*@ predicate step_buffers_ok(oc_muon_hparams *hp, integer rows, integer cols, float *p,
+            float *m, float *g, double *work, integer work_len, float *scratch,
+            integer scratch_len) =
+        (rows * cols <= OC_NS_MAX_ELEMS ==>
+            \valid(p + (0 .. rows * cols - 1)) && \valid(m + (0 .. rows * cols - 1)) &&
+            \valid_read(g + (0 .. rows * cols - 1)) && \valid(scratch + (0 .. scratch_len - 1)) &&
+            \valid(work + (0 .. work_len - 1))) &&
+        \separated(p + (0 .. rows * cols - 1), m + (0 .. rows * cols - 1),
+                   g + (0 .. rows * cols - 1), scratch + (0 .. scratch_len - 1),
+                   work + (0 .. work_len - 1), hp);
+*/
+
 /* The step of oc_ref_muon_step over the blocks of `part` (a single whole-matrix block for the
  * plain step); `contiguous` selects the qkv-contiguous layout. */
+/*@ requires \valid_read(hp) && \valid_read(part);
+    requires step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, scratch_len);
+    requires \separated(part, p + (0 .. rows * cols - 1), m + (0 .. rows * cols - 1),
+                        scratch + (0 .. scratch_len - 1), work + (0 .. work_len - 1));
+    assigns p[0 .. rows * cols - 1], m[0 .. rows * cols - 1], scratch[0 .. scratch_len - 1],
+            work[0 .. work_len - 1], errno; */
 static oc_status muon_step(const oc_muon_hparams *hp, const oc_muon_partition *part,
                            int contiguous, size_t rows, size_t cols, float *p, float *m,
                            const float *g, double *work, size_t work_len, float *scratch,
@@ -194,6 +295,9 @@ static oc_status muon_step(const oc_muon_hparams *hp, const oc_muon_partition *p
         return st;
     if (work_len < oc_muon_work_len(rows, cols) || scratch_len < need)
         return OC_ERR_BAD_SHAPE; /* MUON-ERR-1 */
+    /*@ loop invariant 0 <= i <= n;
+        loop assigns i;
+        loop variant n - i; */
     for (size_t i = 0; i < n; i++)
         if (!isfinite(p[i]) || !isfinite(m[i]) || !isfinite(g[i]))
             return OC_ERR_NONFINITE;
@@ -204,11 +308,18 @@ static oc_status muon_step(const oc_muon_hparams *hp, const oc_muon_partition *p
     int sgd = (hp->form == OC_MUON_SGD) != (mutant == OC_MUON_MUT_MOMENTUM_FORM_SWAPPED);
     double take = sgd ? 1.0 : 1.0 - mu;                   /* weight of g (MUON-MOM-1) */
     int nesterov = hp->nesterov && mutant != OC_MUON_MUT_NESTEROV_MISSING;
+    /*@ loop invariant 0 <= i <= n;
+        loop assigns i, m_new[0 .. n - 1], dir[0 .. n - 1];
+        loop variant n - i; */
     for (size_t i = 0; i < n; i++) {
         m_new[i] = (float)(mu * m[i] + take * g[i]);      /* MUON-MOM-1, MUON-STORE-1 */
         dir[i] = nesterov ? (float)(take * g[i] + mu * m_new[i]) : m_new[i]; /* MUON-NEST-1 */
     }
     oc_muon_block b;
+    /*@ loop invariant 0 <= k <= nblocks;
+        loop assigns k, b, st, orth[0 .. n - 1], in[0 .. n - 1], out[0 .. n - 1],
+                     work[0 .. work_len - 1], errno;
+        loop variant nblocks - k; */
     for (size_t k = 0; k < nblocks; k++) {                /* MUON-NS-1, MUON-BLK-ORTH-1 */
         block_at(part, rows, cols, k, contiguous, &b);
         size_t br = b.run * b.nruns, len = br * b.ncols;
@@ -216,16 +327,25 @@ static oc_status muon_step(const oc_muon_hparams *hp, const oc_muon_partition *p
             st = oc_ref_newton_schulz(&hp->ns, rows, cols, dir, orth, work,
                                       oc_ns_work_len(rows, cols), OC_NS_CORRECT);
         } else {
+            /*@ loop invariant 0 <= t <= len;
+                loop assigns t, in[0 .. n - 1];
+                loop variant len - t; */
             for (size_t t = 0; t < len; t++)
                 in[t] = dir[block_elem(&b, cols, t)];
             st = oc_ref_newton_schulz(&hp->ns, br, b.ncols, in, out, work,
                                       oc_ns_work_len(br, b.ncols), OC_NS_CORRECT);
+            /*@ loop invariant 0 <= t <= len;
+                loop assigns t, orth[0 .. n - 1];
+                loop variant len - t; */
             for (size_t t = 0; st == OC_OK && t < len; t++)
                 orth[block_elem(&b, cols, t)] = out[t];
         }
         if (st != OC_OK)
             return st;
     }
+    /*@ loop invariant 0 <= k <= nblocks;
+        loop assigns k, b, p[0 .. n - 1], m[0 .. n - 1], errno;
+        loop variant nblocks - k; */
     for (size_t k = 0; k < nblocks; k++) {
         block_at(part, rows, cols, k, contiguous, &b);
         oc_muon_scale mode = hp->scale;
@@ -234,6 +354,9 @@ static oc_status muon_step(const oc_muon_hparams *hp, const oc_muon_partition *p
         double step = hp->lr * scale_of(mode, b.scale_rows, b.scale_cols,
                                         hp->extra_scale); /* MUON-SCALE-1, MUON-BLK-SCALE-1 */
         double decay = (mutant == OC_MUON_MUT_DECAY_ADJUSTED_LR ? step : hp->lr) * hp->weight_decay;
+        /*@ loop invariant 0 <= t;
+            loop assigns t, p[0 .. n - 1], m[0 .. n - 1];
+            loop variant b.run * b.nruns * b.ncols - t; */
         for (size_t t = 0; t < b.run * b.nruns * b.ncols; t++) {
             size_t i = block_elem(&b, cols, t);
             double q = p[i];
@@ -248,11 +371,17 @@ static oc_status muon_step(const oc_muon_hparams *hp, const oc_muon_partition *p
     return OC_OK;
 }
 
+/*@ requires hp == \null || \valid_read(hp);
+    assigns \nothing; */
 oc_status oc_muon_hparams_check(const oc_muon_hparams *hp)
 {
     return hp == NULL ? OC_ERR_NULL_POINTER : oc_muon_check(hp, 1, 1);
 }
 
+/*@ requires hp == \null || \valid_read(hp);
+    requires step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, 3 * rows * cols);
+    assigns p[0 .. rows * cols - 1], m[0 .. rows * cols - 1],
+            scratch[0 .. 3 * rows * cols - 1], work[0 .. work_len - 1], errno; */
 oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, float *p,
                            float *m, const float *g, double *work, size_t work_len,
                            float *scratch, oc_muon_mutant mutant)
@@ -266,6 +395,13 @@ oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, 
                      mutant);
 }
 
+/*@ requires hp == \null || \valid_read(hp);
+    requires part == \null || \valid_read(part);
+    requires step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, scratch_len);
+    requires \separated(part, p + (0 .. rows * cols - 1), m + (0 .. rows * cols - 1),
+                        scratch + (0 .. scratch_len - 1), work + (0 .. work_len - 1));
+    assigns p[0 .. rows * cols - 1], m[0 .. rows * cols - 1], scratch[0 .. scratch_len - 1],
+            work[0 .. work_len - 1], errno; */
 oc_status oc_ref_muon_block_step(const oc_muon_hparams *hp, const oc_muon_partition *part,
                                  size_t rows, size_t cols, float *p, float *m, const float *g,
                                  double *work, size_t work_len, float *scratch,
