@@ -102,6 +102,17 @@ const char *oc_ns_profile_name(oc_ns_profile pr)
 */
 oc_status oc_ns_profile_parse(const char *name, oc_ns_profile *out)
 {
+    /* The names are valid strings: literals of 6, 7, 13, 20 and 3 characters (-wp-literals). */
+    //@ assert name_0: \valid_read(profile_names[0] + (0 .. 6)) && profile_names[0][6] == '\0';
+    //@ assert name_0_str: valid_read_string(profile_names[0]);
+    //@ assert name_1: \valid_read(profile_names[1] + (0 .. 7)) && profile_names[1][7] == '\0';
+    //@ assert name_1_str: valid_read_string(profile_names[1]);
+    //@ assert name_2: \valid_read(profile_names[2] + (0 .. 13)) && profile_names[2][13] == '\0';
+    //@ assert name_2_str: valid_read_string(profile_names[2]);
+    //@ assert name_3: \valid_read(profile_names[3] + (0 .. 20)) && profile_names[3][20] == '\0';
+    //@ assert name_3_str: valid_read_string(profile_names[3]);
+    //@ assert name_4: \valid_read(profile_names[4] + (0 .. 3)) && profile_names[4][3] == '\0';
+    //@ assert name_4_str: valid_read_string(profile_names[4]);
     /*@ loop invariant 0 <= i <= OC_NS_PROFILE_COUNT;
         loop assigns i;
         loop variant OC_NS_PROFILE_COUNT - i;
