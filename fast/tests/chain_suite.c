@@ -7,7 +7,8 @@
  * (each counted once, CLIP-TOL-2), the same norm, coefficient and decision on every rank, the
  * skip leaving everything unchanged, and otherwise its dense parameters and its experts
  * bit-identical to the single-rank AdamW step of their logical gradients with that
- * coefficient. Contributions k * 2^e as in layout_suite.c. */
+ * coefficient; sub-steps with different clipping rules rejected. Contributions k * 2^e as
+ * in layout_suite.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +140,15 @@ static int run(const oc_comm *world, const oc_comm *edp, const oc_comm *ep, oc_l
     oc_dist_sub chain[2] = {{&u[0].d, &u[0].b, &ctl[0], adamw_step, &t},
                             {&u[1].d, &u[1].b, &ctl[1], adamw_step, &t}};
     int fails = 0;
+    /* LAYOUT-CHAIN-1: sub-steps with different clipping rules are rejected on every rank
+     * before any collective, nothing written; LAYOUT-PP-1: a parameter index outside the
+     * layout is rejected */
+    ce.max_norm = 2.0;
+    oc_dist_outcome rejected;
+    fails += oc_dist_chained_step(2, chain, NULL, &rejected) != OC_ERR_BAD_HPARAM;
+    fails += memcmp(u[0].p + u[0].l.offset[0], u[0].p1, numel(&dense[0]) * 4) != 0;
+    fails += oc_dist_tie_grads(&u[0].d, &u[0].b, world, ND) != OC_ERR_BAD_HPARAM;
+    ce.max_norm = 1.0;
     for (int s = 1; s <= STEPS; s++) {
         double sumsq = 0.0;
         size_t m = 0;

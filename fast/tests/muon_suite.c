@@ -85,8 +85,8 @@ static int dp_run(const oc_comm *c, oc_layout_kind kind, int verbose)
                 int total = 0;
                 for (int r = 0; r < c->size; r++)
                     total += grad_k(r, i, j, s);
-                s1.g[0] = (float)total * grad_scale(i, j);
-                sumsq += (double)s1.g[0] * s1.g[0];
+                float logical = (float)total * grad_scale(i, j);
+                sumsq += (double)logical * logical;
                 grads[l.offset[i] + j] = (float)grad_k(c->rank, i, j, s) * grad_scale(i, j);
             }
         if (s == 2 && c->rank == c->size - 1)
