@@ -2,8 +2,8 @@
  * mutant (and one out of range of each).
  *
  * Analysed with ref/loss_scale.c and -warn-special-float non-finite: "0 alarms" means that for
- * every input in the ranges below no float/double operation yields NaN or an infinity except
- * where the spec says so (LS-OVF-1 returns the constant HUGE_VALF, no operation overflows), no
+ * every input in the ranges below no float operation yields NaN or an infinity (the one the
+ * spec asks for, Megatron's growth past FLT_MAX to +inf, LS-OVF-1, is outside them), no
  * access is out of bounds and no integer operation overflows (the trackers' +1 and -1 included).
  *
  * Stated ranges (each independently; every combination is analysed):

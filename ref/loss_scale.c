@@ -5,37 +5,54 @@
  * The trackers are integers and every decision (grow, back off, keep) depends on them only;
  * the scale moves only by a binary32 product with a factor (LS-MUL-1) and Megatron's clamp.
  * The functional contract of oc_ref_loss_scale_run states the whole state as logic functions
- * of the found_inf history (ls_growth, ls_hyst, ls_scale below) and WP proves it; the one
- * floating-point fact it rests on is the contract of ls_mul (the binary32 product), which is
- * checked against MPFR by the vectors instead (proofs/STATUS.md).
+ * of the found_inf history (ls_growth, ls_hyst, ls_scale below) and WP proves it in its IEEE
+ * binary32 model, the products included (proofs/STATUS.md).
  */
 #include <float.h>
-#include <math.h>
 #include <string.h>
 #include "optcert/loss_scale.h"
 
-/* Products at or above the midpoint of FLT_MAX and 2^128 round to +inf (ties to even: FLT_MAX
- * has an odd significand). */
-#define LS_OVERFLOW_MIDPOINT 0x1.ffffffp+127
-
-/*@ axiomatic LossScaleProduct {
-      // RN32(s * f) with IEEE overflow to +inf (LS-MUL-1). Left abstract for WP: its value is
-      // the C function ls_mul's, checked against MPFR by the vectors.
-      logic float ls_mul_l(float s, float f);
-      // Rounding is monotone and RN32(0) = 0: a product of non-negative values is >= 0.
-      axiom ls_mul_nonneg: \forall float s, f; s >= 0.0 && f > 0.0 ==> ls_mul_l(s, f) >= 0.0;
+/* The float comparisons of the logic are binary32 ones (\lt_float, \le_float), and a scale is
+ * compared as a state field (ls_same_scale): ACSL's < and == on floats compare their real values,
+ * which WP leaves unspecified for the infinities, and cvc5 relates two variables' binary32 order
+ * to their real order only through \lt_float and \le_float. \mul_float is the binary32 product,
+ * RN32(s * f) with IEEE overflow to +inf: LS-MUL-1 and LS-OVF-1 exactly. */
+/*@ axiomatic LossScaleTests {
+      // The truth values of two binary32 tests, as terms for the case splits of the logic
+      // functions below (?: takes a term; \is_finite and \lt_float are predicates).
+      logic boolean ls_finite(float x);
+      axiom ls_finite_def: \forall float x; ls_finite(x) <==> \is_finite(x);
+      logic boolean ls_below(float x, float y);
+      axiom ls_below_def: \forall float x, y; ls_below(x, y) <==> \lt_float(x, y);
     }
+
+    // The state s has the scale v: the same binary32 value (+inf included), as WP compares
+    // two states field by field as binary32 values.
+    predicate ls_same_scale(oc_loss_scale_state s, float v) = s == {s \with .scale = v};
 
     predicate ls_cfg_ok(oc_loss_scaler c) =
         OC_LS_MEGATRON <= c.profile < OC_LS_PROFILE_COUNT &&
-        \is_finite(c.initial_scale) && 0.0 < c.initial_scale &&
+        \is_finite(c.initial_scale) && \lt_float((float)0.0, c.initial_scale) &&
         (c.profile != OC_LS_MEGATRON_CONSTANT ==>
-            \is_finite(c.growth_factor) && 1.0 < c.growth_factor &&
-            \is_finite(c.backoff_factor) && 0.0 < c.backoff_factor < 1.0 &&
+            \is_finite(c.growth_factor) && \lt_float((float)1.0, c.growth_factor) &&
+            \is_finite(c.backoff_factor) && \lt_float((float)0.0, c.backoff_factor) &&
+            \lt_float(c.backoff_factor, (float)1.0) &&
             1 <= c.growth_interval <= OC_LS_MAX_INTERVAL) &&
         (c.profile == OC_LS_MEGATRON ==>
-            \is_finite(c.min_scale) && 0.0 < c.min_scale <= c.initial_scale &&
+            \is_finite(c.min_scale) && \lt_float((float)0.0, c.min_scale) &&
+            \le_float(c.min_scale, c.initial_scale) &&
             1 <= c.hysteresis <= OC_LS_MAX_INTERVAL);
+
+    // A growth (LS-GROW-1, LS-MUL-1): the product; torch keeps the scale when it overflows
+    // (LS-OVF-1), Megatron takes the +inf.
+    logic float ls_grown(oc_loss_scaler c, float s) =
+        c.profile == OC_LS_TORCH && !ls_finite(\mul_float(s, c.growth_factor))
+            ? s : \mul_float(s, c.growth_factor);
+
+    // A backoff (LS-BACKOFF-1, LS-MUL-1): the product, clamped at min_scale by Megatron.
+    logic float ls_backed(oc_loss_scaler c, float s) =
+        c.profile == OC_LS_MEGATRON && ls_below(\mul_float(s, c.backoff_factor), c.min_scale)
+            ? c.min_scale : \mul_float(s, c.backoff_factor);
 
     // The growth tracker after the n first updates of history h (LS-GROW-1, LS-INF-1).
     logic integer ls_growth{L}(oc_loss_scaler c, unsigned char *h, integer n) =
@@ -63,20 +80,13 @@
     // The scale after the n first updates (LS-INIT-1, LS-GROW-1, LS-BACKOFF-1, LS-OVF-1).
     logic float ls_scale{L}(oc_loss_scaler c, unsigned char *h, integer n) =
         n <= 0 ? c.initial_scale :
-        ls_grows(c, h, n) ?
-            (c.profile == OC_LS_TORCH && ls_mul_l(ls_scale(c, h, n - 1), c.growth_factor) > FLT_MAX
-                 ? ls_scale(c, h, n - 1)
-                 : ls_mul_l(ls_scale(c, h, n - 1), c.growth_factor)) :
-        ls_backs_off(c, h, n) ?
-            (c.profile == OC_LS_MEGATRON &&
-             ls_mul_l(ls_scale(c, h, n - 1), c.backoff_factor) < c.min_scale
-                 ? c.min_scale
-                 : ls_mul_l(ls_scale(c, h, n - 1), c.backoff_factor)) :
+        ls_grows(c, h, n) ? ls_grown(c, ls_scale(c, h, n - 1)) :
+        ls_backs_off(c, h, n) ? ls_backed(c, ls_scale(c, h, n - 1)) :
         ls_scale(c, h, n - 1);
 
     // A state the configuration can be in (LS-STATE-1), for the update's preconditions.
     predicate ls_state_ok(oc_loss_scaler c, oc_loss_scale_state s, integer slack) =
-        s.scale >= 0.0 &&
+        \le_float((float)0.0, s.scale) &&
         (c.profile != OC_LS_MEGATRON_CONSTANT ==>
             0 <= s.growth_tracker < c.growth_interval + slack) &&
         (c.profile == OC_LS_MEGATRON ==>
@@ -181,26 +191,9 @@ oc_status oc_loss_scaler_check(const oc_loss_scaler *c)
     return OC_OK;
 }
 
-/* LS-MUL-1: RN32(s * f) for s >= 0 (or +inf) and a finite factor f > 0. The exact product of
- * two binary32 values has at most 48 significant bits and lies far inside binary64's range,
- * so the binary64 product is exact and its conversion is the one rounding to binary32. */
-/*@ requires s >= 0.0 && \is_finite(f) && 0.0 < f;
-    assigns \nothing;
-    ensures \result == ls_mul_l(s, f);
-*/
-static float ls_mul(float s, float f)
-{
-    if (s > FLT_MAX)
-        return s;                                          /* inf * f = inf */
-    double p = (double)s * (double)f;
-    if (p >= LS_OVERFLOW_MIDPOINT)
-        return HUGE_VALF;                                  /* LS-OVF-1 */
-    return (float)p;
-}
-
 /*@ requires ls_cfg_ok(c);
     assigns \nothing;
-    ensures \result.scale == c.initial_scale && \result.growth_tracker == 0 &&
+    ensures ls_same_scale(\result, c.initial_scale) && \result.growth_tracker == 0 &&
             \result.hysteresis_tracker == c.hysteresis;
 */
 static oc_loss_scale_state ls_init(oc_loss_scaler c)
@@ -235,7 +228,7 @@ oc_status oc_ref_loss_scale_init(const oc_loss_scaler *c, oc_loss_scale_state *s
     requires ls_state_ok(c, s, mu == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE ? 1 : 0);
     requires OC_LS_CORRECT <= mu < OC_LS_MUTANT_COUNT;
     assigns \nothing;
-    ensures \result.scale >= 0.0;
+    ensures \le_float((float)0.0, \result.scale);
     ensures c.profile != OC_LS_MEGATRON_CONSTANT ==> 0 <= \result.growth_tracker <
             c.growth_interval + (mu == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE ? 1 : 0);
     ensures c.profile == OC_LS_MEGATRON_CONSTANT ==> \result == s;
@@ -251,16 +244,13 @@ oc_status oc_ref_loss_scale_init(const oc_loss_scaler *c, oc_loss_scale_state *s
     ensures scale_kept: mu == OC_LS_CORRECT && c.profile != OC_LS_MEGATRON_CONSTANT &&
             (inf == 0 ? s.growth_tracker + 1 != c.growth_interval
                       : c.profile == OC_LS_MEGATRON && \result.hysteresis_tracker > 0) ==>
-            \result.scale == s.scale;
+            ls_same_scale(\result, s.scale);
     ensures scale_grown: mu == OC_LS_CORRECT && c.profile != OC_LS_MEGATRON_CONSTANT &&
             inf == 0 && s.growth_tracker + 1 == c.growth_interval ==>
-            \result.scale == (c.profile == OC_LS_TORCH && ls_mul_l(s.scale, c.growth_factor) > FLT_MAX
-                               ? s.scale : ls_mul_l(s.scale, c.growth_factor));
+            ls_same_scale(\result, ls_grown(c, s.scale));
     ensures scale_backed_off: mu == OC_LS_CORRECT && c.profile != OC_LS_MEGATRON_CONSTANT &&
             inf != 0 && (c.profile == OC_LS_TORCH || \result.hysteresis_tracker <= 0) ==>
-            \result.scale == (c.profile == OC_LS_MEGATRON &&
-                               ls_mul_l(s.scale, c.backoff_factor) < c.min_scale
-                               ? c.min_scale : ls_mul_l(s.scale, c.backoff_factor));
+            ls_same_scale(\result, ls_backed(c, s.scale));
 */
 static oc_loss_scale_state ls_step(oc_loss_scaler c, oc_loss_scale_state s, int inf,
                                    oc_loss_scale_mutant mu)
@@ -274,7 +264,7 @@ static oc_loss_scale_state ls_step(oc_loss_scaler c, oc_loss_scale_state s, int 
         if (megatron)
             s.hysteresis_tracker -= 1;                     /* LS-HYST-1 */
         if (!megatron || s.hysteresis_tracker <= 0 || mu == OC_LS_MUT_BACKOFF_ON_FIRST_INF) {
-            float backed = ls_mul(s.scale, c.backoff_factor); /* LS-BACKOFF-1 */
+            float backed = s.scale * c.backoff_factor;     /* LS-BACKOFF-1, LS-MUL-1 */
             if (megatron && backed < c.min_scale && mu != OC_LS_MUT_NO_MIN_SCALE)
                 backed = c.min_scale;
             s.scale = backed;
@@ -292,8 +282,8 @@ static oc_loss_scale_state ls_step(oc_loss_scaler c, oc_loss_scale_state s, int 
     s.growth_tracker = 0;
     if (megatron && mu != OC_LS_MUT_HYSTERESIS_KEPT_ON_GROWTH)
         s.hysteresis_tracker = c.hysteresis;               /* LS-HYST-1 */
-    float grown = ls_mul(s.scale, c.growth_factor);
-    if (megatron || grown <= FLT_MAX)                      /* LS-OVF-1: torch keeps its scale */
+    float grown = s.scale * c.growth_factor;               /* LS-MUL-1 */
+    if (megatron || grown <= (float)FLT_MAX)               /* LS-OVF-1: torch keeps its scale */
         s.scale = grown;
     return s;
 }
@@ -349,7 +339,7 @@ oc_status oc_ref_loss_scale_update(const oc_loss_scaler *c, oc_loss_scale_state 
                 trajectory[k].hysteresis_tracker == ls_hyst(\old(*c), (unsigned char *)found_inf, k + 1);
     ensures run_scale: \result == OC_OK && mutant == OC_LS_CORRECT ==>
             \forall integer k; 0 <= k < n ==>
-                trajectory[k].scale == ls_scale(\old(*c), (unsigned char *)found_inf, k + 1);
+                ls_same_scale(trajectory[k], ls_scale(\old(*c), (unsigned char *)found_inf, k + 1));
     ensures \result != OC_OK ==> \forall integer k; 0 <= k < n ==> trajectory[k] == \old(trajectory[k]);
 */
 oc_status oc_ref_loss_scale_run(const oc_loss_scaler *c, const unsigned char *found_inf, size_t n,
@@ -365,7 +355,7 @@ oc_status oc_ref_loss_scale_run(const oc_loss_scaler *c, const unsigned char *fo
     const oc_loss_scaler cfg = *c; /* trajectory may overlap *c: read it once */
     oc_loss_scale_state cur = ls_init(cfg);
     /*@ loop invariant 0 <= i <= n;
-        loop invariant cur.scale >= 0.0;
+        loop invariant \le_float((float)0.0, cur.scale);
         loop invariant cfg.profile != OC_LS_MEGATRON_CONSTANT ==> 0 <= cur.growth_tracker <
                        cfg.growth_interval + (mutant == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE ? 1 : 0);
         loop invariant cfg.profile == OC_LS_MEGATRON_CONSTANT ==>
@@ -378,19 +368,28 @@ oc_status oc_ref_loss_scale_run(const oc_loss_scaler *c, const unsigned char *fo
         loop invariant hyst_is_history: mutant == OC_LS_CORRECT ==>
             cur.hysteresis_tracker == ls_hyst(cfg, (unsigned char *)found_inf, i);
         loop invariant scale_is_history: mutant == OC_LS_CORRECT ==>
-            cur.scale == ls_scale(cfg, (unsigned char *)found_inf, i);
+            ls_same_scale(cur, ls_scale(cfg, (unsigned char *)found_inf, i));
         loop invariant trajectory_trackers: mutant == OC_LS_CORRECT ==>
             \forall integer k; 0 <= k < i ==>
                 trajectory[k].growth_tracker == ls_growth(cfg, (unsigned char *)found_inf, k + 1) &&
                 trajectory[k].hysteresis_tracker == ls_hyst(cfg, (unsigned char *)found_inf, k + 1);
         loop invariant trajectory_scale: mutant == OC_LS_CORRECT ==>
             \forall integer k; 0 <= k < i ==>
-                trajectory[k].scale == ls_scale(cfg, (unsigned char *)found_inf, k + 1);
+                ls_same_scale(trajectory[k], ls_scale(cfg, (unsigned char *)found_inf, k + 1));
         loop assigns i, cur, trajectory[0 .. n - 1];
         loop variant n - i;
     */
     for (size_t i = 0; i < n; i++) {
         cur = ls_step(cfg, cur, found_inf[i], mutant);
+        /* The state after update i + 1, proved here where the context is small (the invariants
+         * then follow from it and the stores). */
+        /*@ assert state_step: mutant == OC_LS_CORRECT ==>
+                cur.growth_tracker == ls_growth(cfg, (unsigned char *)found_inf, i + 1) &&
+                cur.hysteresis_tracker == ls_hyst(cfg, (unsigned char *)found_inf, i + 1);
+        */
+        /*@ assert scale_step: mutant == OC_LS_CORRECT ==>
+                ls_same_scale(cur, ls_scale(cfg, (unsigned char *)found_inf, i + 1));
+        */
         /* Field by field: WP proves the invariants from three plain stores, not a struct store. */
         trajectory[i].scale = cur.scale;
         trajectory[i].growth_tracker = cur.growth_tracker;
