@@ -13,10 +13,10 @@
 #include "optcert/loss_scale.h"
 
 /* The float comparisons of the logic are binary32 ones (\lt_float, \le_float), and a scale is
- * compared as a state field (ls_same_scale): ACSL's < and == on floats compare their real values,
- * which WP leaves unspecified for the infinities, and cvc5 relates two variables' binary32 order
- * to their real order only through \lt_float and \le_float. \mul_float is the binary32 product,
- * RN32(s * f) with IEEE overflow to +inf: LS-MUL-1 and LS-OVF-1 exactly. */
+ * compared as a state field (ls_same_scale, ls_same): ACSL's < and == on floats compare their
+ * real values, which WP leaves unspecified for the infinities, and cvc5 relates two variables'
+ * binary32 order to their real order only through \lt_float and \le_float. \mul_float is the
+ * binary32 product, RN32(s * f) with IEEE overflow to +inf: LS-MUL-1 and LS-OVF-1 exactly. */
 /*@ axiomatic LossScaleTests {
       // The truth values of two binary32 tests, as terms for the case splits of the logic
       // functions below (?: takes a term; \is_finite and \lt_float are predicates).
@@ -24,11 +24,16 @@
       axiom ls_finite_def: \forall float x; ls_finite(x) <==> \is_finite(x);
       logic boolean ls_below(float x, float y);
       axiom ls_below_def: \forall float x, y; ls_below(x, y) <==> \lt_float(x, y);
+      // Some state (no axiom): ls_same compares two floats as the scales of two copies of it.
+      logic oc_loss_scale_state ls_any;
     }
 
     // The state s has the scale v: the same binary32 value (+inf included), as WP compares
     // two states field by field as binary32 values.
     predicate ls_same_scale(oc_loss_scale_state s, float v) = s == {s \with .scale = v};
+
+    // x and y are the same binary32 value, compared as the scales of two states.
+    predicate ls_same(float x, float y) = {ls_any \with .scale = x} == {ls_any \with .scale = y};
 
     predicate ls_cfg_ok(oc_loss_scaler c) =
         OC_LS_MEGATRON <= c.profile < OC_LS_PROFILE_COUNT &&
@@ -339,7 +344,7 @@ oc_status oc_ref_loss_scale_update(const oc_loss_scaler *c, oc_loss_scale_state 
                 trajectory[k].hysteresis_tracker == ls_hyst(\old(*c), (unsigned char *)found_inf, k + 1);
     ensures run_scale: \result == OC_OK && mutant == OC_LS_CORRECT ==>
             \forall integer k; 0 <= k < n ==>
-                ls_same_scale(trajectory[k], ls_scale(\old(*c), (unsigned char *)found_inf, k + 1));
+                ls_same(trajectory[k].scale, ls_scale(\old(*c), (unsigned char *)found_inf, k + 1));
     ensures \result != OC_OK ==> \forall integer k; 0 <= k < n ==> trajectory[k] == \old(trajectory[k]);
 */
 oc_status oc_ref_loss_scale_run(const oc_loss_scaler *c, const unsigned char *found_inf, size_t n,
@@ -375,7 +380,7 @@ oc_status oc_ref_loss_scale_run(const oc_loss_scaler *c, const unsigned char *fo
                 trajectory[k].hysteresis_tracker == ls_hyst(cfg, (unsigned char *)found_inf, k + 1);
         loop invariant trajectory_scale: mutant == OC_LS_CORRECT ==>
             \forall integer k; 0 <= k < i ==>
-                ls_same_scale(trajectory[k], ls_scale(cfg, (unsigned char *)found_inf, k + 1));
+                ls_same(trajectory[k].scale, ls_scale(cfg, (unsigned char *)found_inf, k + 1));
         loop assigns i, cur, trajectory[0 .. n - 1];
         loop variant n - i;
     */
@@ -394,6 +399,7 @@ oc_status oc_ref_loss_scale_run(const oc_loss_scaler *c, const unsigned char *fo
         trajectory[i].scale = cur.scale;
         trajectory[i].growth_tracker = cur.growth_tracker;
         trajectory[i].hysteresis_tracker = cur.hysteresis_tracker;
+        //@ assert scale_stored: ls_same(trajectory[i].scale, cur.scale);
     }
     return OC_OK;
 }
