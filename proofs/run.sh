@@ -133,11 +133,11 @@ if selected muon_clip; then
     tc1=$(date +%s)
     echo "== WP ref/muon_clip.c: memory, integer and contract goals (z3, cvc5; 10 s)"
     frama-c -wp -wp-rte -wp-literals -wp-par "$par" "${common[@]}" ref/muon_clip.c \
-        -wp-fct scale_rows,rows_of,mla_q_head,mla_kv_head,mla_shared_key,oc_qk_clip_len \
-        -wp-fct oc_qk_clip_segments,size_ok,oc_qk_clip_check,logit,max_logit \
+        -wp-fct scale_rows,rows_of,mla_q_head,mla_kv_head,mla_shared_key,group_len,oc_qk_clip_len \
+        -wp-fct oc_qk_clip_segments,set_segment,block_ends_inside,size_ok,oc_qk_clip_check,logit,max_logit \
         -wp-fct oc_qk_clip_mutant_name,oc_qk_clip_profile_name \
-        -wp-fct oc_ref_qk_clip,oc_qk_clip_profile_parse \
-        -wp-prop="-${float_props//,/,-}" -wp-prover cvc5,z3 -wp-timeout 10 \
+        -wp-fct oc_ref_qk_clip,group_factors,oc_qk_clip_profile_parse \
+        -wp-prop="-${float_props//,/,-},-factor_range" -wp-prover cvc5,z3 -wp-timeout 10 \
         > "$out/wp-muon_clip-main.log" 2>&1
     parts+=(muon_clip-main)
     times+=("muon_clip Eva $((tc1 - tc0)) s, main $(($(date +%s) - tc1)) s")

@@ -1,6 +1,7 @@
 /* MuonClip (Kimi K2 QK-clip) reference (spec/muon.md, rules MUONCLIP-*). Scalar C11, no
  * allocation, no I/O, no globals. Binary64 arithmetic from the fp32 inputs; every clipped weight
  * is rounded once to binary32 (MUONCLIP-STORE-1). */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 #include "optcert/buffers.h"
@@ -58,12 +59,24 @@ oc_status oc_qk_clip_profile_parse(const char *name, oc_qk_clip_profile *out)
         1 <= c->head_dim <= QK_CLIP_MAX_DIM && 1 <= c->hidden <= QK_CLIP_MAX_DIM &&
         (c->profile != OC_QK_CLIP_MEGATRON ==> c->groups == c->heads) &&
         (c->profile == OC_QK_CLIP_KIMI_MLA ==> mla_sizes_ok(c));
+    logic integer head_elems(oc_qk_clip_config *c) = c->head_dim * c->hidden;
+    logic integer group_elems(oc_qk_clip_config *c) = (c->heads / c->groups + 2) * head_elems(c);
     logic integer q_head(oc_qk_clip_config *c) = (c->head_dim + c->rope_dim) * c->q_cols;
     logic integer kv_head(oc_qk_clip_config *c) = (c->head_dim + c->v_dim) * c->kv_cols;
-    logic integer shared_key(oc_qk_clip_config *c) = c->heads * (q_head(c) + kv_head(c));
+    logic integer shared_key(oc_qk_clip_config *c) = c->heads * q_head(c) + c->heads * kv_head(c);
     logic integer qk_len(oc_qk_clip_config *c) =
         c->profile == OC_QK_CLIP_KIMI_MLA ? shared_key(c) + c->rope_dim * c->hidden
-        : c->groups * (c->heads / c->groups + 2) * c->head_dim * c->hidden; */
+        : c->groups * group_elems(c); */
+
+/* The size products are named by the logic functions above (WP keeps them as atoms), so that
+ * the bounds below are products of two atoms. Block g of n blocks of x elements ends inside
+ * them: calling this ghost function puts that instance among the hypotheses (the provers do
+ * not reliably find it themselves). */
+/*@ ghost
+  /@ assigns \nothing;
+     ensures g < n ==> g * x + x <= n * x; @/
+  static void block_ends_inside(size_t g, size_t n, size_t x) { }
+*/
 
 /*@ requires \valid_read(c);
     requires c->groups >= 1 && c->groups <= QK_CLIP_MAX_DIM && c->heads <= QK_CLIP_MAX_DIM;
@@ -78,62 +91,128 @@ static size_t rows_of(const oc_qk_clip_config *c)
 size_t oc_qk_clip_rows(const oc_qk_clip_config *c) { return rows_of(c); }
 
 /* MUONCLIP-LAYOUT-MLA: elements of one head's rows of W_q up and of W_kv up, and where the
- * shared rotary key W_kr starts. */
+ * shared rotary key W_kr starts (each size at most 2^20: a head at most 2^41, W_kr's start at
+ * most 2^62). */
 /*@ requires \valid_read(c);
     assigns \nothing;
-    ensures layout_ok(c) && mla_sizes_ok(c) ==> \result == q_head(c); */
+    ensures layout_ok(c) && mla_sizes_ok(c) ==> \result == q_head(c) <= 0x20000000000; */
 static size_t mla_q_head(const oc_qk_clip_config *c)
 {
     return (c->head_dim + c->rope_dim) * c->q_cols;
 }
 /*@ requires \valid_read(c);
     assigns \nothing;
-    ensures layout_ok(c) && mla_sizes_ok(c) ==> \result == kv_head(c); */
+    ensures layout_ok(c) && mla_sizes_ok(c) ==> \result == kv_head(c) <= 0x20000000000; */
 static size_t mla_kv_head(const oc_qk_clip_config *c)
 {
     return (c->head_dim + c->v_dim) * c->kv_cols;
 }
 /*@ requires \valid_read(c);
     assigns \nothing;
-    ensures layout_ok(c) && mla_sizes_ok(c) ==> \result == shared_key(c); */
+    ensures layout_ok(c) && mla_sizes_ok(c) ==> \result == shared_key(c) <= 0x4000000000000000; */
 static size_t mla_shared_key(const oc_qk_clip_config *c)
 {
     return c->heads * (mla_q_head(c) + mla_kv_head(c));
+}
+
+/* MUONCLIP-LAYOUT-1: elements of one group's block [q heads; k; v] (groups of them: at most
+ * 3 2^60 in all). */
+/*@ requires \valid_read(c) && c->groups >= 1;
+    assigns \nothing;
+    ensures layout_ok(c) ==> \result == group_elems(c) &&
+                             c->groups * group_elems(c) <= 0x3000000000000000; */
+static size_t group_len(const oc_qk_clip_config *c)
+{
+    //@ assert per_exact: layout_ok(c) ==> c->groups * (c->heads / c->groups) == c->heads;
+    //@ assert head_fits: layout_ok(c) ==> 0 <= head_elems(c) <= 0x10000000000;
+    /*@ assert groups_fit: layout_ok(c) ==>
+            0 <= c->groups * (c->heads / c->groups + 2) <= 3 * QK_CLIP_MAX_DIM; */
+    /*@ assert len_fits: layout_ok(c) ==>
+            (c->groups * (c->heads / c->groups + 2)) * head_elems(c) <= 0x3000000000000000; */
+    return (c->heads / c->groups + 2) * (c->head_dim * c->hidden);
 }
 
 /*@ requires \valid_read(c);
     requires c->groups >= 1 && c->groups <= QK_CLIP_MAX_DIM && c->heads <= QK_CLIP_MAX_DIM;
     requires c->head_dim <= QK_CLIP_MAX_DIM && c->heads % c->groups == 0;
     assigns \nothing;
-    ensures layout_ok(c) ==> \result == qk_len(c); */
+    ensures layout_ok(c) ==> \result == qk_len(c) < 0x8000000000000000; */
 size_t oc_qk_clip_len(const oc_qk_clip_config *c)
 {
     return c->profile == OC_QK_CLIP_KIMI_MLA ? mla_shared_key(c) + c->rope_dim * c->hidden
-                                             : rows_of(c) * c->hidden;
+                                             : c->groups * group_len(c);
 }
+
+/*@ requires \valid(s);
+    assigns *s;
+    ensures s->offset == offset && s->len == len && s->part == part; */
+static void set_segment(oc_qk_clip_segment *s, size_t offset, size_t len, oc_qk_clip_part part)
+{
+    *s = (oc_qk_clip_segment){offset, len, part};
+}
+
+/*@ predicate in_group(oc_qk_clip_config *c, integer g) = layout_ok(c) && 0 <= g < c->groups; */
 
 /*@ requires \valid_read(c) && \valid(seg + (0 .. 2)) && \separated(c, seg + (0 .. 2));
     requires c->groups >= 1 && c->groups <= QK_CLIP_MAX_DIM && c->heads <= QK_CLIP_MAX_DIM;
     requires c->heads % c->groups == 0;
     assigns seg[0 .. 2];
     ensures 2 <= \result <= 3;
-    ensures inside: layout_ok(c) && g < c->groups ==>
-        \forall integer k; 0 <= k < \result ==>
-            0 <= seg[k].part <= OC_QK_PART_Q_ROTARY && seg[k].offset + seg[k].len <= qk_len(c); */
+    behavior mla:
+      assumes c->profile == OC_QK_CLIP_KIMI_MLA;
+      ensures mla_inside: \old(in_group(c, g)) ==> \forall integer k; 0 <= k < \result ==>
+          0 <= seg[k].part <= OC_QK_PART_Q_ROTARY &&
+          seg[k].offset + seg[k].len <= \old(qk_len(c));
+    behavior blocks:
+      assumes c->profile != OC_QK_CLIP_KIMI_MLA;
+      ensures blocks_inside: \old(in_group(c, g)) ==> \forall integer k; 0 <= k < \result ==>
+          0 <= seg[k].part <= OC_QK_PART_Q_ROTARY &&
+          seg[k].offset + seg[k].len <= \old(qk_len(c));
+    complete behaviors;
+    disjoint behaviors; */
 size_t oc_qk_clip_segments(const oc_qk_clip_config *c, size_t g, oc_qk_clip_segment seg[3])
 {
     if (c->profile == OC_QK_CLIP_KIMI_MLA) { /* MUONCLIP-LAYOUT-MLA: head g */
-        size_t q = g * mla_q_head(c), qc = c->head_dim * c->q_cols;
-        seg[0] = (oc_qk_clip_segment){q, qc, OC_QK_PART_Q};
-        seg[1] = (oc_qk_clip_segment){q + qc, c->rope_dim * c->q_cols, OC_QK_PART_Q_ROTARY};
-        seg[2] = (oc_qk_clip_segment){c->heads * mla_q_head(c) + g * mla_kv_head(c),
-                                      c->head_dim * c->kv_cols, OC_QK_PART_K};
+        size_t qh = mla_q_head(c), kvh = mla_kv_head(c);
+        size_t qc = c->head_dim * c->q_cols, qr = c->rope_dim * c->q_cols; /* W_qc, W_qr rows */
+        size_t kc = c->head_dim * c->kv_cols;                                /* W_kc rows */
+        size_t q = g * qh, k = c->heads * qh + g * kvh;
+        /* head g < heads: its rows of W_q up end at (g + 1) qh <= heads qh, of W_kv up at
+         * heads qh + (g + 1) kvh <= shared_key */
+        /*@ assert head_sizes: in_group(c, g) ==>
+                g < c->heads <= QK_CLIP_MAX_DIM && qh <= 0x20000000000 && kvh <= 0x20000000000; */
+        //@ ghost block_ends_inside(g, c->heads, qh);
+        //@ ghost block_ends_inside(g, c->heads, kvh);
+        //@ assert q_in: in_group(c, g) ==> g * qh + qh <= c->heads * qh;
+        //@ assert kv_in: in_group(c, g) ==> g * kvh + kvh <= c->heads * kvh;
+        //@ assert q_fits: in_group(c, g) ==> c->heads * qh <= 0x2000000000000000;
+        //@ assert kv_fits: in_group(c, g) ==> c->heads * kvh <= 0x2000000000000000;
+        /*@ assert q_split: in_group(c, g) ==>
+                qc == c->head_dim * c->q_cols && qr == c->rope_dim * c->q_cols && qh == qc + qr; */
+        //@ assert kv_split: in_group(c, g) ==> kc == c->head_dim * c->kv_cols && kc <= kvh;
+        //@ assert key_fits: in_group(c, g) ==> c->rope_dim * c->hidden <= 0x10000000000;
+        /*@ assert mla_len: in_group(c, g) ==>
+                qk_len(c) == c->heads * qh + c->heads * kvh + c->rope_dim * c->hidden; */
+        //@ assert q_at: in_group(c, g) ==> q == g * qh && q + qc + qr <= qk_len(c);
+        //@ assert k_at: in_group(c, g) ==> k == c->heads * qh + g * kvh && k + kc <= qk_len(c);
+        set_segment(&seg[0], q, qc, OC_QK_PART_Q);
+        set_segment(&seg[1], q + qc, qr, OC_QK_PART_Q_ROTARY);
+        set_segment(&seg[2], k, kc, OC_QK_PART_K);
         return 3;
     }
-    size_t per = c->heads / c->groups, dh = c->head_dim * c->hidden; /* one head's rows */
-    size_t block = g * (per + 2) * dh; /* [q heads; k; v] of group g (MUONCLIP-LAYOUT-1) */
-    seg[0] = (oc_qk_clip_segment){block, per * dh, OC_QK_PART_Q};
-    seg[1] = (oc_qk_clip_segment){block + per * dh, dh, OC_QK_PART_K};
+    size_t gl = group_len(c), per = c->heads / c->groups, dh = c->head_dim * c->hidden;
+    size_t block = g * gl; /* [q heads; k; v] of group g (MUONCLIP-LAYOUT-1) */
+    /* group g < groups ends at (g + 1) gl <= groups gl = qk_len; its q rows (per heads) and
+     * k rows (one head) are the first (per + 1) dh <= gl elements */
+    //@ assert group_sizes: in_group(c, g) ==> g < c->groups && c->groups * gl == qk_len(c);
+    //@ ghost block_ends_inside(g, c->groups, gl);
+    //@ assert block_in: in_group(c, g) ==> g * gl + gl <= c->groups * gl;
+    //@ assert block_is: in_group(c, g) ==> block == g * gl;
+    /*@ assert rows_in: in_group(c, g) ==>
+            dh == head_elems(c) && per * dh + dh <= gl && per * dh == per * head_elems(c); */
+    //@ assert group_ends: in_group(c, g) ==> block + per * dh + dh <= qk_len(c);
+    set_segment(&seg[0], block, per * dh, OC_QK_PART_Q);
+    set_segment(&seg[1], block + per * dh, dh, OC_QK_PART_K);
     return 2;
 }
 
@@ -193,7 +272,6 @@ static double max_logit(const oc_qk_clip_config *c, const float *max_dot, size_t
 }
 
 /*@ requires \valid(w + (0 .. len - 1));
-    requires 0 <= f <= 1;
     assigns w[0 .. len - 1]; */
 static void scale_rows(float *w, size_t len, double f)
 {
@@ -204,13 +282,42 @@ static void scale_rows(float *w, size_t len, double f)
         w[i] = (float)(w[i] * f); /* MUONCLIP-STORE-1 */
 }
 
+/* MUONCLIP-GROUP-1, -GAMMA-1: whether group g is clipped; if so its factors, indexed by
+ * oc_qk_clip_part (MUONCLIP-SCALE-1, MUONCLIP-SCALE-MLA). */
+/*@ requires \valid_read(c) && layout_ok(c) && g < c->groups;
+    requires \valid_read(max_dot + (0 .. c->heads - 1));
+    requires \valid(factor + (0 .. 2));
+    assigns factor[0 .. 2], errno; */
+static int group_factors(const oc_qk_clip_config *c, const float *max_dot, size_t g,
+                         double layer_max, oc_qk_clip_mutant mutant, double factor[3])
+{
+    size_t per = c->heads / c->groups;
+    //@ ghost block_ends_inside(g, c->groups, per);
+    //@ assert group_in: g * per + per <= c->groups * per == c->heads;
+    double s = mutant == OC_QK_CLIP_MUT_ALL_HEADS ? layer_max
+                                                  : max_logit(c, max_dot, g * per, per, mutant);
+    if (!(s > c->tau)) /* only above tau */
+        return 0;
+    double ratio = c->tau / s, gamma = ratio < 1 ? ratio : 1.0; /* min(1, tau / S) */
+    factor[OC_QK_PART_Q] = pow(gamma, c->alpha);
+    factor[OC_QK_PART_K] = pow(gamma, 1.0 - c->alpha);
+    factor[OC_QK_PART_Q_ROTARY] = gamma;
+    if (mutant == OC_QK_CLIP_MUT_GAMMA_ON_BOTH)
+        factor[OC_QK_PART_Q] = factor[OC_QK_PART_K] = gamma;
+    if (mutant == OC_QK_CLIP_MUT_ROTARY_Q_SQRT)
+        factor[OC_QK_PART_Q_ROTARY] = factor[OC_QK_PART_Q];
+    /* Checked by Eva, not by WP, which does not model pow (proofs/STATUS.md): */
+    //@ assert factor_range: \forall integer k; 0 <= k <= 2 ==> 0 <= factor[k] <= 1;
+    return 1;
+}
+
 /* The buffers valid and apart for a layout the checks accept (oc_buffer_check and
  * oc_buffer_disjoint check NULL, alignment and overlap, not validity). */
 /*@ requires c == \null || \valid_read(c);
     requires c != \null && layout_ok(c) ==>
         \valid_read(max_dot + (0 .. c->heads - 1)) && \valid(w + (0 .. qk_len(c) - 1)) &&
         \separated(w + (0 .. qk_len(c) - 1), c, max_dot + (0 .. c->heads - 1));
-    assigns w[0 .. qk_len(c) - 1]; */
+    assigns w[0 .. qk_len(c) - 1], errno; */
 oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float *w,
                          oc_qk_clip_mutant mutant)
 {
@@ -221,10 +328,9 @@ oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float
     oc_status st = oc_qk_clip_check(c);
     if (st != OC_OK)
         return st;
-    size_t n = oc_qk_clip_len(c), per = c->heads / c->groups;
-    if ((st = oc_buffer_check(max_dot, c->heads, sizeof(float))) ||
-        (st = oc_buffer_check(w, n, sizeof(float))) ||
-        (st = oc_buffer_disjoint(max_dot, c->heads * sizeof(float), w, n * sizeof(float))))
+    size_t n = oc_qk_clip_len(c);
+    if ((st = oc_f32_buffer_check(max_dot, c->heads)) || (st = oc_f32_buffer_check(w, n)) ||
+        (st = oc_f32_buffers_disjoint(max_dot, c->heads, w, n)))
         return st;
     /*@ loop invariant 0 <= h <= c->heads;
         loop assigns h;
@@ -240,30 +346,29 @@ oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float
             return OC_ERR_NONFINITE;
     double layer_max = max_logit(c, max_dot, 0, c->heads, mutant);
     /*@ loop invariant 0 <= g <= c->groups;
-        loop assigns g, w[0 .. n - 1];
+        loop invariant layout_ok(c) && n == qk_len(c);
+        loop assigns g, w[0 .. n - 1], errno;
         loop variant c->groups - g; */
     for (size_t g = 0; g < c->groups; g++) {
-        //@ assert group_in: g * per + per <= c->groups * per == c->heads;
-        double s = mutant == OC_QK_CLIP_MUT_ALL_HEADS ? layer_max
-                                                      : max_logit(c, max_dot, g * per, per, mutant);
-        if (!(s > c->tau))                /* MUONCLIP-GAMMA-1: only above tau */
+        double factor[3];
+        if (!group_factors(c, max_dot, g, layer_max, mutant, factor))
             continue;
-        double ratio = c->tau / s, gamma = ratio < 1 ? ratio : 1.0; /* min(1, tau / S) */
-        /* MUONCLIP-SCALE-1, MUONCLIP-SCALE-MLA: indexed by oc_qk_clip_part */
-        double factor[3] = {pow(gamma, c->alpha), pow(gamma, 1.0 - c->alpha), gamma};
-        if (mutant == OC_QK_CLIP_MUT_GAMMA_ON_BOTH)
-            factor[OC_QK_PART_Q] = factor[OC_QK_PART_K] = gamma;
-        if (mutant == OC_QK_CLIP_MUT_ROTARY_Q_SQRT)
-            factor[OC_QK_PART_Q_ROTARY] = factor[OC_QK_PART_Q];
         oc_qk_clip_segment seg[3];
         size_t parts = oc_qk_clip_segments(c, g, seg); /* v rows, W_kr untouched */
         /*@ loop invariant 0 <= k <= parts;
+            loop invariant inside: \forall integer j; 0 <= j < parts ==>
+                0 <= seg[j].part <= OC_QK_PART_Q_ROTARY && seg[j].offset + seg[j].len <= n;
             loop assigns k, w[0 .. n - 1];
             loop variant parts - k; */
-        for (size_t k = 0; k < parts; k++)
+        for (size_t k = 0; k < parts; k++) {
+            //@ assert segment_in: seg[k].offset + seg[k].len <= n;
             scale_rows(w + seg[k].offset, seg[k].len, factor[seg[k].part]);
-        if (mutant == OC_QK_CLIP_MUT_SHARED_KEY && c->profile == OC_QK_CLIP_KIMI_MLA)
-            scale_rows(w + mla_shared_key(c), c->rope_dim * c->hidden, factor[OC_QK_PART_K]);
+        }
+        if (mutant == OC_QK_CLIP_MUT_SHARED_KEY && c->profile == OC_QK_CLIP_KIMI_MLA) {
+            size_t key = mla_shared_key(c), key_len = c->rope_dim * c->hidden;
+            //@ assert key_in: key + key_len == n;
+            scale_rows(w + key, key_len, factor[OC_QK_PART_K]);
+        }
     }
     return OC_OK;
 }
