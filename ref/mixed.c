@@ -35,11 +35,13 @@
 
 /* Typed views of the type-erased ABI (optcert/mixed.h). WP's Typed memory model cannot follow
  * a cast of void * to float *, uint16_t * or a hyper-parameter struct, so the casts are made
- * only in hparams_of and tensor_of; every other function works on typed pointers
- * (proofs/STATUS.md). The hyper-parameters of h.alg: only the pointer of that algorithm is
- * read. */
+ * only in hparams_of, tensor_of and state_view, which with the ABI entry oc_ref_mixed_step
+ * (casts and a call) are proved in WP's Typed+cast model; mixed_step and everything below it
+ * work on typed pointers (proofs/STATUS.md). The hyper-parameters of h.alg: only the pointer
+ * of that algorithm is read; given: hp is not NULL. */
 typedef struct hparams_view {
     oc_algorithm alg;
+    int given;
     const oc_adam_hparams *adam;
     const oc_sgd_hparams *sgd;
     const oc_lion_hparams *lion;
@@ -62,6 +64,18 @@ typedef struct tensor_view {
     // t holds n values of format f.
     predicate tensor_ok(oc_format f, tensor_view t, integer n) =
         f == OC_FMT_F32 ? \valid(t.f32 + (0 .. n-1)) : \valid(t.bits + (0 .. n-1));
+    // t holds values off .. off+len-1 in format f.
+    predicate chunk_ok(oc_format f, tensor_view t, integer off, integer len) =
+        f == OC_FMT_F32 ? \valid(t.f32 + (off .. off + len - 1)) :
+                          \valid(t.bits + (off .. off + len - 1));
+    // None of the argument checks of mixed_step rejects (those before the algorithm's own
+    // check and the buffers).
+    predicate view_args_ok(hparams_view h, oc_storage *s, size_t n, float *master,
+                           tensor_view *state, oc_mixed_mutant mutant) =
+        s != \null && h.given != 0 && (n > 0 ==> state != \null) &&
+        0 <= mutant < OC_MIXED_MUTANT_COUNT && 0 <= s->param < OC_FMT_COUNT &&
+        0 <= s->state < OC_FMT_COUNT && (s->param == OC_FMT_F32 <==> master == \null) &&
+        0 <= h.alg < OC_ALG_COUNT;
 */
 
 static const char *const mutant_names[OC_MIXED_MUTANT_COUNT] = {
@@ -85,10 +99,10 @@ const char *oc_mixed_mutant_description(oc_mixed_mutant mu)
 }
 
 
-/* The only casts of the hyper-parameters (the ensures are left to the reader: WP's Typed
- * model does not relate a cast pointer to its source, STATUS.md). */
+/* The only casts of the hyper-parameters (proved in the Typed+cast model, STATUS.md). */
 /*@ assigns \nothing;
     ensures alg: \result.alg == alg;
+    ensures given: \result.given != 0 <==> hp != \null;
     ensures view: \result.adam == (oc_adam_hparams *)hp && \result.sgd == (oc_sgd_hparams *)hp &&
                   \result.lion == (oc_lion_hparams *)hp;
     ensures readable: hp_readable(alg, hp) ==> hp_ok(\result);
@@ -96,8 +110,8 @@ const char *oc_mixed_mutant_description(oc_mixed_mutant mu)
 */
 static hparams_view hparams_of(oc_algorithm alg, const void *hp)
 {
-    const hparams_view h = {alg, (const oc_adam_hparams *)hp, (const oc_sgd_hparams *)hp,
-                            (const oc_lion_hparams *)hp};
+    const hparams_view h = {alg, hp != NULL, (const oc_adam_hparams *)hp,
+                            (const oc_sgd_hparams *)hp, (const oc_lion_hparams *)hp};
     return h;
 }
 
@@ -199,6 +213,13 @@ static void store(oc_format f, tensor_view t, size_t i, float x, int truncate)
         t.bits[i] = truncate ? oc_narrow_toward_zero(f, x) : oc_narrow(f, x);
 }
 
+/* The address of a tensor in format f, for the buffer checks. */
+/*@ assigns \nothing; */
+static const void *address(oc_format f, tensor_view t)
+{
+    return f == OC_FMT_F32 ? (const void *)t.f32 : (const void *)t.bits;
+}
+
 /* Buffers: param, master, state..., g (fp32, MP-STORE-3); each checked, then pairwise
  * disjoint (MP-ERR-1). */
 /*@ requires \valid_read(s);
@@ -207,15 +228,15 @@ static void store(oc_format f, tensor_view t, size_t i, float x, int truncate)
     requires n <= 0x10000000;
     assigns \nothing;
 */
-static oc_status check_buffers(const oc_storage *s, int nstate, size_t n, const void *param,
-                               const float *master, void *const *state, const float *g)
+static oc_status check_buffers(const oc_storage *s, int nstate, size_t n, tensor_view param,
+                               const float *master, const tensor_view *state, const float *g)
 {
     const void *buf[OC_MIXED_MAX_STATE + 3];
     size_t w[OC_MIXED_MAX_STATE + 3];
     int nb = 0;
     /*@ assert tables_ok: \valid(buf + (0 .. OC_MIXED_MAX_STATE + 2)) &&
                           \valid(w + (0 .. OC_MIXED_MAX_STATE + 2)); */
-    buf[nb] = param, w[nb++] = width(s->param);
+    buf[nb] = address(s->param, param), w[nb++] = width(s->param);
     if (s->param != OC_FMT_F32)
         buf[nb] = master, w[nb++] = sizeof(float);
     /*@ loop invariant 0 <= k <= nstate && nb == k + (s->param != OC_FMT_F32 ? 2 : 1);
@@ -223,7 +244,7 @@ static oc_status check_buffers(const oc_storage *s, int nstate, size_t n, const 
         loop variant nstate - k;
     */
     for (int k = 0; k < nstate; k++)
-        buf[nb] = state[k], w[nb++] = width(s->state);
+        buf[nb] = address(s->state, state[k]), w[nb++] = width(s->state);
     buf[nb] = g, w[nb++] = sizeof(float);
     /*@ loop invariant 0 <= b <= nb;
         loop assigns b;
@@ -244,6 +265,50 @@ static oc_status check_buffers(const oc_storage *s, int nstate, size_t n, const 
     return OC_OK;
 }
 
+
+/* Values off .. off+len-1 of the n written back from the chunks w0 and ws (MP-CONV-1,
+ * MP-STORE-2): the master (if any) exactly, param in format pf (truncated for the
+ * truncating-write-back mutant), each of the nstate state tensors in format sf (through bf16
+ * for the state-in-bf16 mutant). The assigns name the whole tensors (n: a ghost parameter),
+ * as in step_chunks: the chunk's place in them is proved here, where the context is small
+ * (STATUS.md). */
+/*@ requires 0 <= pf < OC_FMT_COUNT && 0 <= sf < OC_FMT_COUNT;
+    requires 0 <= nstate <= OC_MIXED_MAX_STATE && len <= CHUNK && off + len <= n <= 0x10000000;
+    requires chunk_ok(pf, param, off, len);
+    requires master != \null ==> \valid(master + (off .. off + len - 1));
+    requires \valid_read(state + (0 .. nstate - 1));
+    requires \forall integer k; 0 <= k < nstate ==> chunk_ok(sf, state[k], off, len);
+    requires \valid_read(w0 + (0 .. len - 1)) && \valid_read(ws + (0 .. OC_MIXED_MAX_STATE - 1));
+    requires \forall integer k; 0 <= k < OC_MIXED_MAX_STATE ==> \valid_read(ws[k] + (0 .. len - 1));
+    assigns master[0 .. n-1], param.f32[0 .. n-1], param.bits[0 .. n-1],
+            state[0 .. nstate - 1].f32[0 .. n-1], state[0 .. nstate - 1].bits[0 .. n-1];
+*/
+static void write_back(size_t off, size_t len, oc_format pf, tensor_view param, float *master,
+                       oc_format sf, int nstate, const tensor_view *state, const float *w0,
+                       float *const *ws, int truncate, int state_in_bf16)
+    /*@ ghost (size_t n) */
+{
+    /*@ loop invariant 0 <= i <= len;
+        loop assigns i, master[0 .. n-1], param.f32[0 .. n-1], param.bits[0 .. n-1],
+                     state[0 .. nstate - 1].f32[0 .. n-1], state[0 .. nstate - 1].bits[0 .. n-1];
+        loop variant len - i;
+    */
+    for (size_t i = 0; i < len; i++) {
+        if (master)
+            master[off + i] = w0[i];
+        store(pf, param, off + i, w0[i], truncate);
+        /*@ loop invariant 0 <= k <= nstate;
+            loop assigns k, state[0 .. nstate - 1].f32[off + i],
+                         state[0 .. nstate - 1].bits[off + i];
+            loop variant nstate - k;
+        */
+        for (int k = 0; k < nstate; k++)
+            store(sf, state[k], off + i,
+                  state_in_bf16 ? oc_widen(OC_FMT_BF16, oc_narrow(OC_FMT_BF16, ws[k][i]))
+                                : ws[k][i],
+                  0);
+    }
+}
 
 /* The step of oc_ref_mixed_step once every check passed, on typed views: param in format pf,
  * the nstate state tensors in format sf; each chunk of param (or master) and state is widened
@@ -298,61 +363,108 @@ static oc_status step_chunks(hparams_view h, int alg_mutant, int64_t step, size_
         /* Cannot fail: the hyper-parameters passed the same call with n = 0. */
         if (algorithm_step(h, alg_mutant, step, len, w0, ws, g + off) != OC_OK)
             return OC_ERR_INTERNAL;
-        /*@ loop invariant 0 <= i <= len;
-            loop assigns i, master[0 .. n-1], param.f32[0 .. n-1], param.bits[0 .. n-1],
-                         state[0 .. nstate - 1].f32[0 .. n-1],
-                         state[0 .. nstate - 1].bits[0 .. n-1];
-            loop variant len - i;
-        */
-        for (size_t i = 0; i < len; i++) {
-            if (master)
-                master[off + i] = w0[i];
-            store(pf, param, off + i, w0[i], truncate);
-            /*@ loop invariant 0 <= k <= nstate;
-                loop assigns k, state[0 .. nstate - 1].f32[0 .. n-1],
-                             state[0 .. nstate - 1].bits[0 .. n-1];
-                loop variant nstate - k;
-            */
-            for (int k = 0; k < nstate; k++)
-                store(sf, state[k], off + i,
-                      state_in_bf16 ? oc_widen(OC_FMT_BF16, oc_narrow(OC_FMT_BF16, ws[k][i]))
-                                    : ws[k][i],
-                      0);
-        }
+        //@ assert chunk_in_tensor: off + len <= n;
+        write_back(off, len, pf, param, master, sf, nstate, state, w0, ws, truncate,
+                   state_in_bf16) /*@ ghost (n) */;
     }
     return OC_OK;
 }
 
+/* The chunks step_chunks works on (w0: param or master, ws: the state tensors), zero: every
+ * element is initialised (for Eva, which cannot tell that only written elements are read). */
+typedef struct chunk_buffers {
+    float w0[CHUNK];
+    float ws[OC_MIXED_MAX_STATE][CHUNK];
+} chunk_buffers;
+static const chunk_buffers no_chunks;
+
+/* oc_ref_mixed_step on typed views: the hyper-parameters h, param, and the nviews views of
+ * the state tensors (NULL iff the caller's state is NULL; the ghost nviews is the number of
+ * state tensors wherever the checks pass, and bounds what the step writes). */
+/*@ requires n <= 0x10000000;
+    requires s != \null ==> \valid_read(s);
+    requires h.given != 0 ==> hp_ok(h);
+    requires view_args_ok(h, s, n, master, state, mutant) && n > 0 ==>
+             nviews == view_state_count(h) &&
+             \valid_read(state + (0 .. view_state_count(h) - 1)) &&
+             tensor_ok(s->param, param, n) && \valid_read(g + (0 .. n-1)) &&
+             (master != \null ==> \valid(master + (0 .. n-1))) &&
+             \forall integer k; 0 <= k < view_state_count(h) ==> tensor_ok(s->state, state[k], n);
+    assigns master[0 .. n-1], param.f32[0 .. n-1], param.bits[0 .. n-1],
+            state[0 .. nviews - 1].f32[0 .. n-1], state[0 .. nviews - 1].bits[0 .. n-1], errno;
+    behavior invalid_arguments: // MP-ERR-1
+      assumes !view_args_ok(h, s, n, master, state, mutant);
+      assigns \nothing;
+      ensures \result != OC_OK;
+    behavior maybe_valid:
+      assumes view_args_ok(h, s, n, master, state, mutant);
+    complete behaviors;
+    disjoint behaviors;
+*/
+static oc_status mixed_step(hparams_view h, int alg_mutant, const oc_storage *s, int64_t step,
+                            size_t n, tensor_view param, float *master, const tensor_view *state,
+                            const float *g, oc_mixed_mutant mutant) /*@ ghost (int nviews) */
+{
+    /* MP-ERR-1: formats, master presence, hyper-parameters and buffers before any write. */
+    if (s == NULL || !h.given || (n > 0 && state == NULL))
+        return OC_ERR_NULL_POINTER;
+    if ((unsigned)mutant >= OC_MIXED_MUTANT_COUNT || (unsigned)s->param >= OC_FMT_COUNT ||
+        (unsigned)s->state >= OC_FMT_COUNT)
+        return OC_ERR_BAD_PROFILE;
+    if ((s->param == OC_FMT_F32) != (master == NULL)) /* MP-MASTER-1 */
+        return s->param == OC_FMT_F32 ? OC_ERR_UNSUPPORTED : OC_ERR_NULL_POINTER;
+    const int nstate = state_count_of(h);
+    if (nstate < 0)
+        return OC_ERR_BAD_PROFILE;
+    /* A copy, not an initializer list: WP states the zero-fill of a float array with an
+     * integer 0, which Why3 rejects (STATUS.md). */
+    chunk_buffers c = no_chunks;
+    float *const w0 = c.w0;
+    float *const wsp[OC_MIXED_MAX_STATE] = {c.ws[0], c.ws[1], c.ws[2]};
+    /* Hyper-parameters and step first (n = 0), then the caller's buffers; with n = 0 there is
+     * nothing more to check or to do (and state may be NULL). */
+    oc_status st = algorithm_step(h, alg_mutant, step, 0, w0, wsp, w0);
+    if (st != OC_OK || n == 0)
+        return st;
+    st = check_buffers(s, nstate, n, param, master, state, g);
+    if (st != OC_OK)
+        return st;
+    //@ assert state_count: nstate == nviews;
+    return step_chunks(h, alg_mutant, step, n, s->param, param, master, s->state, nstate, state,
+                       g, mutant, w0, wsp);
+}
+
+/* The view of state tensor k of the count in state (of NULL beyond them). */
+/*@ requires 0 <= k && (k < count ==> \valid_read(state + k));
+    assigns \nothing;
+    ensures view: 0 <= k < count ==>
+                  \result.f32 == (float *)state[k] && \result.bits == (uint16_t *)state[k];
+*/
+static tensor_view state_view(void *const *state, int count, int k)
+{
+    return tensor_of(k < count ? state[k] : NULL);
+}
+
+/* The ABI entry: the typed views of its arguments, then mixed_step. The state pointers are
+ * read only where the header says state holds oc_algorithm_state_count entries (n > 0, hp
+ * and state given); their tensors only in mixed_step, after its checks. */
 /*@ requires n <= 0x10000000;
     requires s != \null ==> \valid_read(s);
     requires hp != \null ==> hp_readable(alg, hp);
+    requires n > 0 && hp != \null && state != \null ==>
+             \valid_read(state + (0 .. state_count(alg, hp) - 1));
     requires args_ok(alg, hp, s, n, master, state, mutant) && n > 0 ==>
-             \valid_read(state + (0 .. state_count(alg, hp) - 1)) &&
              tensor_valid(s->param, param, n) && \valid_read(g + (0 .. n-1)) &&
              (master != \null ==> \valid(master + (0 .. n-1))) &&
              \forall integer k; 0 <= k < state_count(alg, hp) ==>
                  tensor_valid(s->state, state[k], n);
-    // Typed memory model: the values written are not the arguments read.
-    requires \separated(s, (uint16_t *)param + (0 .. n-1));
-    requires \separated(s, (uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1] + (0 .. n-1));
-    requires alg == OC_ALG_ADAM ==>
-             \separated((oc_adam_hparams *)hp, (uint16_t *)param + (0 .. n-1)) &&
-             \separated((oc_adam_hparams *)hp,
-                        (uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1] + (0 .. n-1));
-    requires alg == OC_ALG_SGD ==>
-             \separated((oc_sgd_hparams *)hp, (uint16_t *)param + (0 .. n-1)) &&
-             \separated((oc_sgd_hparams *)hp,
-                        (uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1] + (0 .. n-1));
-    requires alg == OC_ALG_LION ==>
-             \separated((oc_lion_hparams *)hp, (uint16_t *)param + (0 .. n-1)) &&
-             \separated((oc_lion_hparams *)hp,
-                        (uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1] + (0 .. n-1));
     assigns master[0 .. n-1], ((float *)param)[0 .. n-1], ((uint16_t *)param)[0 .. n-1],
             ((float *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1],
             ((uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1], errno;
+    // That nothing is written here is proved on mixed_step (behavior invalid_arguments):
+    // WP does not use a callee's behavior assigns at a call (STATUS.md).
     behavior invalid_arguments: // MP-ERR-1
       assumes !args_ok(alg, hp, s, n, master, state, mutant);
-      assigns \nothing;
       ensures \result != OC_OK;
     behavior maybe_valid:
       assumes args_ok(alg, hp, s, n, master, state, mutant);
@@ -364,35 +476,9 @@ oc_status oc_ref_mixed_step(oc_algorithm alg, const void *hp, int alg_mutant,
                             float *master, void *const *state, const float *g,
                             oc_mixed_mutant mutant)
 {
-    /* MP-ERR-1: formats, master presence, hyper-parameters and buffers before any write. */
-    if (s == NULL || hp == NULL || (n > 0 && state == NULL))
-        return OC_ERR_NULL_POINTER;
-    if ((unsigned)mutant >= OC_MIXED_MUTANT_COUNT || (unsigned)s->param >= OC_FMT_COUNT ||
-        (unsigned)s->state >= OC_FMT_COUNT)
-        return OC_ERR_BAD_PROFILE;
-    if ((s->param == OC_FMT_F32) != (master == NULL)) /* MP-MASTER-1 */
-        return s->param == OC_FMT_F32 ? OC_ERR_UNSUPPORTED : OC_ERR_NULL_POINTER;
-    const hparams_view h = hparams_of(alg, hp);
-    const int nstate = state_count_of(h);
-    if (nstate < 0)
-        return OC_ERR_BAD_PROFILE;
-    float w0[CHUNK] = {0}, ws[OC_MIXED_MAX_STATE][CHUNK] = {{0}}; /* initialised: for Eva */
-    float *const wsp[OC_MIXED_MAX_STATE] = {ws[0], ws[1], ws[2]};
-    /* Hyper-parameters and step first (n = 0), then the caller's buffers; with n = 0 there is
-     * nothing more to check or to do (and state may be NULL). */
-    oc_status st = algorithm_step(h, alg_mutant, step, 0, w0, wsp, w0);
-    if (st != OC_OK || n == 0)
-        return st;
-    st = check_buffers(s, nstate, n, param, master, state, g);
-    if (st != OC_OK)
-        return st;
-    tensor_view views[OC_MIXED_MAX_STATE] = {{NULL, NULL}}; /* initialised: for Eva */
-    /*@ loop invariant 0 <= k <= nstate;
-        loop assigns k, views[0 .. OC_MIXED_MAX_STATE - 1];
-        loop variant nstate - k;
-    */
-    for (int k = 0; k < nstate; k++)
-        views[k] = tensor_of(state[k]);
-    return step_chunks(h, alg_mutant, step, n, s->param, tensor_of(param), master, s->state,
-                       nstate, views, g, mutant, w0, wsp);
+    const int count = n > 0 && state != NULL ? oc_algorithm_state_count(alg, hp) : 0;
+    const tensor_view views[OC_MIXED_MAX_STATE] = {
+        state_view(state, count, 0), state_view(state, count, 1), state_view(state, count, 2)};
+    return mixed_step(hparams_of(alg, hp), alg_mutant, s, step, n, tensor_of(param), master,
+                      state == NULL ? NULL : views, g, mutant) /*@ ghost (count) */;
 }
