@@ -148,14 +148,12 @@ static oc_status check_param(const oc_sub_optimizer *s, const oc_guarded_param *
 }
 
 /* The hyper-parameters and buffers of one sub-optimizer, for its next step (STEP-ERR-1);
- * *nparams counts the parameters of all sub-optimizers (STEP-CFG-1). */
-/*@ requires \valid_read(s) && sub_ok(s);
-    requires \valid(nparams) && \separated(nparams, s) && *nparams <= OC_GUARD_MAX_PARAMS;
-    assigns *nparams;
-    ensures \result == OC_OK ==>
-            sub_checked(s) && *nparams == \old(*nparams) + s->nparams <= OC_GUARD_MAX_PARAMS;
+ * `counted` parameters of the sub-optimizers before it (STEP-CFG-1). */
+/*@ requires \valid_read(s) && sub_ok(s) && counted <= OC_GUARD_MAX_PARAMS;
+    assigns \nothing;
+    ensures \result == OC_OK ==> sub_checked(s) && counted + s->nparams <= OC_GUARD_MAX_PARAMS;
 */
-static oc_status check_sub(const oc_sub_optimizer *s, size_t *nparams)
+static oc_status check_sub(const oc_sub_optimizer *s, size_t counted)
 {
     oc_status st;
     if (s->step < 0 || s->step == INT64_MAX)
@@ -167,9 +165,8 @@ static oc_status check_sub(const oc_sub_optimizer *s, size_t *nparams)
                                   : OC_ERR_BAD_PROFILE;
     if (st != OC_OK)
         return st;
-    if (s->nparams > OC_GUARD_MAX_PARAMS - *nparams)
+    if (s->nparams > OC_GUARD_MAX_PARAMS - counted)
         return OC_ERR_BAD_HPARAM;
-    *nparams += s->nparams;
     if (s->nparams > 0 && s->params == NULL)
         return OC_ERR_NULL_POINTER;
     /*@ loop invariant 0 <= i <= s->nparams;
@@ -372,9 +369,11 @@ oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler
         loop assigns k, nparams, st;
         loop variant nsub - k;
     */
-    for (size_t k = 0; k < nsub; k++)
-        if ((st = check_sub(&subs[k], &nparams)) != OC_OK)
+    for (size_t k = 0; k < nsub; k++) {
+        if ((st = check_sub(&subs[k], nparams)) != OC_OK)
             return st;
+        nparams += subs[k].nparams;
+    }
     if (cfg->mode == OC_GUARD_SCALED) {
         oc_loss_scale_state copy = *scaler_state;   /* validates both, on a copy (LS-ERR-1) */
         if ((st = oc_ref_loss_scale_update(scaler, &copy, 0, OC_LS_CORRECT)) != OC_OK)
@@ -419,6 +418,7 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
     if (st != OC_OK)
         return st;
     const oc_clip_config cc = oc_guard_clip_config(cfg);
+    const int64_t advanced = *position + increment;        /* checked: no overflow */
     /* Nothing fails from here on (STEP-ERR-1). STEP-ORDER-1: unscale and check, scaler, skip
      * or clip, step. */
     const unsigned all = (unsigned)((1ull << nsub) - 1);
@@ -449,7 +449,7 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
     if (taken && cfg->mode == OC_GUARD_SCALED && mutant == OC_GUARD_MUT_SCALER_UPDATE_AFTER_STEP)
         update_scaler(scaler, scaler_state, 0);
     if (taken || mutant == OC_GUARD_MUT_SCHEDULE_ADVANCED_ON_SKIP)
-        *position += increment;                             /* STEP-SCHED-1 */
+        *position = advanced;                               /* STEP-SCHED-1 */
     *grad_norm = norm;                                      /* STEP-NORM-1: pre-clip */
     *outcome = found_inf ? OC_STEP_SKIPPED_INF : norm_skip ? OC_STEP_SKIPPED_NORM : OC_STEP_TAKEN;
     return OC_OK;
