@@ -11,6 +11,6 @@ files=(ref/guarded_step.c ref/adam.c ref/sgd.c ref/lion.c ref/clip.c ref/loss_sc
        ref/buffers.c proofs/fmax.c proofs/fma.c)
 proofs/eva_one.sh guarded_step 6 "${files[@]}"
 fcts=oc_guard_mutant_name,oc_guard_mutant_description,param_buffers,check_param,check_sub
-fcts+=,unscale,norm_and_clip,step_sub,step_subs,update_scaler,oc_guard_clip_config
+fcts+=,unscale,norm_and_clip,step_sub,step_subs,update_scaler,oc_guard_clip_config,check_clip
 fcts+=,oc_guarded_step_check,oc_ref_guarded_step
 proofs/wp_main.sh guarded_step "${files[@]}" -wp-fct "$fcts"

@@ -220,12 +220,12 @@ static unsigned unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, in
  * clip_grad > 0 every gradient clipped with the same coefficient (ref/clip.c, profile megatron,
  * one rank: every parameter a counted view owned by its sub-optimizer; the threshold is checked
  * by the caller, after the clipping). */
-/*@ requires \valid_read(cc) && \valid(norm);
+/*@ requires \valid_read(cfg) && \valid(norm);
     requires \valid_read(subs + (0 .. nsub - 1));
     requires subs_ok(subs, nsub) && subs_checked(subs, nsub);
     assigns *norm, subs[0 .. nsub - 1].params[..].grad[..];
 */
-static oc_status norm_and_clip(const oc_clip_config *cc, size_t nsub, oc_sub_optimizer *subs,
+static oc_status norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub_optimizer *subs,
                                unsigned which, float *norm, oc_guard_mutant mu)
 {
     oc_clip_view views[OC_GUARD_MAX_PARAMS];
@@ -244,9 +244,10 @@ static oc_status norm_and_clip(const oc_clip_config *cc, size_t nsub, oc_sub_opt
         for (size_t i = 0; (which >> k & 1u) && i < subs[k].nparams; i++)
             views[nviews++] = (oc_clip_view){0, 0, 0, (int32_t)k, 0, 0, subs[k].params[i].n,
                                              subs[k].params[i].grad};
-    if (!(cc->max_norm > 0))                                /* CLIP-DISABLE-1: the norm only */
-        return oc_ref_clip_norm(cc, nviews, views, norm);
-    return oc_ref_clip_chained(cc, nviews, views, norm, cm);
+    const oc_clip_config cc = oc_guard_clip_config(cfg);
+    if (!(cc.max_norm > 0))                                 /* CLIP-DISABLE-1: the norm only */
+        return oc_ref_clip_norm(&cc, nviews, views, norm);
+    return oc_ref_clip_chained(&cc, nviews, views, norm, cm);
 }
 
 /* STEP-TAKE-1: the sub-optimizer's own update of every parameter with counter step + 1. */
@@ -330,6 +331,17 @@ oc_clip_config oc_guard_clip_config(const oc_guard_config *cfg)
                             0, 1, 1, 1};
 }
 
+/* CLIP-CFG-1: the clipping configuration of the step (its own frame: the local configuration
+ * is not in the memory WP reads the sub-optimizers from). */
+/*@ requires \valid_read(cfg);
+    assigns \nothing;
+*/
+static oc_status check_clip(const oc_guard_config *cfg)
+{
+    const oc_clip_config cc = oc_guard_clip_config(cfg);
+    return oc_clip_check(&cc, 0, NULL);
+}
+
 /*@ requires cfg == \null || \valid_read(cfg);
     requires scaler == \null || \valid_read(scaler);
     requires scaler_state == \null || \valid_read(scaler_state);
@@ -358,8 +370,7 @@ oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler
         return OC_ERR_BAD_STEP;
     if (nsub > OC_GUARD_MAX_SUBS)
         return OC_ERR_BAD_HPARAM;
-    const oc_clip_config cc = oc_guard_clip_config(cfg);
-    if ((st = oc_clip_check(&cc, 0, NULL)) != OC_OK)   /* CLIP-CFG-1 */
+    if ((st = check_clip(cfg)) != OC_OK)
         return st;
     size_t nparams = 0;
     /*@ loop invariant 0 <= k <= nsub;
@@ -417,14 +428,13 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
                                          increment, grad_norm, outcome); /* STEP-ERR-1 */
     if (st != OC_OK)
         return st;
-    const oc_clip_config cc = oc_guard_clip_config(cfg);
     const int64_t advanced = *position + increment;        /* checked: no overflow */
     /* Nothing fails from here on (STEP-ERR-1). STEP-ORDER-1: unscale and check, scaler, skip
      * or clip, step. */
     const unsigned all = (unsigned)((1ull << nsub) - 1);
     float norm = 0.0f;
     if (mutant == OC_GUARD_MUT_CLIP_BEFORE_UNSCALE &&
-        (st = norm_and_clip(&cc, nsub, subs, all, &norm, mutant)) != OC_OK)
+        (st = norm_and_clip(cfg, nsub, subs, all, &norm, mutant)) != OC_OK)
         return st;
     /* STEP-UNSCALE-1: Megatron's inv_scale = scale.double().reciprocal().float() */
     float inv = cfg->mode == OC_GUARD_SCALED ? (float)(1.0 / (double)scaler_state->scale) : 1.0f;
@@ -436,7 +446,7 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
     unsigned stepping = !found_inf ? all
                         : mutant == OC_GUARD_MUT_SKIP_ONLY_OFFENDING_SUB ? all & ~bad : 0u;
     if (stepping != 0 && mutant != OC_GUARD_MUT_CLIP_BEFORE_UNSCALE &&
-        (st = norm_and_clip(&cc, nsub, subs, stepping, &norm, mutant)) != OC_OK)
+        (st = norm_and_clip(cfg, nsub, subs, stepping, &norm, mutant)) != OC_OK)
         return st;                                          /* STEP-CLIP-1 */
     /* CLIP-SKIP-1, checked only for a finite threshold (Megatron: math.isfinite), on the
      * binary32 norm; nobody steps */
