@@ -15,9 +15,10 @@
 # the committed baseline: proofs/check.sh.
 # Needs the toolchain from proofs/setup.sh. WP_PAR (default 2) = parallel prover runs.
 # ONLY=<comma list> runs only the named parts: adam, sgd, lion, schedule, formats,
-# mixed, loss_scale, clip, ns, cuda, muon (e.g. ONLY=schedule);
+# mixed, loss_scale, clip, guarded_step, ns, cuda, muon (e.g. ONLY=schedule);
 # unset = all. wp-goals.txt then holds only their goals (check.sh reports the others as lost).
 # Also Eva and WP pass 1 over ref/formats.c and ref/mixed.c (goals "formats:", "mixed:").
+# Eva and WP pass 1 over ref/guarded_step.c: proofs/run_guarded_step.sh (goals "guarded_step:").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -123,7 +124,8 @@ done
 if selected loss_scale; then proofs/run_loss_scale.sh; fi
 # ref/clip.c: Eva and WP pass 1 (proofs/run_clip.sh), which writes $out/wp-clip.goals.
 if selected clip; then proofs/run_clip.sh; fi
-# ref/guarded_step.c: Eva with every sub-step inside (proofs/run_guarded_step.sh; WP not yet).
+# ref/guarded_step.c: Eva with every sub-step inside, then WP pass 1 on its own functions
+# (proofs/run_guarded_step.sh), which writes $out/wp-guarded_step.goals.
 if selected guarded_step; then proofs/run_guarded_step.sh; fi
 # ref/muon_clip.c: Eva (proofs/run_muon_clip.sh), then WP pass 1 on
 # every function (oc_ref_qk_clip: memory, integer and contract goals; STATUS.md); goals "muon_clip:".
@@ -264,6 +266,7 @@ done
 extra_goals=()
 if selected loss_scale; then extra_goals+=("$out/wp-loss_scale.goals"); fi
 if selected clip; then extra_goals+=("$out/wp-clip.goals"); fi
+if selected guarded_step; then extra_goals+=("$out/wp-guarded_step.goals"); fi
 # (ONLY= without a WP part, e.g. ONLY=clip: no goal files, an empty list)
 goal_files=$([ ${#parts[@]} -eq 0 ] || printf "$out/wp-%s.goals " "${parts[@]}")
 cat /dev/null $goal_files "${extra_goals[@]}" | sort > "$goals"

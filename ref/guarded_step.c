@@ -7,6 +7,66 @@
 #include "optcert/clip.h"
 #include "optcert/guarded_step.h"
 
+/*@ // ACSL for proofs/ (STATUS.md there, section ref/guarded_step.c).
+    // The buffers the step of the sub-optimizer's kind reads and writes, valid and pairwise
+    // separated as that step requires (Lion: any kind but Adam and SGD, as step_sub runs it;
+    // check_sub rejects the others before any step).
+    predicate param_ok(oc_sub_optimizer *s, oc_guarded_param *q) =
+        q->n <= 0x10000000 &&
+        \valid(q->p + (0 .. q->n - 1)) && \valid(q->grad + (0 .. q->n - 1)) &&
+        (s->kind == OC_SUB_ADAM ==>
+            \valid(q->state[0] + (0 .. q->n - 1)) && \valid(q->state[1] + (0 .. q->n - 1)) &&
+            \separated(q->p + (0 .. q->n - 1), q->state[0] + (0 .. q->n - 1),
+                       q->state[1] + (0 .. q->n - 1), q->grad + (0 .. q->n - 1)) &&
+            (s->hp.adam.amsgrad != 0 ==>
+                \valid(q->state[2] + (0 .. q->n - 1)) &&
+                \separated(q->state[2] + (0 .. q->n - 1), q->p + (0 .. q->n - 1),
+                           q->state[0] + (0 .. q->n - 1), q->state[1] + (0 .. q->n - 1),
+                           q->grad + (0 .. q->n - 1)))) &&
+        (s->kind == OC_SUB_SGD ==>
+            \separated(q->p + (0 .. q->n - 1), q->grad + (0 .. q->n - 1)) &&
+            (s->hp.sgd.momentum != 0.0 ==>
+                \valid(q->state[0] + (0 .. q->n - 1)) &&
+                \separated(q->state[0] + (0 .. q->n - 1), q->p + (0 .. q->n - 1),
+                           q->grad + (0 .. q->n - 1)))) &&
+        (s->kind != OC_SUB_ADAM && s->kind != OC_SUB_SGD ==>
+            \valid(q->state[0] + (0 .. q->n - 1)) &&
+            \separated(q->p + (0 .. q->n - 1), q->state[0] + (0 .. q->n - 1),
+                       q->grad + (0 .. q->n - 1)));
+    // A sub-optimizer's parameters: the array NULL or readable, every parameter's buffers ok.
+    predicate sub_ok(oc_sub_optimizer *s) =
+        (s->params == \null || \valid_read(s->params + (0 .. s->nparams - 1))) &&
+        (s->params != \null ==>
+            \forall integer i; 0 <= i < s->nparams ==> param_ok(s, s->params + i));
+    predicate subs_ok(oc_sub_optimizer *subs, integer nsub) =
+        \forall integer k; 0 <= k < nsub ==> sub_ok(subs + k);
+    // The parameters of subs[0 .. k-1], 0 <= k <= OC_GUARD_MAX_SUBS (STEP-CFG-1), written out
+    // term by term: Eva does not evaluate recursive logic functions.
+    logic integer params_of(oc_sub_optimizer *subs, integer k, integer j) =
+        j < k ? subs[j].nparams : 0;
+    logic integer params_upto(oc_sub_optimizer *subs, integer k) =
+        params_of(subs, k, 0) + params_of(subs, k, 1) + params_of(subs, k, 2) +
+        params_of(subs, k, 3) + params_of(subs, k, 4) + params_of(subs, k, 5) +
+        params_of(subs, k, 6) + params_of(subs, k, 7);
+    predicate params_bounded(oc_sub_optimizer *subs, integer nsub) =
+        \forall integer k; 0 <= k <= nsub ==> params_upto(subs, k) <= OC_GUARD_MAX_PARAMS;
+    // What check_sub establishes of a sub-optimizer.
+    predicate sub_checked(oc_sub_optimizer *s) =
+        0 <= s->step < INT64_MAX && (s->nparams > 0 ==> s->params != \null);
+    predicate subs_checked(oc_sub_optimizer *subs, integer nsub) =
+        nsub <= OC_GUARD_MAX_SUBS && params_bounded(subs, nsub) &&
+        \forall integer k; 0 <= k < nsub ==> sub_checked(subs + k);
+    // What oc_guarded_step_check establishes when it accepts the step (STEP-ERR-1).
+    predicate step_accepted(oc_guard_config *cfg, oc_loss_scaler *scaler,
+                            oc_loss_scale_state *scaler_state, integer nsub,
+                            oc_sub_optimizer *subs, int64_t *position, integer increment,
+                            float *grad_norm, oc_step_outcome *outcome) =
+        cfg != \null && position != \null && grad_norm != \null && outcome != \null &&
+        (nsub > 0 ==> subs != \null) && 0 <= cfg->mode < OC_GUARD_MODE_COUNT &&
+        (cfg->mode == OC_GUARD_SCALED ==> scaler != \null && scaler_state != \null) &&
+        0 <= increment && 0 <= *position <= INT64_MAX - increment && subs_checked(subs, nsub);
+*/
+
 static const char *const mutant_names[OC_GUARD_MUTANT_COUNT] = {
     "correct",
     "skip-only-offending-sub",
@@ -27,17 +87,23 @@ static const char *const mutant_descriptions[OC_GUARD_MUTANT_COUNT] = {
     "the norm and the clipping computed on the scaled gradients, before unscaling",
 };
 
+/*@ assigns \result \from mu, mutant_names[0 .. OC_GUARD_MUTANT_COUNT - 1]; */
 const char *oc_guard_mutant_name(oc_guard_mutant mu)
 {
     return (unsigned)mu < OC_GUARD_MUTANT_COUNT ? mutant_names[mu] : NULL;
 }
 
+/*@ assigns \result \from mu, mutant_descriptions[0 .. OC_GUARD_MUTANT_COUNT - 1]; */
 const char *oc_guard_mutant_description(oc_guard_mutant mu)
 {
     return (unsigned)mu < OC_GUARD_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
 }
 
 /* A parameter's buffers, the ones its sub-optimizer's step reads or writes; returns how many. */
+/*@ requires \valid_read(s) && \valid_read(q) && \valid(b + (0 .. 4));
+    assigns b[0 .. 4];
+    ensures 2 <= \result <= 5;
+*/
 static int param_buffers(const oc_sub_optimizer *s, const oc_guarded_param *q, const void *b[5])
 {
     b[0] = q->p;
@@ -54,14 +120,25 @@ static int param_buffers(const oc_sub_optimizer *s, const oc_guarded_param *q, c
 
 /* STEP-ERR-1: the checks the sub-optimizer's own step makes (buffers present, aligned and
  * pairwise disjoint), made before anything is written, so that no step can fail halfway. */
+/*@ requires \valid_read(s) && \valid_read(q);
+    assigns \nothing;
+*/
 static oc_status check_param(const oc_sub_optimizer *s, const oc_guarded_param *q)
 {
     const void *b[5];
     oc_status st;
     int nb = param_buffers(s, q, b);
+    /*@ loop invariant 0 <= i <= nb;
+        loop assigns i, st;
+        loop variant nb - i;
+    */
     for (int i = 0; i < nb; i++) {
         if ((st = oc_buffer_check(b[i], q->n, sizeof(float))) != OC_OK)
             return st;
+        /*@ loop invariant 0 <= o <= i;
+            loop assigns o, st;
+            loop variant i - o;
+        */
         for (int o = 0; o < i; o++)
             if ((st = oc_buffer_disjoint(b[o], q->n * sizeof(float), b[i],
                                          q->n * sizeof(float))) != OC_OK)
@@ -71,8 +148,12 @@ static oc_status check_param(const oc_sub_optimizer *s, const oc_guarded_param *
 }
 
 /* The hyper-parameters and buffers of one sub-optimizer, for its next step (STEP-ERR-1);
- * *nparams counts the parameters of all sub-optimizers (STEP-CFG-1). */
-static oc_status check_sub(const oc_sub_optimizer *s, size_t *nparams)
+ * `counted` parameters of the sub-optimizers before it (STEP-CFG-1). */
+/*@ requires \valid_read(s) && sub_ok(s) && counted <= OC_GUARD_MAX_PARAMS;
+    assigns \nothing;
+    ensures \result == OC_OK ==> sub_checked(s) && counted + s->nparams <= OC_GUARD_MAX_PARAMS;
+*/
+static oc_status check_sub(const oc_sub_optimizer *s, size_t counted)
 {
     oc_status st;
     if (s->step < 0 || s->step == INT64_MAX)
@@ -84,11 +165,14 @@ static oc_status check_sub(const oc_sub_optimizer *s, size_t *nparams)
                                   : OC_ERR_BAD_PROFILE;
     if (st != OC_OK)
         return st;
-    if (s->nparams > OC_GUARD_MAX_PARAMS - *nparams)
+    if (s->nparams > OC_GUARD_MAX_PARAMS - counted)
         return OC_ERR_BAD_HPARAM;
-    *nparams += s->nparams;
     if (s->nparams > 0 && s->params == NULL)
         return OC_ERR_NULL_POINTER;
+    /*@ loop invariant 0 <= i <= s->nparams;
+        loop assigns i, st;
+        loop variant s->nparams - i;
+    */
     for (size_t i = 0; i < s->nparams; i++)
         if ((st = check_param(s, &s->params[i])) != OC_OK)
             return st;
@@ -99,12 +183,28 @@ static oc_status check_sub(const oc_sub_optimizer *s, size_t *nparams)
  * the multiplication (as _amp_foreach_non_finite_check_and_unscale_ checks it). An inv_scale of
  * exactly 1 leaves the value alone (the kernel's `inv_scale == 1 ? val : val * inv_scale`).
  * Returns the sub-optimizers holding a non-finite value, bit k for sub-optimizer k. */
+/*@ requires \valid_read(subs + (0 .. nsub - 1));
+    requires subs_ok(subs, nsub) && subs_checked(subs, nsub);
+    assigns subs[0 .. nsub - 1].params[..].grad[..];
+*/
 static unsigned unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, int scale_them)
 {
     unsigned found_inf = 0;
+    /*@ loop invariant 0 <= k <= nsub;
+        loop assigns k, found_inf, subs[0 .. nsub - 1].params[..].grad[..];
+        loop variant nsub - k;
+    */
     for (size_t k = 0; k < nsub; k++)
+        /*@ loop invariant 0 <= i <= subs[k].nparams;
+            loop assigns i, found_inf, subs[k].params[..].grad[..];
+            loop variant subs[k].nparams - i;
+        */
         for (size_t i = 0; i < subs[k].nparams; i++) {
             oc_guarded_param *q = &subs[k].params[i];
+            /*@ loop invariant 0 <= j <= q->n;
+                loop assigns j, found_inf, q->grad[0 .. q->n - 1];
+                loop variant q->n - j;
+            */
             for (size_t j = 0; j < q->n; j++) {
                 if (!(fabsf(q->grad[j]) <= FLT_MAX))            /* STEP-FOUND-INF-1 */
                     found_inf |= 1u << k;
@@ -120,27 +220,49 @@ static unsigned unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, in
  * clip_grad > 0 every gradient clipped with the same coefficient (ref/clip.c, profile megatron,
  * one rank: every parameter a counted view owned by its sub-optimizer; the threshold is checked
  * by the caller, after the clipping). */
-static oc_status norm_and_clip(const oc_clip_config *cc, size_t nsub, oc_sub_optimizer *subs,
+/*@ requires \valid_read(cfg) && \valid(norm);
+    requires \valid_read(subs + (0 .. nsub - 1));
+    requires subs_ok(subs, nsub) && subs_checked(subs, nsub);
+    assigns *norm, subs[0 .. nsub - 1].params[..].grad[..];
+*/
+static oc_status norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub_optimizer *subs,
                                unsigned which, float *norm, oc_guard_mutant mu)
 {
     oc_clip_view views[OC_GUARD_MAX_PARAMS];
     size_t nviews = 0;
     oc_clip_mutant cm = mu == OC_GUARD_MUT_PER_OPTIMIZER_NORM ? OC_CLIP_MUT_PER_OPTIMIZER_NORM
                                                                : OC_CLIP_CORRECT;
+    /*@ loop invariant 0 <= k <= nsub && nviews <= params_upto(subs, k);
+        loop assigns k, nviews, views[0 .. OC_GUARD_MAX_PARAMS - 1];
+        loop variant nsub - k;
+    */
     for (size_t k = 0; k < nsub; k++)
+        /*@ loop invariant 0 <= i <= subs[k].nparams && nviews <= params_upto(subs, k) + i;
+            loop assigns i, nviews, views[0 .. OC_GUARD_MAX_PARAMS - 1];
+            loop variant subs[k].nparams - i;
+        */
         for (size_t i = 0; (which >> k & 1u) && i < subs[k].nparams; i++)
             views[nviews++] = (oc_clip_view){0, 0, 0, (int32_t)k, 0, 0, subs[k].params[i].n,
                                              subs[k].params[i].grad};
-    if (!(cc->max_norm > 0))                                /* CLIP-DISABLE-1: the norm only */
-        return oc_ref_clip_norm(cc, nviews, views, norm);
-    return oc_ref_clip_chained(cc, nviews, views, norm, cm);
+    const oc_clip_config cc = oc_guard_clip_config(cfg);
+    if (!(cc.max_norm > 0))                                 /* CLIP-DISABLE-1: the norm only */
+        return oc_ref_clip_norm(&cc, nviews, views, norm);
+    return oc_ref_clip_chained(&cc, nviews, views, norm, cm);
 }
 
 /* STEP-TAKE-1: the sub-optimizer's own update of every parameter with counter step + 1. */
+/*@ requires \valid(s) && sub_ok(s) && sub_checked(s);
+    requires s->params != \null ==> \separated(s->params + (0 .. s->nparams - 1), s);
+    assigns s->step, errno, s->params[..].p[..], s->params[..].state[0 .. 2][..];
+*/
 static oc_status step_sub(oc_sub_optimizer *s)
 {
     oc_status st = OC_OK;
     int64_t next = s->step + 1;
+    /*@ loop invariant 0 <= i <= s->nparams;
+        loop assigns i, st, errno, s->params[..].p[..], s->params[..].state[0 .. 2][..];
+        loop variant s->nparams - i;
+    */
     for (size_t i = 0; i < s->nparams && st == OC_OK; i++) {
         oc_guarded_param *q = &s->params[i];
         if (s->kind == OC_SUB_ADAM)
@@ -158,7 +280,41 @@ static oc_status step_sub(oc_sub_optimizer *s)
     return st;
 }
 
+/* STEP-TAKE-1, STEP-SKIP-1: the sub-optimizers in `stepping` (bit k: sub-optimizer k) step;
+ * the others keep their counters (but for the counter-advanced-on-skip mutant). */
+/*@ requires \valid(subs + (0 .. nsub - 1));
+    requires subs_ok(subs, nsub) && subs_checked(subs, nsub);
+    requires \forall integer k; 0 <= k < nsub && subs[k].params != \null ==>
+             \separated(subs[k].params + (0 .. subs[k].nparams - 1), subs + (0 .. nsub - 1));
+    assigns errno, subs[0 .. nsub - 1].step, subs[0 .. nsub - 1].params[..].p[..],
+            subs[0 .. nsub - 1].params[..].state[0 .. 2][..];
+*/
+static oc_status step_subs(size_t nsub, oc_sub_optimizer *subs, unsigned stepping,
+                           oc_guard_mutant mu)
+{
+    oc_status st;
+    /*@ loop invariant 0 <= k <= nsub && subs_ok(subs, nsub);
+        loop invariant \forall integer j; k <= j < nsub ==> sub_checked(subs + j);
+        loop assigns k, st, errno, subs[0 .. nsub - 1].step,
+                     subs[0 .. nsub - 1].params[..].p[..],
+                     subs[0 .. nsub - 1].params[..].state[0 .. 2][..];
+        loop variant nsub - k;
+    */
+    for (size_t k = 0; k < nsub; k++) {
+        if (stepping >> k & 1u) {
+            if ((st = step_sub(&subs[k])) != OC_OK)
+                return st;
+        } else if (mu == OC_GUARD_MUT_COUNTER_ADVANCED_ON_SKIP) {
+            subs[k].step++;
+        }
+    }
+    return OC_OK;
+}
+
 /* STEP-SCALER-1: the loss scaler's update with this iteration's found_inf. */
+/*@ requires \valid_read(scaler) && \valid(state);
+    assigns *state;
+*/
 static void update_scaler(const oc_loss_scaler *scaler, oc_loss_scale_state *state, int found_inf)
 {
     oc_loss_scale_state next = *state;
@@ -166,12 +322,36 @@ static void update_scaler(const oc_loss_scaler *scaler, oc_loss_scale_state *sta
         *state = next;
 }
 
+/*@ requires \valid_read(cfg);
+    assigns \result \from *cfg;
+*/
 oc_clip_config oc_guard_clip_config(const oc_guard_config *cfg)
 {
     return (oc_clip_config){OC_CLIP_MEGATRON, cfg->clip_grad, cfg->inf_norm, cfg->skip_threshold,
                             0, 1, 1, 1};
 }
 
+/* CLIP-CFG-1: the clipping configuration of the step (its own frame: the local configuration
+ * is not in the memory WP reads the sub-optimizers from). */
+/*@ requires \valid_read(cfg);
+    assigns \nothing;
+*/
+static oc_status check_clip(const oc_guard_config *cfg)
+{
+    const oc_clip_config cc = oc_guard_clip_config(cfg);
+    return oc_clip_check(&cc, 0, NULL);
+}
+
+/*@ requires cfg == \null || \valid_read(cfg);
+    requires scaler == \null || \valid_read(scaler);
+    requires scaler_state == \null || \valid_read(scaler_state);
+    requires position == \null || \valid_read(position);
+    requires subs == \null || (\valid_read(subs + (0 .. nsub - 1)) && subs_ok(subs, nsub));
+    assigns \nothing;
+    ensures \result == OC_OK ==>
+            step_accepted(cfg, scaler, scaler_state, nsub, subs, position, increment, grad_norm,
+                          outcome);
+*/
 oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
                                 const oc_loss_scale_state *scaler_state, size_t nsub,
                                 const oc_sub_optimizer *subs, const int64_t *position,
@@ -190,13 +370,21 @@ oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler
         return OC_ERR_BAD_STEP;
     if (nsub > OC_GUARD_MAX_SUBS)
         return OC_ERR_BAD_HPARAM;
-    const oc_clip_config cc = oc_guard_clip_config(cfg);
-    if ((st = oc_clip_check(&cc, 0, NULL)) != OC_OK)   /* CLIP-CFG-1 */
+    if ((st = check_clip(cfg)) != OC_OK)
         return st;
     size_t nparams = 0;
-    for (size_t k = 0; k < nsub; k++)
-        if ((st = check_sub(&subs[k], &nparams)) != OC_OK)
+    /*@ loop invariant 0 <= k <= nsub;
+        loop invariant nparams == params_upto(subs, k) <= OC_GUARD_MAX_PARAMS;
+        loop invariant params_bounded(subs, k);
+        loop invariant \forall integer j; 0 <= j < k ==> sub_checked(subs + j);
+        loop assigns k, nparams, st;
+        loop variant nsub - k;
+    */
+    for (size_t k = 0; k < nsub; k++) {
+        if ((st = check_sub(&subs[k], nparams)) != OC_OK)
             return st;
+        nparams += subs[k].nparams;
+    }
     if (cfg->mode == OC_GUARD_SCALED) {
         oc_loss_scale_state copy = *scaler_state;   /* validates both, on a copy (LS-ERR-1) */
         if ((st = oc_ref_loss_scale_update(scaler, &copy, 0, OC_LS_CORRECT)) != OC_OK)
@@ -205,6 +393,30 @@ oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler
     return OC_OK;
 }
 
+/*@ requires cfg == \null || \valid_read(cfg);
+    requires scaler == \null || \valid_read(scaler);
+    requires scaler_state == \null || \valid(scaler_state);
+    requires position == \null || \valid(position);
+    requires grad_norm == \null || \valid(grad_norm);
+    requires outcome == \null || \valid(outcome);
+    requires subs == \null || (\valid(subs + (0 .. nsub - 1)) && subs_ok(subs, nsub));
+    // The integers the step writes (the scaler state, the counters, the position) are
+    // separated from the integers it reads afterwards (the Typed model has one integer memory).
+    requires scaler_state != \null && position != \null ==> \separated(scaler_state, position);
+    requires scaler_state != \null && cfg != \null ==> \separated(scaler_state, cfg);
+    requires subs != \null && position != \null ==> \separated(subs + (0 .. nsub - 1), position);
+    requires subs != \null && scaler_state != \null ==>
+             \separated(subs + (0 .. nsub - 1), scaler_state);
+    requires subs != \null && cfg != \null ==> \separated(subs + (0 .. nsub - 1), cfg);
+    requires subs != \null ==> \forall integer k; 0 <= k < nsub && subs[k].params != \null ==>
+             \separated(subs[k].params + (0 .. subs[k].nparams - 1), subs + (0 .. nsub - 1)) &&
+             (scaler_state != \null ==>
+                 \separated(subs[k].params + (0 .. subs[k].nparams - 1), scaler_state));
+    // (the float buffers as open ranges: an over-approximation that keeps WP's goals small)
+    assigns *position, *grad_norm, *outcome, *scaler_state, errno, subs[0 .. nsub - 1].step,
+            subs[0 .. nsub - 1].params[..].grad[..], subs[0 .. nsub - 1].params[..].p[..],
+            subs[0 .. nsub - 1].params[..].state[0 .. 2][..];
+*/
 oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
                               oc_loss_scale_state *scaler_state, size_t nsub,
                               oc_sub_optimizer *subs, int64_t *position, int64_t increment,
@@ -216,13 +428,13 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
                                          increment, grad_norm, outcome); /* STEP-ERR-1 */
     if (st != OC_OK)
         return st;
-    const oc_clip_config cc = oc_guard_clip_config(cfg);
+    const int64_t advanced = *position + increment;        /* checked: no overflow */
     /* Nothing fails from here on (STEP-ERR-1). STEP-ORDER-1: unscale and check, scaler, skip
      * or clip, step. */
     const unsigned all = (unsigned)((1ull << nsub) - 1);
     float norm = 0.0f;
     if (mutant == OC_GUARD_MUT_CLIP_BEFORE_UNSCALE &&
-        (st = norm_and_clip(&cc, nsub, subs, all, &norm, mutant)) != OC_OK)
+        (st = norm_and_clip(cfg, nsub, subs, all, &norm, mutant)) != OC_OK)
         return st;
     /* STEP-UNSCALE-1: Megatron's inv_scale = scale.double().reciprocal().float() */
     float inv = cfg->mode == OC_GUARD_SCALED ? (float)(1.0 / (double)scaler_state->scale) : 1.0f;
@@ -234,26 +446,20 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
     unsigned stepping = !found_inf ? all
                         : mutant == OC_GUARD_MUT_SKIP_ONLY_OFFENDING_SUB ? all & ~bad : 0u;
     if (stepping != 0 && mutant != OC_GUARD_MUT_CLIP_BEFORE_UNSCALE &&
-        (st = norm_and_clip(&cc, nsub, subs, stepping, &norm, mutant)) != OC_OK)
+        (st = norm_and_clip(cfg, nsub, subs, stepping, &norm, mutant)) != OC_OK)
         return st;                                          /* STEP-CLIP-1 */
     /* CLIP-SKIP-1, checked only for a finite threshold (Megatron: math.isfinite), on the
      * binary32 norm; nobody steps */
     int norm_skip = cfg->skip_threshold <= DBL_MAX && norm > cfg->skip_threshold;
     if (norm_skip)
         stepping = 0;
-    for (size_t k = 0; k < nsub; k++) {
-        if (stepping >> k & 1u) {
-            if ((st = step_sub(&subs[k])) != OC_OK)
-                return st;
-        } else if (mutant == OC_GUARD_MUT_COUNTER_ADVANCED_ON_SKIP) {
-            subs[k].step++;
-        }
-    }
+    if ((st = step_subs(nsub, subs, stepping, mutant)) != OC_OK)
+        return st;
     int taken = !found_inf && !norm_skip;
     if (taken && cfg->mode == OC_GUARD_SCALED && mutant == OC_GUARD_MUT_SCALER_UPDATE_AFTER_STEP)
         update_scaler(scaler, scaler_state, 0);
     if (taken || mutant == OC_GUARD_MUT_SCHEDULE_ADVANCED_ON_SKIP)
-        *position += increment;                             /* STEP-SCHED-1 */
+        *position = advanced;                               /* STEP-SCHED-1 */
     *grad_norm = norm;                                      /* STEP-NORM-1: pre-clip */
     *outcome = found_inf ? OC_STEP_SKIPPED_INF : norm_skip ? OC_STEP_SKIPPED_NORM : OC_STEP_TAKEN;
     return OC_OK;
