@@ -349,7 +349,7 @@ static double power_product(const double *a, const double *v, size_t k, double *
     return sqrt(norm2);
 }
 
-/* p / q, apart so that the loop below carries no floating-point division (WP). */
+/* p / q, apart so that the loops that divide carry no floating-point division (WP). */
 /*@ assigns \nothing; */
 static double quotient(double p, double q)
 {
@@ -535,7 +535,7 @@ static oc_status orthogonalise(const oc_ns_hparams *hp, oc_ns_mutant mutant, siz
         loop variant k * n - i;
     */
     for (size_t i = 0; i < k * n; i++) {
-        x[i] /= d;                                               /* NS-NORM-1 */
+        x[i] = quotient(x[i], d);                                /* NS-NORM-1 */
         if (!(x[i] >= -DOMAIN_LIMIT && x[i] <= DOMAIN_LIMIT))
             return OC_ERR_NONFINITE;                             /* NS-DOM-1 */
     }
