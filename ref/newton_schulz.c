@@ -186,13 +186,26 @@ oc_status oc_ns_check(const oc_ns_hparams *hp, size_t rows, size_t cols)
     return OC_OK;
 }
 
+/* The workspace of a k x n X (k <= n): X and X' (k n each), A and B (k^2 each), and the power
+ * iteration's two vectors (k each). */
+/*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
+    assigns \nothing;
+    ensures \result == 2 * (k * n) + 2 * (k * k) + 2 * k;
+*/
+static size_t work_of(size_t k, size_t n)
+{
+    //@ assert square_fits: k * k <= k * n;
+    return 2 * k * n + 2 * k * k + 2 * k;
+}
+
 /*@ assigns \nothing; */
 size_t oc_ns_work_len(size_t rows, size_t cols)
 {
     size_t k = rows < cols ? rows : cols, n = rows < cols ? cols : rows;
     if (rows < 1 || cols < 1 || rows > OC_NS_MAX_ELEMS || cols > OC_NS_MAX_ELEMS / rows)
         return 0;
-    return 2 * k * n + 2 * k * k + 2 * k;
+    //@ assert k * n == rows * cols;
+    return work_of(k, n);
 }
 
 /*@ requires \valid_read(hp) && 1 <= hp->ncoef <= OC_NS_MAX_COEFS && 0 <= i;
@@ -306,6 +319,58 @@ static void poly_product(const double *l, const double *r, const double *base, s
         }
 }
 
+/* One power-iteration product w = A v of the k x k matrix A; returns |w|. */
+/*@ requires 1 <= k && k * k <= OC_NS_MAX_ELEMS;
+    requires \valid_read(a + (0 .. k * k - 1)) && \valid_read(v + (0 .. k - 1));
+    requires \valid(w + (0 .. k - 1));
+    requires \separated(w + (0 .. k - 1), a + (0 .. k * k - 1), v + (0 .. k - 1));
+    assigns w[0 .. k - 1];
+*/
+static double power_product(const double *a, const double *v, size_t k, double *w)
+{
+    double norm2 = 0.0;
+    /*@ loop invariant 0 <= i <= k;
+        loop assigns i, norm2, w[0 .. k - 1];
+        loop variant k - i;
+    */
+    for (size_t i = 0; i < k; i++) {
+        double s = 0.0;
+        /*@ loop invariant 0 <= l <= k;
+            loop assigns l, s;
+            loop variant k - l;
+        */
+        for (size_t l = 0; l < k; l++) {
+            /*@ assert (i + 1) * k <= k * k && i * k + l < k * k; */
+            s += a[i * k + l] * v[l];
+        }
+        w[i] = s;
+        norm2 += s * s;
+    }
+    return sqrt(norm2);
+}
+
+/* p / q, apart so that the loops that divide carry no floating-point division (WP). */
+/*@ assigns \nothing; */
+static double quotient(double p, double q)
+{
+    return p / q;
+}
+
+/* v = w / norm, k entries. */
+/*@ requires 1 <= k && \valid_read(w + (0 .. k - 1)) && \valid(v + (0 .. k - 1));
+    requires \separated(v + (0 .. k - 1), w + (0 .. k - 1));
+    assigns v[0 .. k - 1];
+*/
+static void scale_to_unit(const double *w, size_t k, double norm, double *v)
+{
+    /*@ loop invariant 0 <= i <= k;
+        loop assigns i, v[0 .. k - 1];
+        loop variant k - i;
+    */
+    for (size_t i = 0; i < k; i++)
+        v[i] = quotient(w[i], norm);
+}
+
 /* The spectral-normalisation mutant's sigma_max(X): power iteration on A = X X^T (k x k),
  * w and v scratch vectors of k entries. */
 /*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
@@ -318,6 +383,7 @@ static double largest_singular_value(const double *x, size_t k, size_t n, double
                                      double *w)
 {
     double lambda = 0.0;
+    //@ assert square_fits: k * k <= k * n;
     gram(x, k, n, 0, a);
     /*@ loop invariant 0 <= i <= k;
         loop assigns i, v[0 .. k - 1];
@@ -330,52 +396,27 @@ static double largest_singular_value(const double *x, size_t k, size_t n, double
         loop variant 200 - it;
     */
     for (int it = 0; it < 200; it++) {
-        double norm2 = 0.0;
-        /*@ loop invariant 0 <= i <= k;
-            loop assigns i, norm2, w[0 .. k - 1];
-            loop variant k - i;
-        */
-        for (size_t i = 0; i < k; i++) {
-            double s = 0.0;
-            /*@ loop invariant 0 <= l <= k;
-                loop assigns l, s;
-                loop variant k - l;
-            */
-            for (size_t l = 0; l < k; l++) {
-                /*@ assert (i + 1) * k <= k * k && i * k + l < k * k; */
-                s += a[i * k + l] * v[l];
-            }
-            w[i] = s;
-            norm2 += s * s;
-        }
-        if (!(norm2 > 0.0))
+        double norm = power_product(a, v, k, w); /* not > 0 exactly when |w|^2 is not */
+        if (!(norm > 0.0))
             return 0.0;
-        double norm = sqrt(norm2); /* |v| = 1 after the first pass: lambda -> sigma_max^2 */
-        lambda = norm;
-        /*@ loop invariant 0 <= i <= k;
-            loop assigns i, v[0 .. k - 1];
-            loop variant k - i;
-        */
-        for (size_t i = 0; i < k; i++)
-            v[i] = w[i] / norm;
+        lambda = norm; /* |v| = 1 after the first pass: lambda -> sigma_max^2 */
+        scale_to_unit(w, k, norm, v);
     }
     return sqrt(lambda);
 }
 
 /* NS-NORM-1 (and the normalisation mutants): the divisor d of X = G / d. */
 /*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
-    requires \valid_read(hp) && \is_finite(hp->eps) && 0x1p-149 <= hp->eps <= 1.0;
-    requires \is_finite(hp->norm_scale) && 1.0 <= hp->norm_scale <= 2.0;
+    requires \is_finite(eps) && 0x1p-149 <= eps <= 1.0;
+    requires \is_finite(s) && 1.0 <= s <= 2.0;
     requires \valid_read(x + (0 .. k * n - 1));
     requires \valid(a + (0 .. k * k - 1)) && \valid(v + (0 .. 2 * k - 1));
     requires \separated(a + (0 .. k * k - 1), x + (0 .. k * n - 1), v + (0 .. 2 * k - 1));
     assigns a[0 .. k * k - 1], v[0 .. 2 * k - 1];
 */
-static double divisor(const oc_ns_hparams *hp, oc_ns_mutant mu, const double *x, size_t k,
+static double divisor(double s, double eps, int add, oc_ns_mutant mu, const double *x, size_t k,
                       size_t n, double *a, double *v)
 {
-    double s = hp->norm_scale, eps = hp->eps;
-    int add = hp->eps_mode == OC_NS_EPS_ADD;
     double norm = 0.0;
     if (mu == OC_NS_MUT_SPECTRAL_NORM) {
         norm = largest_singular_value(x, k, n, a, v, v + k);
@@ -411,6 +452,140 @@ static double divisor(const oc_ns_hparams *hp, oc_ns_mutant mu, const double *x,
     return sn > eps ? sn : eps; /* max(s ||G||, eps); sn is never NaN */
 }
 
+/* The k x n matrix X from G, transposed if G is tall (NS-SHAPE-1); OC_ERR_NONFINITE (NS-IN-1)
+ * for a non-finite entry. */
+/*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
+    requires tall != 0 ? cols == k : cols == n;
+    requires \valid_read(g + (0 .. k * n - 1)) && \valid(x + (0 .. k * n - 1));
+    assigns x[0 .. k * n - 1];
+*/
+static oc_status load(const float *g, size_t cols, int tall, size_t k, size_t n, double *x)
+{
+    /*@ loop invariant 0 <= i <= k;
+        loop assigns i, x[0 .. k * n - 1];
+        loop variant k - i;
+    */
+    for (size_t i = 0; i < k; i++)
+        /*@ loop invariant 0 <= j <= n;
+            loop assigns j, x[0 .. k * n - 1];
+            loop variant n - j;
+        */
+        for (size_t j = 0; j < n; j++) {
+            /*@ assert (i + 1) * n <= k * n && i * n + j < k * n; */
+            /*@ assert tall != 0 ==> (j + 1) * k <= n * k && j * cols + i < k * n; */
+            float e = tall ? g[j * cols + i] : g[i * cols + j];
+            if (!isfinite(e))
+                return OC_ERR_NONFINITE;
+            x[i * n + j] = e;
+        }
+    return OC_OK;
+}
+
+/* OUT = X, transposed back if G is tall, each entry rounded once to binary32 (NS-STORE-1). */
+/*@ requires 1 <= rows && 1 <= cols && rows * cols <= OC_NS_MAX_ELEMS;
+    requires tall != 0 ? n == rows : n == cols;
+    requires \valid_read(x + (0 .. rows * cols - 1)) && \valid(out + (0 .. rows * cols - 1));
+    assigns out[0 .. rows * cols - 1];
+*/
+static void store(const double *x, size_t rows, size_t cols, int tall, size_t n, float *out)
+{
+    /*@ loop invariant 0 <= r <= rows;
+        loop assigns r, out[0 .. rows * cols - 1];
+        loop variant rows - r;
+    */
+    for (size_t r = 0; r < rows; r++)
+        /*@ loop invariant 0 <= c <= cols;
+            loop assigns c, out[0 .. rows * cols - 1];
+            loop variant cols - c;
+        */
+        for (size_t c = 0; c < cols; c++) {
+            /*@ assert (r + 1) * cols <= rows * cols && r * cols + c < rows * cols; */
+            /*@ assert tall != 0 ==> (c + 1) * rows <= cols * rows && c * n + r < rows * cols; */
+            out[r * cols + c] = (float)(tall ? x[c * n + r] : x[r * n + c]);
+        }
+}
+
+/* NS-NORM-1 .. NS-STORE-1 for the checked call: X (k x n, transposed if tall), X', A, B (k x k)
+ * and the power iteration's vectors (2 k) are the workspace parts. */
+/*@ requires \valid_read(hp) && ns_hparams_ok(hp, rows, cols) && 0 <= mutant < OC_NS_MUTANT_COUNT;
+    requires 1 <= k <= n && k * n == rows * cols;
+    requires tall != 0 ? k == cols && n == rows : k == rows && n == cols;
+    requires \valid_read(g + (0 .. rows * cols - 1)) && \valid(out + (0 .. rows * cols - 1));
+    requires \valid(x + (0 .. k * n - 1)) && \valid(t + (0 .. k * n - 1));
+    requires \valid(a + (0 .. k * k - 1)) && \valid(bm + (0 .. k * k - 1));
+    requires \valid(v + (0 .. 2 * k - 1));
+    requires \separated(x + (0 .. k * n - 1), t + (0 .. k * n - 1), a + (0 .. k * k - 1),
+                        bm + (0 .. k * k - 1), v + (0 .. 2 * k - 1));
+    assigns out[0 .. rows * cols - 1], x[0 .. k * n - 1], t[0 .. k * n - 1],
+            a[0 .. k * k - 1], bm[0 .. k * k - 1], v[0 .. 2 * k - 1];
+*/
+static oc_status orthogonalise(const oc_ns_hparams *hp, oc_ns_mutant mutant, size_t rows,
+                               size_t cols, int tall, size_t k, size_t n, const float *g,
+                               float *out, double *x, double *t, double *a, double *bm,
+                               double *v)
+{
+    double s = hp->norm_scale, eps = hp->eps; /* NS-NORM-1 */
+    int add = hp->eps_mode == OC_NS_EPS_ADD;
+    oc_status st = load(g, cols, tall, k, n, x);
+    if (st != OC_OK)
+        return st;
+    double d = divisor(s, eps, add, mutant, x, k, n, a, v);
+    /*@ loop invariant 0 <= i <= k * n;
+        loop assigns i, x[0 .. k * n - 1];
+        loop variant k * n - i;
+    */
+    for (size_t i = 0; i < k * n; i++) {
+        x[i] = quotient(x[i], d);                                /* NS-NORM-1 */
+        if (!(x[i] >= -DOMAIN_LIMIT && x[i] <= DOMAIN_LIMIT))
+            return OC_ERR_NONFINITE;                             /* NS-DOM-1 */
+    }
+    int steps = hp->steps + (mutant == OC_NS_MUT_ONE_STEP_MORE) - (mutant == OC_NS_MUT_ONE_STEP_FEWER);
+    int wrong_side = mutant == OC_NS_MUT_GRAM_WRONG_SIDE && k == n;
+    //@ assert square_fits: k * k <= k * n;
+    /*@ loop invariant 0 <= it <= steps;
+        loop assigns it, x[0 .. k * n - 1], t[0 .. k * n - 1], a[0 .. k * k - 1],
+                     bm[0 .. k * k - 1];
+        loop variant steps - it;
+    */
+    for (int it = 0; it < steps; it++) {
+        double abc[3];
+        tuple_at(hp, mutant, it, steps, abc);                    /* NS-SCHED-1 */
+        gram(x, k, n, wrong_side, a);                            /* NS-ITER-1 */
+        poly_product(a, a, a, k, k, abc[1], abc[2], bm);
+        poly_product(bm, x, x, k, n, abc[0], 1.0, t);
+        /*@ loop invariant 0 <= i <= k * n;
+            loop assigns i, x[0 .. k * n - 1];
+            loop variant k * n - i;
+        */
+        for (size_t i = 0; i < k * n; i++) {
+            if (!(t[i] >= -DOMAIN_LIMIT && t[i] <= DOMAIN_LIMIT))
+                return OC_ERR_NONFINITE;                         /* NS-DOM-1 */
+            x[i] = t[i];
+        }
+    }
+    store(x, rows, cols, tall, n, out);
+    return OC_OK;
+}
+
+/* Hands out the workspace parts at offsets 0, k n, 2 k n, 2 k n + k^2 and 2 k n + 2 k^2. */
+/*@ requires \valid_read(hp) && ns_hparams_ok(hp, rows, cols) && 0 <= mutant < OC_NS_MUTANT_COUNT;
+    requires 1 <= k <= n && k * n == rows * cols;
+    requires tall != 0 ? k == cols && n == rows : k == rows && n == cols;
+    requires \valid_read(g + (0 .. rows * cols - 1)) && \valid(out + (0 .. rows * cols - 1));
+    requires \valid(work + (0 .. 2 * (k * n) + 2 * (k * k) + 2 * k - 1));
+    assigns out[0 .. rows * cols - 1], work[0 .. 2 * (k * n) + 2 * (k * k) + 2 * k - 1];
+*/
+static oc_status orthogonalise_in(const oc_ns_hparams *hp, oc_ns_mutant mutant, size_t rows,
+                                  size_t cols, int tall, size_t k, size_t n, const float *g,
+                                  float *out, double *work)
+{
+    //@ assert square_fits: k * k <= k * n;
+    size_t kn = k * n, kk = k * k;
+    double *a = work + 2 * kn;
+    return orthogonalise(hp, mutant, rows, cols, tall, k, n, g, out, work, work + kn, a, a + kk,
+                         a + 2 * kk);
+}
+
 /*@ requires \valid_read(hp);
     requires ns_hparams_ok(hp, rows, cols) ==> \valid_read(g + (0 .. rows * cols - 1)) &&
              \valid(out + (0 .. rows * cols - 1));
@@ -439,74 +614,16 @@ oc_status oc_ref_newton_schulz(const oc_ns_hparams *hp, size_t rows, size_t cols
     if (st != OC_OK)
         return st;
     size_t elems = rows * cols;
+    int tall = rows > cols; /* NS-SHAPE-1 */
+    size_t k = tall ? cols : rows, n = tall ? rows : cols;
+    //@ assert shape: 1 <= k <= n && k * n == rows * cols && k * n <= OC_NS_MAX_ELEMS;
+    size_t need = work_of(k, n); /* oc_ns_work_len(rows, cols) */
     if ((st = oc_buffer_check(g, elems, sizeof(float))) != OC_OK ||
         (st = oc_buffer_check(out, elems, sizeof(float))) != OC_OK ||
-        (st = oc_buffer_check(work, oc_ns_work_len(rows, cols), sizeof(double))) != OC_OK ||
+        (st = oc_buffer_check(work, need, sizeof(double))) != OC_OK ||
         (st = oc_buffer_disjoint(g, elems * sizeof(float), out, elems * sizeof(float))) != OC_OK)
         return st;
-    if (work_len < oc_ns_work_len(rows, cols))
+    if (work_len < need)
         return OC_ERR_BAD_SHAPE; /* NS-ERR-1: the workspace is part of the call's shape */
-    int tall = rows > cols;      /* NS-SHAPE-1 */
-    size_t k = tall ? cols : rows, n = tall ? rows : cols;
-    double *x = work, *t = work + k * n, *a = work + 2 * k * n, *bm = a + k * k;
-    /*@ loop invariant 0 <= i <= k;
-        loop assigns i, x[0 .. k * n - 1];
-        loop variant k - i;
-    */
-    for (size_t i = 0; i < k; i++)
-        /*@ loop invariant 0 <= j <= n;
-            loop assigns j, x[0 .. k * n - 1];
-            loop variant n - j;
-        */
-        for (size_t j = 0; j < n; j++) {
-            float e = tall ? g[j * cols + i] : g[i * cols + j];
-            if (!isfinite(e))
-                return OC_ERR_NONFINITE; /* NS-IN-1 */
-            x[i * n + j] = e;
-        }
-    double d = divisor(hp, mutant, x, k, n, a, bm + k * k);
-    /*@ loop invariant 0 <= i <= k * n;
-        loop assigns i, x[0 .. k * n - 1];
-        loop variant k * n - i;
-    */
-    for (size_t i = 0; i < k * n; i++) {
-        x[i] /= d;                                               /* NS-NORM-1 */
-        if (!(x[i] >= -DOMAIN_LIMIT && x[i] <= DOMAIN_LIMIT))
-            return OC_ERR_NONFINITE;                             /* NS-DOM-1 */
-    }
-    int steps = hp->steps + (mutant == OC_NS_MUT_ONE_STEP_MORE) - (mutant == OC_NS_MUT_ONE_STEP_FEWER);
-    int wrong_side = mutant == OC_NS_MUT_GRAM_WRONG_SIDE && k == n;
-    /*@ loop invariant 0 <= it <= steps;
-        loop assigns it, x[0 .. k * n - 1], t[0 .. k * n - 1], a[0 .. k * k - 1],
-                     bm[0 .. k * k - 1];
-        loop variant steps - it;
-    */
-    for (int it = 0; it < steps; it++) {
-        double abc[3];
-        tuple_at(hp, mutant, it, steps, abc);                    /* NS-SCHED-1 */
-        gram(x, k, n, wrong_side, a);                            /* NS-ITER-1 */
-        poly_product(a, a, a, k, k, abc[1], abc[2], bm);
-        poly_product(bm, x, x, k, n, abc[0], 1.0, t);
-        /*@ loop invariant 0 <= i <= k * n;
-            loop assigns i, x[0 .. k * n - 1];
-            loop variant k * n - i;
-        */
-        for (size_t i = 0; i < k * n; i++) {
-            if (!(t[i] >= -DOMAIN_LIMIT && t[i] <= DOMAIN_LIMIT))
-                return OC_ERR_NONFINITE;                         /* NS-DOM-1 */
-            x[i] = t[i];
-        }
-    }
-    /*@ loop invariant 0 <= r <= rows;
-        loop assigns r, out[0 .. rows * cols - 1];
-        loop variant rows - r;
-    */
-    for (size_t r = 0; r < rows; r++)
-        /*@ loop invariant 0 <= c <= cols;
-            loop assigns c, out[0 .. rows * cols - 1];
-            loop variant cols - c;
-        */
-        for (size_t c = 0; c < cols; c++)
-            out[r * cols + c] = (float)(tall ? x[c * n + r] : x[r * n + c]); /* NS-STORE-1 */
-    return OC_OK;
+    return orthogonalise_in(hp, mutant, rows, cols, tall, k, n, g, out, work);
 }
