@@ -24,13 +24,3 @@ oc_status oc_buffer_disjoint(const void *a, size_t bytes_a, const void *b, size_
         return OC_ERR_ALIASING;
     return OC_OK;
 }
-
-oc_status oc_f32_buffer_check(const float *buf, size_t n)
-{
-    return oc_buffer_check(buf, n, sizeof(float));
-}
-
-oc_status oc_f32_buffers_disjoint(const float *a, size_t n_a, const float *b, size_t n_b)
-{
-    return oc_buffer_disjoint(a, n_a * sizeof(float), b, n_b * sizeof(float));
-}

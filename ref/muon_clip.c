@@ -329,8 +329,9 @@ oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float
     if (st != OC_OK)
         return st;
     size_t n = oc_qk_clip_len(c);
-    if ((st = oc_f32_buffer_check(max_dot, c->heads)) || (st = oc_f32_buffer_check(w, n)) ||
-        (st = oc_f32_buffers_disjoint(max_dot, c->heads, w, n)))
+    if ((st = oc_buffer_check(max_dot, c->heads, sizeof(float))) ||
+        (st = oc_buffer_check(w, n, sizeof(float))) ||
+        (st = oc_buffer_disjoint(max_dot, c->heads * sizeof(float), w, n * sizeof(float))))
         return st;
     /*@ loop invariant 0 <= h <= c->heads;
         loop assigns h;

@@ -114,8 +114,7 @@ static void test_rejections(void)
     c = mha();
     CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, NULL, w, OC_QK_CLIP_CORRECT), OC_ERR_NULL_POINTER);
     CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_MUTANT_COUNT), OC_ERR_BAD_PROFILE);
-    /* MUONCLIP-ERR-1: logits overlapping the weight, a misaligned weight (oc_f32_buffer_check,
-     * oc_f32_buffers_disjoint) */
+    /* MUONCLIP-ERR-1: logits overlapping the weight, a misaligned weight */
     CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, w + 22, w, OC_QK_CLIP_CORRECT), OC_ERR_ALIASING);
     _Alignas(16) unsigned char raw[sizeof w + 1] = {0};
     float *misaligned = (float *)(void *)(raw + 1);

@@ -14,12 +14,4 @@ oc_status oc_buffer_check(const void *buf, size_t n, size_t align);
 /*@ assigns \nothing; */
 oc_status oc_buffer_disjoint(const void *a, size_t bytes_a, const void *b, size_t bytes_b);
 
-/* The same checks on typed buffers (n elements each), for the proved reference files: passing
- * a float * where a void * is expected is a pointer cast, and WP's Typed model then hides the
- * buffer's facts from every goal after the call (proofs/STATUS.md). */
-/*@ assigns \nothing; */
-oc_status oc_f32_buffer_check(const float *buf, size_t n);
-/*@ assigns \nothing; */
-oc_status oc_f32_buffers_disjoint(const float *a, size_t n_a, const float *b, size_t n_b);
-
 #endif
