@@ -266,7 +266,9 @@ done
 extra_goals=()
 if selected loss_scale; then extra_goals+=("$out/wp-loss_scale.goals"); fi
 if selected clip; then extra_goals+=("$out/wp-clip.goals"); fi
-if selected guarded_step; then extra_goals+=("$out/wp-guarded_step.goals"); fi
+if selected guarded_step; then
+    extra_goals+=("$out/wp-guarded_step.goals" "$out/wp-guarded_step_split.goals")
+fi
 # (ONLY= without a WP part, e.g. ONLY=clip: no goal files, an empty list)
 goal_files=$([ ${#parts[@]} -eq 0 ] || printf "$out/wp-%s.goals " "${parts[@]}")
 cat /dev/null $goal_files "${extra_goals[@]}" | sort > "$goals"

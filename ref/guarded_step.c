@@ -50,6 +50,28 @@
         params_of(subs, k, 6) + params_of(subs, k, 7);
     predicate params_bounded(oc_sub_optimizer *subs, integer nsub) =
         \forall integer k; 0 <= k <= nsub ==> params_upto(subs, k) <= OC_GUARD_MAX_PARAMS;
+    // norm_and_clip's views are a local array, in the memory WP reads the sub-optimizers from:
+    // the sub-optimizers' parameter counts, arrays, lengths and gradients the same at L as at
+    // Pre, and every view's gradient valid.
+    predicate params_kept{L, Pre}(oc_sub_optimizer *subs, integer nsub) =
+        \forall integer k; 0 <= k < nsub ==>
+            \at(subs[k].nparams, L) == \at(subs[k].nparams, Pre) &&
+            \at(subs[k].params, L) == \at(subs[k].params, Pre);
+    predicate grads_kept{L, Pre}(oc_sub_optimizer *subs, integer nsub) =
+        \forall integer k, i; 0 <= k < nsub && 0 <= i < \at(subs[k].nparams, Pre) ==>
+            \at(subs[k].params[i].n, L) == \at(subs[k].params[i].n, Pre) &&
+            \at(subs[k].params[i].grad, L) == \at(subs[k].params[i].grad, Pre);
+    predicate views_valid{L}(oc_clip_view *views, integer nviews) =
+        \forall integer v; 0 <= v < nviews ==>
+            \valid{L}(\at(views[v].grad, L) + (0 .. \at(views[v].length, L) - 1));
+    // What norm_and_clip needs of the sub-optimizers: every parameter's gradient writable.
+    predicate grads_ok(oc_sub_optimizer *subs, integer nsub) =
+        \forall integer k; 0 <= k < nsub ==>
+            (subs[k].nparams > 0 ==>
+                subs[k].params != \null &&
+                \valid_read(subs[k].params + (0 .. subs[k].nparams - 1))) &&
+            \forall integer i; 0 <= i < subs[k].nparams ==>
+                \valid(subs[k].params[i].grad + (0 .. subs[k].params[i].n - 1));
     // What check_sub establishes of a sub-optimizer.
     predicate sub_checked(oc_sub_optimizer *s) =
         0 <= s->step < INT64_MAX && (s->nparams > 0 ==> s->params != \null);
@@ -215,6 +237,35 @@ static unsigned unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, in
     return found_inf;
 }
 
+/* A parameter's gradient as a counted view owned by sub-optimizer k (STEP-CLIP-1). */
+/*@ requires \valid_read(q);
+    assigns \nothing;
+    ensures \result.optimizer == k && \result.length == q->n && \result.grad == q->grad;
+*/
+static oc_clip_view view_of(int32_t k, const oc_guarded_param *q)
+{
+    return (oc_clip_view){0, 0, 0, k, 0, 0, q->n, q->grad};
+}
+
+/* params_upto one sub-optimizer further: calling this ghost function puts the instances among
+ * the hypotheses (the provers do not find the case split over k themselves). */
+/*@ ghost
+  /@ assigns \nothing;
+     ensures \forall integer k; 0 <= k < OC_GUARD_MAX_SUBS ==>
+             params_upto(subs, k + 1) == params_upto(subs, k) + subs[k].nparams; @/
+  static void params_upto_steps(oc_sub_optimizer *subs) { }
+*/
+
+/* What the step's checks establish gives what norm_and_clip needs; calling this ghost function
+ * once puts that fact among the hypotheses, where the writes of the float buffers and the
+ * scaler state (other WP memories) leave it untouched. */
+/*@ ghost
+  /@ requires subs_ok(subs, nsub) && subs_checked(subs, nsub);
+     assigns \nothing;
+     ensures grads_ok(subs, nsub); @/
+  static void grads_ok_of(oc_sub_optimizer *subs, size_t nsub) { }
+*/
+
 /* STEP-CLIP-1 (ChainedOptimizer.step): one global norm over the gradients of the
  * sub-optimizers in `which` (bit k: sub-optimizer k), computed even without clipping, and with
  * clip_grad > 0 every gradient clipped with the same coefficient (ref/clip.c, profile megatron,
@@ -222,7 +273,7 @@ static unsigned unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, in
  * by the caller, after the clipping). */
 /*@ requires \valid_read(cfg) && \valid(norm);
     requires \valid_read(subs + (0 .. nsub - 1));
-    requires subs_ok(subs, nsub) && subs_checked(subs, nsub);
+    requires nsub <= OC_GUARD_MAX_SUBS && params_bounded(subs, nsub) && grads_ok(subs, nsub);
     assigns *norm, subs[0 .. nsub - 1].params[..].grad[..];
 */
 static oc_status norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub_optimizer *subs,
@@ -232,18 +283,27 @@ static oc_status norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub_o
     size_t nviews = 0;
     oc_clip_mutant cm = mu == OC_GUARD_MUT_PER_OPTIMIZER_NORM ? OC_CLIP_MUT_PER_OPTIMIZER_NORM
                                                                : OC_CLIP_CORRECT;
-    /*@ loop invariant 0 <= k <= nsub && nviews <= params_upto(subs, k);
+    //@ ghost params_upto_steps(subs);
+    /*@ loop invariant 0 <= k <= nsub && nviews <= params_upto{Pre}(subs, k);
+        loop invariant params_kept: params_kept{Here, Pre}(subs, nsub);
+        loop invariant grads_kept: grads_kept{Here, Pre}(subs, nsub);
+        loop invariant views_valid: views_valid(&views[0], nviews);
         loop assigns k, nviews, views[0 .. OC_GUARD_MAX_PARAMS - 1];
         loop variant nsub - k;
     */
     for (size_t k = 0; k < nsub; k++)
-        /*@ loop invariant 0 <= i <= subs[k].nparams && nviews <= params_upto(subs, k) + i;
+        /*@ loop invariant 0 <= i <= subs[k].nparams &&
+                           nviews <= params_upto{Pre}(subs, k) + i;
+            loop invariant params_kept: params_kept{Here, Pre}(subs, nsub);
+            loop invariant grads_kept: grads_kept{Here, Pre}(subs, nsub);
+            loop invariant room:
+                params_upto{Pre}(subs, k) + subs[k].nparams <= OC_GUARD_MAX_PARAMS;
+            loop invariant views_valid: views_valid(&views[0], nviews);
             loop assigns i, nviews, views[0 .. OC_GUARD_MAX_PARAMS - 1];
             loop variant subs[k].nparams - i;
         */
         for (size_t i = 0; (which >> k & 1u) && i < subs[k].nparams; i++)
-            views[nviews++] = (oc_clip_view){0, 0, 0, (int32_t)k, 0, 0, subs[k].params[i].n,
-                                             subs[k].params[i].grad};
+            views[nviews++] = view_of((int32_t)k, &subs[k].params[i]);
     const oc_clip_config cc = oc_guard_clip_config(cfg);
     if (!(cc.max_norm > 0))                                 /* CLIP-DISABLE-1: the norm only */
         return oc_ref_clip_norm(&cc, nviews, views, norm);
@@ -320,6 +380,26 @@ static void update_scaler(const oc_loss_scaler *scaler, oc_loss_scale_state *sta
     oc_loss_scale_state next = *state;
     if (oc_ref_loss_scale_update(scaler, &next, found_inf, OC_LS_CORRECT) == OC_OK)
         *state = next;
+}
+
+/* STEP-UNSCALE-1: Megatron's inv_scale = scale.double().reciprocal().float() (the float
+ * computations of the step are in functions of their own: WP's memory goals stay free of them). */
+/*@ requires \valid_read(state);
+    assigns \nothing;
+*/
+static float inverse_scale(const oc_loss_scale_state *state)
+{
+    return (float)(1.0 / (double)state->scale);
+}
+
+/* CLIP-SKIP-1: the threshold checked only when finite (Megatron: math.isfinite), on the
+ * binary32 norm. */
+/*@ requires \valid_read(cfg);
+    assigns \nothing;
+*/
+static int norm_skips(const oc_guard_config *cfg, float norm)
+{
+    return cfg->skip_threshold <= DBL_MAX && norm > cfg->skip_threshold;
 }
 
 /*@ requires \valid_read(cfg);
@@ -428,6 +508,7 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
                                          increment, grad_norm, outcome); /* STEP-ERR-1 */
     if (st != OC_OK)
         return st;
+    //@ ghost grads_ok_of(subs, nsub);
     const int64_t advanced = *position + increment;        /* checked: no overflow */
     /* Nothing fails from here on (STEP-ERR-1). STEP-ORDER-1: unscale and check, scaler, skip
      * or clip, step. */
@@ -436,8 +517,7 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
     if (mutant == OC_GUARD_MUT_CLIP_BEFORE_UNSCALE &&
         (st = norm_and_clip(cfg, nsub, subs, all, &norm, mutant)) != OC_OK)
         return st;
-    /* STEP-UNSCALE-1: Megatron's inv_scale = scale.double().reciprocal().float() */
-    float inv = cfg->mode == OC_GUARD_SCALED ? (float)(1.0 / (double)scaler_state->scale) : 1.0f;
+    float inv = cfg->mode == OC_GUARD_SCALED ? inverse_scale(scaler_state) : 1.0f;
     unsigned bad = cfg->mode == OC_GUARD_UNCHECKED
                        ? 0u : unscale(nsub, subs, inv, cfg->mode == OC_GUARD_SCALED);
     int found_inf = bad != 0;
@@ -448,11 +528,9 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
     if (stepping != 0 && mutant != OC_GUARD_MUT_CLIP_BEFORE_UNSCALE &&
         (st = norm_and_clip(cfg, nsub, subs, stepping, &norm, mutant)) != OC_OK)
         return st;                                          /* STEP-CLIP-1 */
-    /* CLIP-SKIP-1, checked only for a finite threshold (Megatron: math.isfinite), on the
-     * binary32 norm; nobody steps */
-    int norm_skip = cfg->skip_threshold <= DBL_MAX && norm > cfg->skip_threshold;
+    int norm_skip = norm_skips(cfg, norm);
     if (norm_skip)
-        stepping = 0;
+        stepping = 0;                                       /* CLIP-SKIP-1: nobody steps */
     if ((st = step_subs(nsub, subs, stepping, mutant)) != OC_OK)
         return st;
     int taken = !found_inf && !norm_skip;
