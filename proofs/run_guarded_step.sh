@@ -3,7 +3,8 @@
 # then WP pass 1 on the functions of ref/guarded_step.c alone, with the files of the steps,
 # the clipping and the scaler it calls given so that WP uses their contracts (proofs/STATUS.md,
 # section ref/guarded_step.c). Called by proofs/run.sh; runs alone too. Eva fails unless
-# 0 alarms, no warning, no invalid property and no unknown property; WP writes
+# 0 alarms, no warning, no invalid property and no unknown property but the two loop
+# invariants named below, which WP proves; WP writes
 # proofs/out/wp-guarded_step.goals and wp-guarded_step_split.goals (proofs/wp_main.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
