@@ -13,7 +13,8 @@ files=(ref/guarded_step.c ref/adam.c ref/sgd.c ref/lion.c ref/clip.c ref/loss_sc
 # norm_and_clip's loop invariants that its views leave the sub-optimizers as they were at Pre
 EVA_WP_PROVED="loop invariant '(params|grads)_kept'" proofs/eva_one.sh guarded_step 6 "${files[@]}"
 fcts=oc_guard_mutant_name,oc_guard_mutant_description,param_buffers,check_param,check_sub
-fcts+=,unscale,view_of,params_upto_steps,grads_ok_of,norm_and_clip,step_sub,step_subs,update_scaler
+fcts+=,unscale,view_of,params_upto_steps,grads_ok_of,chained_norm,norm_and_clip,step_sub,step_subs
+fcts+=,update_scaler
 fcts+=,inverse_scale,norm_skips,oc_guard_clip_config,check_clip
 fcts+=,oc_guarded_step_check,oc_ref_guarded_step
 proofs/wp_main.sh guarded_step "${files[@]}" -wp-fct "$fcts"

@@ -13,7 +13,6 @@
 #include "optcert/clip.h"
 
 #define CLIP_EPS 1.0e-6   /* CLIP-COEF-1: both libraries add the Python float 1e-6 */
-#define CLIP_MAX_OPTIMIZERS 8
 
 /*@ // The views as the caller passes them: views NULL or readable, each gradient NULL or
     // readable (writable) over its length.
@@ -30,7 +29,7 @@
     predicate views_checked(oc_clip_view *views, integer n) =
         (n > 0 ==> views != \null) &&
         \forall integer i; 0 <= i < n ==>
-            0 <= views[i].optimizer < CLIP_MAX_OPTIMIZERS &&
+            0 <= views[i].optimizer < OC_CLIP_MAX_OPTIMIZERS &&
             (views[i].length > 0 ==> views[i].grad != \null);
     // The arguments of the clipping step, each pointer NULL or valid; `skipped` separated
     // from the integers it could otherwise overwrite (the Typed model has one integer memory).
@@ -133,7 +132,7 @@ static oc_status check(const oc_clip_config *c, size_t nviews, const oc_clip_vie
     for (size_t i = 0; i < nviews; i++) {
         const oc_clip_view *v = &views[i];
         if (!in_range(v->tp_rank, c->tp_size) || !in_range(v->pp_stage, c->pp_size) ||
-            !in_range(v->dp_rank, c->dp_size) || !in_range(v->optimizer, CLIP_MAX_OPTIMIZERS))
+            !in_range(v->dp_rank, c->dp_size) || !in_range(v->optimizer, OC_CLIP_MAX_OPTIMIZERS))
             return OC_ERR_BAD_HPARAM;
         if (v->length > 0 && v->grad == NULL)
             return OC_ERR_NULL_POINTER;
@@ -260,10 +259,24 @@ static float to_f32(double x)
     return (float)x;
 }
 
+/* grad[0 .. n-1] times the factor, each product rounded once to binary32 (CLIP-TOL-1). */
+/*@ requires \valid(grad + (0 .. n - 1));
+    assigns grad[0 .. n - 1];
+*/
+static void scale_grad(size_t n, float *grad, double factor)
+{
+    /*@ loop invariant 0 <= j <= n;
+        loop assigns j, grad[0 .. n - 1];
+        loop variant n - j;
+    */
+    for (size_t j = 0; j < n; j++)
+        grad[j] = to_f32(grad[j] * factor);
+}
+
 /* Every view's gradient times the factor of its sub-optimizer. */
 /*@ requires views_readable(views, nviews) && grads_writable(views, nviews);
     requires views_checked(views, nviews);
-    requires \valid_read(factor + (0 .. CLIP_MAX_OPTIMIZERS - 1));
+    requires \valid_read(factor + (0 .. OC_CLIP_MAX_OPTIMIZERS - 1));
     assigns { views[i].grad[j] | integer i, j; 0 <= i < nviews && 0 <= j < views[i].length };
 */
 static void scale_views(size_t nviews, oc_clip_view *views, const double *factor)
@@ -272,56 +285,35 @@ static void scale_views(size_t nviews, oc_clip_view *views, const double *factor
         loop assigns i, { views[k].grad[j] | integer k, j; 0 <= k < nviews && 0 <= j < views[k].length };
         loop variant nviews - i;
     */
-    for (size_t i = 0; i < nviews; i++) {
-        float *grad = views[i].grad;
-        const double f = factor[views[i].optimizer];
-        /*@ loop invariant 0 <= j <= views[i].length;
-            loop assigns j, grad[0 .. views[i].length - 1];
-            loop variant views[i].length - j;
-        */
-        for (size_t j = 0; j < views[i].length; j++)
-            grad[j] = to_f32(grad[j] * f);
-    }
+    for (size_t i = 0; i < nviews; i++)
+        scale_grad(views[i].length, views[i].grad, factor[views[i].optimizer]);
 }
 
-/* CLIP-ERR-1: checks everything first; on error nothing is written. `chained`: the chained
- * step's use (no CLIP-FINITE-1, no CLIP-SKIP-1: its caller decides after the clipping). */
-/*@ requires step_args(c, nviews, views, total_norm, skipped);
-    assigns *total_norm, *skipped,
-            { views[i].grad[j] | integer i, j; 0 <= i < nviews && 0 <= j < views[i].length };
+/* The total norm (CLIP-CHAIN-1) and each sub-optimizer's factor (CLIP-COEF-1), every norm
+ * computed before any gradient changes. */
+/*@ requires \valid_read(c);
+    requires views_readable(views, nviews) && grads_readable(views, nviews);
+    requires views_checked(views, nviews);
+    requires \valid(factor + (0 .. OC_CLIP_MAX_OPTIMIZERS - 1));
+    requires \separated(factor + (0 .. OC_CLIP_MAX_OPTIMIZERS - 1), c);
+    assigns factor[0 .. OC_CLIP_MAX_OPTIMIZERS - 1];
 */
-static oc_status clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
-                           float *total_norm, int *skipped, oc_clip_mutant mutant, int chained)
+static double clip_factors(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
+                           double *factor, oc_clip_mutant mutant)
 {
-    oc_status st;
-    if (total_norm == NULL || skipped == NULL)
-        return OC_ERR_NULL_POINTER;
-    if ((unsigned)mutant >= OC_CLIP_MUTANT_COUNT)
-        return OC_ERR_BAD_PROFILE;
-    if ((st = check(c, nviews, views, !chained)) != OC_OK)
-        return st;
-    if (c->profile == OC_CLIP_MEGATRON && !(c->max_norm > 0)) {   /* CLIP-DISABLE-1 */
-        *total_norm = 0.0f;
-        *skipped = 0;
-        return OC_OK;
-    }
-    double norm = clip_norm(c, nviews, views, -1, mutant);        /* CLIP-CHAIN-1 */
-    *total_norm = to_f32(norm);
-    double factor[CLIP_MAX_OPTIMIZERS]; /* every norm before any gradient changes */
-    /*@ loop invariant 0 <= o <= CLIP_MAX_OPTIMIZERS;
-        loop assigns o, factor[0 .. CLIP_MAX_OPTIMIZERS - 1];
-        loop variant CLIP_MAX_OPTIMIZERS - o;
+    double norm = clip_norm(c, nviews, views, -1, mutant);
+    /*@ loop invariant 0 <= o <= OC_CLIP_MAX_OPTIMIZERS;
+        loop assigns o, factor[0 .. OC_CLIP_MAX_OPTIMIZERS - 1];
+        loop variant OC_CLIP_MAX_OPTIMIZERS - o;
     */
-    for (int o = 0; o < CLIP_MAX_OPTIMIZERS; o++)
+    for (int o = 0; o < OC_CLIP_MAX_OPTIMIZERS; o++)
         factor[o] = clip_factor(c, mutant == OC_CLIP_MUT_PER_OPTIMIZER_NORM
                                        ? clip_norm(c, nviews, views, o, mutant)
                                        : norm, mutant);
-    scale_views(nviews, views, factor);
-    /* CLIP-SKIP-1: checked after the clipping, as ChainedOptimizer.step does */
-    *skipped = !chained && c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold;
-    return OC_OK;
+    return norm;
 }
 
+/* CLIP-ERR-1: checks everything first; on error nothing is written. */
 /*@ requires step_args(c, nviews, views, total_norm, skipped);
     assigns *total_norm, *skipped,
             { views[i].grad[j] | integer i, j; 0 <= i < nviews && 0 <= j < views[i].length };
@@ -329,22 +321,68 @@ static oc_status clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
 oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
                            float *total_norm, int *skipped, oc_clip_mutant mutant)
 {
-    return clip_step(c, nviews, views, total_norm, skipped, mutant, 0);
+    oc_status st;
+    if (total_norm == NULL || skipped == NULL)
+        return OC_ERR_NULL_POINTER;
+    if ((unsigned)mutant >= OC_CLIP_MUTANT_COUNT)
+        return OC_ERR_BAD_PROFILE;
+    if ((st = check(c, nviews, views, 1)) != OC_OK)
+        return st;
+    if (c->profile == OC_CLIP_MEGATRON && !(c->max_norm > 0)) {   /* CLIP-DISABLE-1 */
+        *total_norm = 0.0f;
+        *skipped = 0;
+        return OC_OK;
+    }
+    double factor[OC_CLIP_MAX_OPTIMIZERS];
+    double norm = clip_factors(c, nviews, views, factor, mutant);
+    *total_norm = to_f32(norm);
+    scale_views(nviews, views, factor);
+    /* CLIP-SKIP-1: checked after the clipping, as ChainedOptimizer.step does */
+    *skipped = c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold;
+    return OC_OK;
 }
 
 /*@ requires c == \null || \valid_read(c);
-    requires views_readable(views, nviews) && grads_writable(views, nviews);
+    requires views_readable(views, nviews) && grads_readable(views, nviews);
     requires total_norm == \null || \valid(total_norm);
-    assigns *total_norm,
-            { views[i].grad[j] | integer i, j; 0 <= i < nviews && 0 <= j < views[i].length };
+    requires factor == \null || \valid(factor + (0 .. OC_CLIP_MAX_OPTIMIZERS - 1));
+    assigns *total_norm, factor[0 .. OC_CLIP_MAX_OPTIMIZERS - 1];
 */
-oc_status oc_ref_clip_chained(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
-                              float *total_norm, oc_clip_mutant mutant)
+oc_status oc_ref_clip_chained_factors(const oc_clip_config *c, size_t nviews,
+                                      const oc_clip_view *views, float *total_norm,
+                                      double factor[OC_CLIP_MAX_OPTIMIZERS],
+                                      oc_clip_mutant mutant)
 {
-    int never;
-    if (c != NULL && c->profile != OC_CLIP_MEGATRON)
+    oc_status st;
+    double f[OC_CLIP_MAX_OPTIMIZERS]; /* factor is written last, after every read of *c */
+    if (total_norm == NULL || factor == NULL)
+        return OC_ERR_NULL_POINTER;
+    if ((unsigned)mutant >= OC_CLIP_MUTANT_COUNT || (c != NULL && c->profile != OC_CLIP_MEGATRON))
         return OC_ERR_BAD_PROFILE;
-    return clip_step(c, nviews, views, total_norm, &never, mutant, 1);
+    if ((st = check(c, nviews, views, 0)) != OC_OK)
+        return st;
+    const int disabled = !(c->max_norm > 0);                       /* CLIP-DISABLE-1 */
+    *total_norm = to_f32(clip_factors(c, nviews, views, f, mutant));
+    /*@ loop invariant 0 <= o <= OC_CLIP_MAX_OPTIMIZERS;
+        loop assigns o, factor[0 .. OC_CLIP_MAX_OPTIMIZERS - 1];
+        loop variant OC_CLIP_MAX_OPTIMIZERS - o;
+    */
+    for (int o = 0; o < OC_CLIP_MAX_OPTIMIZERS; o++)
+        factor[o] = disabled ? 1.0 : f[o];
+    return OC_OK;
+}
+
+/*@ requires grad == \null || \valid(grad + (0 .. n - 1));
+    assigns grad[0 .. n - 1];
+*/
+oc_status oc_ref_clip_scale(size_t n, float *grad, double factor)
+{
+    if (n > 0 && grad == NULL)
+        return OC_ERR_NULL_POINTER;
+    if (!(factor >= 0.0 && factor <= 1.0))                         /* CLIP-COEF-1 */
+        return OC_ERR_BAD_HPARAM;
+    scale_grad(n, grad, factor);
+    return OC_OK;
 }
 
 /*@ requires c == \null || \valid_read(c);

@@ -253,7 +253,7 @@ static oc_clip_view view_of(int32_t k, const oc_guarded_param *q)
   /@ assigns \nothing;
      ensures \forall integer k; 0 <= k < OC_GUARD_MAX_SUBS ==>
              params_upto(subs, k + 1) == params_upto(subs, k) + subs[k].nparams; @/
-  static void params_upto_steps(oc_sub_optimizer *subs) { }
+  static void params_upto_steps(const oc_sub_optimizer *subs) { }
 */
 
 /* What the step's checks establish gives what norm_and_clip needs; calling this ghost function
@@ -266,18 +266,17 @@ static oc_clip_view view_of(int32_t k, const oc_guarded_param *q)
   static void grads_ok_of(oc_sub_optimizer *subs, size_t nsub) { }
 */
 
-/* STEP-CLIP-1 (ChainedOptimizer.step): one global norm over the gradients of the
- * sub-optimizers in `which` (bit k: sub-optimizer k), computed even without clipping, and with
- * clip_grad > 0 every gradient clipped with the same coefficient (ref/clip.c, profile megatron,
- * one rank: every parameter a counted view owned by its sub-optimizer; the threshold is checked
- * by the caller, after the clipping). */
-/*@ requires \valid_read(cfg) && \valid(norm);
+/* STEP-CLIP-1 (ChainedOptimizer.step), first half: one global norm over the gradients of the
+ * sub-optimizers in `which` (bit k: sub-optimizer k), computed even without clipping, and each
+ * sub-optimizer's clip factor (ref/clip.c, profile megatron, one rank: every parameter a
+ * counted view owned by its sub-optimizer). Nothing but *norm and the factors is written. */
+/*@ requires \valid_read(cc) && \valid(norm) && \valid(factor + (0 .. OC_GUARD_MAX_SUBS - 1));
     requires \valid_read(subs + (0 .. nsub - 1));
     requires nsub <= OC_GUARD_MAX_SUBS && params_bounded(subs, nsub) && grads_ok(subs, nsub);
-    assigns *norm, subs[0 .. nsub - 1].params[..].grad[..];
+    assigns *norm, factor[0 .. OC_GUARD_MAX_SUBS - 1];
 */
-static oc_status norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub_optimizer *subs,
-                               unsigned which, float *norm, oc_guard_mutant mu)
+static oc_status chained_norm(const oc_clip_config *cc, size_t nsub, const oc_sub_optimizer *subs,
+                              unsigned which, float *norm, double *factor, oc_guard_mutant mu)
 {
     oc_clip_view views[OC_GUARD_MAX_PARAMS];
     size_t nviews = 0;
@@ -304,10 +303,37 @@ static oc_status norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub_o
         */
         for (size_t i = 0; (which >> k & 1u) && i < subs[k].nparams; i++)
             views[nviews++] = view_of((int32_t)k, &subs[k].params[i]);
+    return oc_ref_clip_chained_factors(cc, nviews, views, norm, factor, cm);
+}
+
+/* STEP-CLIP-1: the global norm and, with clip_grad > 0, the second half: every gradient of the
+ * sub-optimizers in `which` times its sub-optimizer's factor (the threshold is checked by the
+ * caller, after the clipping). */
+/*@ requires \valid_read(cfg) && \valid(norm);
+    requires \valid_read(subs + (0 .. nsub - 1));
+    requires nsub <= OC_GUARD_MAX_SUBS && params_bounded(subs, nsub) && grads_ok(subs, nsub);
+    assigns *norm, subs[0 .. nsub - 1].params[..].grad[..];
+*/
+static oc_status norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub_optimizer *subs,
+                               unsigned which, float *norm, oc_guard_mutant mu)
+{
+    double factor[OC_GUARD_MAX_SUBS];
     const oc_clip_config cc = oc_guard_clip_config(cfg);
-    if (!(cc.max_norm > 0))                                 /* CLIP-DISABLE-1: the norm only */
-        return oc_ref_clip_norm(&cc, nviews, views, norm);
-    return oc_ref_clip_chained(&cc, nviews, views, norm, cm);
+    oc_status st = chained_norm(&cc, nsub, subs, which, norm, factor, mu);
+    if (st != OC_OK || !(cc.max_norm > 0))                  /* CLIP-DISABLE-1: the norm only */
+        return st;
+    /*@ loop invariant 0 <= k <= nsub;
+        loop assigns k, st, subs[0 .. nsub - 1].params[..].grad[..];
+        loop variant nsub - k;
+    */
+    for (size_t k = 0; k < nsub && st == OC_OK; k++)
+        /*@ loop invariant 0 <= i <= subs[k].nparams;
+            loop assigns i, st, subs[k].params[..].grad[..];
+            loop variant subs[k].nparams - i;
+        */
+        for (size_t i = 0; (which >> k & 1u) && i < subs[k].nparams && st == OC_OK; i++)
+            st = oc_ref_clip_scale(subs[k].params[i].n, subs[k].params[i].grad, factor[k]);
+    return st;
 }
 
 /* STEP-TAKE-1: the sub-optimizer's own update of every parameter with counter step + 1. */

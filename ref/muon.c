@@ -69,8 +69,7 @@ oc_status oc_muon_profile_defaults(oc_muon_profile pr, oc_muon_hparams *hp)
 {
     if ((unsigned)pr >= OC_MUON_PROFILE_COUNT)
         return OC_ERR_BAD_PROFILE;
-    memset(hp, 0, sizeof *hp);
-    hp->profile = pr;
+    *hp = (oc_muon_hparams){.profile = pr};                      /* every other field 0 */
     oc_ns_profile_defaults(pr == OC_MUON_MEGATRON ? OC_NS_QUINTIC : OC_NS_SIMPLE, &hp->ns);
     hp->momentum = 0.95f;
     hp->nesterov = pr != OC_MUON_MEGATRON;

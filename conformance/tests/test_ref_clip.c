@@ -125,6 +125,70 @@ static void test_views_equal_logical_norm(void)
     CU_ASSERT(fabsf(v[0].grad[0] - 0.5f) < 1e-6f && fabsf(v[2].grad[0] - 3.0f) < 1e-6f);
 }
 
+/* CLIP-CHAIN-1 in ChainedOptimizer.step's two halves: the factors, then each sub-optimizer's
+ * gradients scaled, give oc_ref_clip_step's gradients bit for bit; the per-optimizer-norm
+ * mutant's factors differ; an infinite gradient (no CLIP-FINITE-1 here) gives norm inf and
+ * factor 0 (STEP-NONFINITE-1); disabled clipping (CLIP-DISABLE-1) still gives the norm. */
+static void test_chained_halves(void)
+{
+    float a[2] = {3, 4}, b[2] = {0, -12}, a1[2] = {3, 4}, b1[2] = {0, -12};
+    oc_clip_view v[2] = {view(a, 2), view(b, 2)}, whole[2] = {view(a1, 2), view(b1, 2)};
+    v[1].optimizer = whole[1].optimizer = 1;
+    oc_clip_config c = cfg(OC_CLIP_MEGATRON, 6.5);
+    float norm = -1;
+    int skipped;
+    double f[OC_CLIP_MAX_OPTIMIZERS];
+    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_chained_factors(&c, 2, v, &norm, f, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(norm, 13.0f);
+    for (int o = 0; o < OC_CLIP_MAX_OPTIMIZERS; o++)
+        CU_ASSERT_EQUAL(f[o], 6.5 / (13.0 + 1e-6));
+    CU_ASSERT(a[0] == 3 && b[1] == -12);                      /* the first half writes nothing */
+    CU_ASSERT_EQUAL(oc_ref_clip_scale(2, a, f[0]), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_clip_scale(2, b, f[1]), OC_OK);
+    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_step(&c, 2, whole, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT(memcmp(a, a1, sizeof a) == 0 && memcmp(b, b1, sizeof b) == 0);
+    CU_ASSERT(a[0] != 3 && b[1] != -12);
+    /* each sub-optimizer's own norm: 5 (not clipped) and 12 */
+    a[0] = 3, a[1] = 4, b[0] = 0, b[1] = -12;
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 2, v, &norm, f,
+                                                OC_CLIP_MUT_PER_OPTIMIZER_NORM), OC_OK);
+    CU_ASSERT(norm == 13.0f && f[0] == 1.0 && f[1] == 6.5 / (12.0 + 1e-6));
+    b[0] = -INFINITY;
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 2, v, &norm, f, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT(norm == INFINITY && f[0] == 0.0 && f[1] == 0.0);
+    b[0] = 0;
+    c.max_norm = 0;
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 2, v, &norm, f, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT(norm == 13.0f && f[0] == 1.0 && f[7] == 1.0);
+}
+
+/* CLIP-ERR-1 for the two halves: rejections write nothing. */
+static void test_chained_rejections(void)
+{
+    float a[2] = {3, 4};
+    oc_clip_view v = view(a, 2);
+    oc_clip_config c = cfg(OC_CLIP_TORCH, 1.0);
+    float norm = -1;
+    double f[OC_CLIP_MAX_OPTIMIZERS] = {-1};
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, &norm, f, OC_CLIP_CORRECT),
+                    OC_ERR_BAD_PROFILE);                      /* megatron only */
+    c.profile = OC_CLIP_MEGATRON;
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, &norm, NULL, OC_CLIP_CORRECT),
+                    OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, &norm, f, OC_CLIP_MUTANT_COUNT),
+                    OC_ERR_BAD_PROFILE);
+    v.optimizer = OC_CLIP_MAX_OPTIMIZERS;
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, &norm, f, OC_CLIP_CORRECT),
+                    OC_ERR_BAD_HPARAM);
+    CU_ASSERT(norm == -1 && f[0] == -1);
+    static const double bad[] = {1.5, -0.5, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CU_ASSERT_EQUAL(oc_ref_clip_scale(2, a, bad[i]), OC_ERR_BAD_HPARAM);
+    CU_ASSERT_EQUAL(oc_ref_clip_scale(2, NULL, 0.5), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_clip_scale(0, NULL, 0.5), OC_OK);
+    CU_ASSERT(a[0] == 3 && a[1] == 4);
+}
+
 /* CLIP-CFG-1, CLIP-FINITE-1, CLIP-ERR-1: rejections write nothing. */
 static void test_rejections(void)
 {
@@ -222,6 +286,9 @@ void register_suites(void)
               {"views reproduce the logical norm (CLIP-VIEW-1, CLIP-DEDUP-TP-1, "
                "CLIP-DEDUP-SHARED-1, CLIP-DEDUP-DP-1, CLIP-CHAIN-1)", test_views_equal_logical_norm},
               {"rejections (CLIP-CFG-1, CLIP-FINITE-1, CLIP-ERR-1)", test_rejections},
+              {"the chained clipping's two halves (CLIP-CHAIN-1, STEP-NONFINITE-1, "
+               "CLIP-DISABLE-1)", test_chained_halves},
+              {"the two halves' rejections (CLIP-ERR-1, CLIP-COEF-1)", test_chained_rejections},
               {"a float32 implementation is fp32, not exact (CLIP-TOL-1, CLIP-TOL-2, VEC-FMT-11)",
                test_fp32_tolerance});
 }

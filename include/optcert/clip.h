@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include "optcert/status.h"
 
+#define OC_CLIP_MAX_OPTIMIZERS 8 /* sub-optimizers of a chained optimizer (CLIP-VIEW-1) */
+
 typedef enum oc_clip_profile {
     OC_CLIP_MEGATRON = 0, /* clip_grad_norm_fp32: coeff max/(norm+1e-6) applied if < 1  CLIP-PROF-MEGATRON */
     OC_CLIP_TORCH,        /* torch.nn.utils.clip_grad_norm_: coeff clamped at 1, always applied CLIP-PROF-TORCH */
@@ -65,12 +67,28 @@ int oc_clip_view_counted(const oc_clip_config *c, const oc_clip_view *v);
 oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
                            float *total_norm, int *skipped, oc_clip_mutant mutant);
 
-/* The clipping of Megatron's ChainedOptimizer.step (the guarded step, STEP-CLIP-1): as
- * oc_ref_clip_step, profile megatron only, but CLIP-SKIP-1 is not applied (the caller checks
- * the threshold after clipping, as ChainedOptimizer.step does) and neither is CLIP-FINITE-1
- * (the bf16 step does not check for inf/NaN, STEP-BF16-1; the norm follows STEP-NONFINITE-1). */
-oc_status oc_ref_clip_chained(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
-                              float *total_norm, oc_clip_mutant mutant);
+/* The clipping of Megatron's ChainedOptimizer.step (the guarded step, STEP-CLIP-1), in the two
+ * halves Megatron runs: the norm over every sub-optimizer (get_grad_norm_fp32 over all of them),
+ * then each sub-optimizer's gradients times the coefficient (clip_grad_by_total_norm_fp32).
+ *
+ * First half: writes the total norm of the counted elements (CLIP-CHAIN-1; STEP-NONFINITE-1 for
+ * gradients that are not finite) as binary32 to *total_norm, and to factor[o], for every
+ * o < OC_CLIP_MAX_OPTIMIZERS, the number sub-optimizer o's gradients are multiplied by
+ * (CLIP-COEF-1; 1 where the coefficient is not applied, and every factor 1 with clipping
+ * disabled, CLIP-DISABLE-1, where the norm is still computed). Profile megatron only; neither
+ * CLIP-SKIP-1 (the caller checks the threshold after clipping, as ChainedOptimizer.step does)
+ * nor CLIP-FINITE-1 (the bf16 step does not check for inf/NaN, STEP-BF16-1) is applied. No
+ * gradient is written; on error nothing is written. */
+oc_status oc_ref_clip_chained_factors(const oc_clip_config *c, size_t nviews,
+                                      const oc_clip_view *views, float *total_norm,
+                                      double factor[OC_CLIP_MAX_OPTIMIZERS],
+                                      oc_clip_mutant mutant);
+
+/* Second half: grad[0 .. n-1] times `factor`, a factor of oc_ref_clip_chained_factors, each
+ * product evaluated in binary64 and rounded once to binary32 (CLIP-TOL-1). OC_ERR_BAD_HPARAM
+ * unless 0 <= factor <= 1 (CLIP-COEF-1 never gives another), OC_ERR_NULL_POINTER for a NULL
+ * gradient with n > 0; on error nothing is written. */
+oc_status oc_ref_clip_scale(size_t n, float *grad, double factor);
 
 /* The total norm of the counted elements alone (CLIP-NORM-1, CLIP-NORM-INF-1, CLIP-CHAIN-1;
  * STEP-NONFINITE-1 for gradients that are not finite), as binary32; nothing is clipped. Megatron's

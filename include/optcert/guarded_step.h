@@ -14,7 +14,7 @@
 #include "optcert/sgd.h"
 #include "optcert/status.h"
 
-#define OC_GUARD_MAX_SUBS 8    /* sub-optimizers of one chain (the clip views' index, CLIP-CFG-1) */
+#define OC_GUARD_MAX_SUBS OC_CLIP_MAX_OPTIMIZERS /* sub-optimizers of one chain (CLIP-VIEW-1) */
 #define OC_GUARD_MAX_PARAMS 64 /* parameters of all sub-optimizers together (STEP-CFG-1) */
 
 typedef enum oc_guard_mode {
