@@ -86,12 +86,13 @@ oc_status oc_muon_profile_defaults(oc_muon_profile pr, oc_muon_hparams *hp)
 /*@ assigns errno; */
 static double scale_of(oc_muon_scale mode, size_t rows, size_t cols, double extra)
 {
-    double r = (double)rows, c = (double)cols;
+    double r = (double)rows, c = (double)cols, square;
     switch (mode) {
-    case OC_MUON_SHAPE_SCALING: return sqrt(r > c ? r / c : 1.0) * extra;
-    case OC_MUON_SPECTRAL: return sqrt(r > c ? r : c) * extra;
-    default: return sqrt(r / c) * extra;
+    case OC_MUON_SHAPE_SCALING: square = r > c ? r / c : 1.0; break;
+    case OC_MUON_SPECTRAL: square = r > c ? r : c; break;
+    default: square = r / c; break;
     }
+    return sqrt(square) * extra;
 }
 
 /*@ requires \valid_read(hp);
