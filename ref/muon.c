@@ -112,11 +112,18 @@ size_t oc_muon_work_len(size_t rows, size_t cols) { return oc_ns_work_len(rows, 
         1 <= hp->ns.steps <= OC_NS_MAX_STEPS && 1 <= hp->ns.ncoef <= OC_NS_MAX_COEFS &&
         (hp->form == OC_MUON_EMA || hp->form == OC_MUON_SGD) &&
         0 <= hp->scale <= OC_MUON_UNIT_RMS_NORM && 0 <= hp->profile < OC_MUON_PROFILE_COUNT;
+    // MUON-HP-1's ranges as the IEEE comparisons the C code makes with the binary64 bounds
+    // (for finite values the same as the real comparisons: 1e6 is a binary64 value). Not the
+    // logic literal 1e6: Frama-C 25 reads it as 8/5 (proofs/STATUS.md).
     predicate muon_reals_ok(oc_muon_hparams *hp) =
-        \is_finite(hp->lr) && 0.0 <= hp->lr <= 1e6 &&
-        \is_finite(hp->momentum) && 0.0 <= hp->momentum < 1.0 &&
-        \is_finite(hp->weight_decay) && 0.0 <= hp->weight_decay <= 1e6 &&
-        \is_finite(hp->extra_scale) && 0.0 < hp->extra_scale <= 1e6;
+        \is_finite(hp->lr) && \le_double((double)0.0, hp->lr) &&
+        \le_double(hp->lr, (double)1.0e6) &&
+        \is_finite(hp->momentum) && \le_double((double)0.0, hp->momentum) &&
+        \lt_double(hp->momentum, (double)1.0) &&
+        \is_finite(hp->weight_decay) && \le_double((double)0.0, hp->weight_decay) &&
+        \le_double(hp->weight_decay, (double)1.0e6) &&
+        \is_finite(hp->extra_scale) && \lt_double((double)0.0, hp->extra_scale) &&
+        \le_double(hp->extra_scale, (double)1.0e6);
 */
 
 /* MUON-HP-1 */
