@@ -14,14 +14,6 @@ const char *oc_route_mutant_name(oc_route_mutant mu)
     return (unsigned)mu < OC_ROUTE_MUTANT_COUNT ? mutant_names[mu] : NULL;
 }
 
-size_t oc_param_numel(const oc_param_info *info)
-{
-    size_t n = 1;
-    for (int k = 0; k < info->ndim; k++)
-        n *= info->dims[k];
-    return n;
-}
-
 /* ROUTE-PARAM-1 */
 oc_status oc_param_check(const oc_param_info *info)
 {
@@ -37,6 +29,18 @@ oc_status oc_param_check(const oc_param_info *info)
         n *= info->dims[k];
     }
     return OC_OK;
+}
+
+/* ROUTE-PARAM-1: the helpers return 0 (the route OC_ROUTE_ADAMW) for a parameter
+ * oc_param_check rejects, whose dims may be 0, too many or overflow. */
+size_t oc_param_numel(const oc_param_info *info)
+{
+    if (oc_param_check(info) != OC_OK)
+        return 0;
+    size_t n = 1;
+    for (int k = 0; k < info->ndim; k++)
+        n *= info->dims[k];
+    return n;
 }
 
 /* ROUTE-RULE-1 (Megatron-LM _is_nonlinear_or_embedding), or the mutant's rule. */
@@ -62,7 +66,10 @@ static oc_route route_of(const oc_param_info *info, oc_route_mutant mutant)
     return info->ndim == 2 && !info->is_embedding_or_output ? OC_ROUTE_MUON : OC_ROUTE_ADAMW;
 }
 
-oc_route oc_param_route(const oc_param_info *info) { return route_of(info, OC_ROUTE_CORRECT); }
+oc_route oc_param_route(const oc_param_info *info)
+{
+    return oc_param_check(info) == OC_OK ? route_of(info, OC_ROUTE_CORRECT) : OC_ROUTE_ADAMW;
+}
 
 /* The matrix Muon sees: the 2-D shape; a 1-D parameter as 1 x n and a 3-D / 4-D one as
  * dims[0] x rest (only the mutants route those to Muon). */
@@ -76,6 +83,8 @@ static void matrix_view(const oc_param_info *info, size_t *rows, size_t *cols)
 size_t oc_routed_work_len(const oc_param_info *info)
 {
     size_t rows, cols, n = oc_param_numel(info), a, b;
+    if (n == 0)
+        return 0;
     matrix_view(info, &rows, &cols);
     a = oc_muon_work_len(rows, cols);
     b = oc_muon_work_len(1, n);
@@ -87,6 +96,8 @@ size_t oc_routed_scratch_len(const oc_param_info *info) { return 3 * oc_param_nu
 /* ROUTE-WD-1: Megatron's default no_weight_decay_cond: biases (by name) and 1-D parameters. */
 int oc_param_decays(const oc_param_info *info)
 {
+    if (oc_param_check(info) != OC_OK)
+        return 0;
     size_t len = strlen(info->name);
     return !(info->ndim == 1 || (len >= 5 && strcmp(info->name + len - 5, ".bias") == 0));
 }

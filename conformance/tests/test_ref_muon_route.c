@@ -162,7 +162,13 @@ static void test_rejections(void)
         CU_ASSERT_EQUAL(routed(&hp, &bad[i], p, m, v, g, &r, OC_ROUTE_CORRECT), want[i]);
         CU_ASSERT_EQUAL(r, (oc_route)7);
         CU_ASSERT_EQUAL(p[0], 1);
+        /* the helpers on a rejected parameter: 0, no division by its 0 dim, no read past 4 */
+        CU_ASSERT(oc_param_numel(&bad[i]) == 0 && oc_routed_work_len(&bad[i]) == 0 &&
+                  oc_routed_scratch_len(&bad[i]) == 0 && oc_param_decays(&bad[i]) == 0 &&
+                  oc_param_route(&bad[i]) == OC_ROUTE_ADAMW);
     }
+    oc_param_info zero_rows = {"w", 2, {0, 3}, 0};
+    CU_ASSERT(oc_param_numel(NULL) == 0 && oc_routed_work_len(&zero_rows) == 0);
     oc_param_info ok = {"decoder.layers.0.mlp.linear_fc1.weight", 2, {2, 2}, 0};
     float p[4] = {1, 2, 3, 4}, m[4] = {0}, v[4] = {0}, g[4] = {1, -1, 1, NAN};
     oc_route r = (oc_route)7;

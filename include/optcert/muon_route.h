@@ -48,6 +48,9 @@ const char *oc_route_mutant_name(oc_route_mutant mu);
  * 2^24 elements). */
 oc_status oc_param_check(const oc_param_info *info);
 
+/* The helpers below take any info (NULL included) and read nothing oc_param_check has not
+ * accepted: for a parameter it rejects they return 0 (the route: OC_ROUTE_ADAMW). */
+
 /* Elements of the parameter. */
 size_t oc_param_numel(const oc_param_info *info);
 
