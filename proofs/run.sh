@@ -15,7 +15,7 @@
 # the committed baseline: proofs/check.sh.
 # Needs the toolchain from proofs/setup.sh. WP_PAR (default 2) = parallel prover runs.
 # ONLY=<comma list> runs only the named parts: adam, sgd, lion, schedule, formats,
-# mixed, loss_scale, clip, guarded_step, ns, cuda, muon (e.g. ONLY=schedule);
+# mixed, loss_scale, clip, guarded_step, ns, cuda, muon, muon_route (e.g. ONLY=schedule);
 # unset = all. wp-goals.txt then holds only their goals (check.sh reports the others as lost).
 # Also Eva and WP pass 1 over ref/formats.c and ref/mixed.c (goals "formats:", "mixed:").
 # Eva and WP pass 1 over ref/guarded_step.c: proofs/run_guarded_step.sh (goals "guarded_step:").
@@ -164,6 +164,21 @@ if selected muon; then
     times+=("muon main $(($(date +%s) - tu0)) s")
 fi
 
+# ref/muon_route.c: WP pass 1 on its helpers (Eva on the whole file is in the ns part); the files
+# of the steps it calls are given for their contracts. Goals "muon_route:" (STATUS.md).
+if selected muon_route; then
+    tr0=$(date +%s)
+    echo "== WP ref/muon_route.c: memory, integer and contract goals (z3, cvc5; 10 s)"
+    frama-c -wp -wp-rte -wp-literals -wp-par "$par" "${common[@]}" ref/muon_route.c ref/muon.c \
+        ref/newton_schulz.c ref/adam.c ref/buffers.c \
+        -wp-fct oc_route_mutant_name,oc_param_check,oc_param_numel,route_of,oc_param_route \
+        -wp-fct matrix_view,oc_routed_work_len,oc_routed_scratch_len,oc_param_decays \
+        -wp-prop="-${float_props//,/,-}" -wp-prover cvc5,z3 -wp-timeout 10 \
+        > "$out/wp-muon_route-main.log" 2>&1
+    parts+=(muon_route-main)
+    times+=("muon_route main $(($(date +%s) - tr0)) s")
+fi
+
 # --- schedule part (ref/schedule.c, ref/schedule_exact.c; goals "schedule:") -------------------
 # Eva on both files, with Frama-C's <math.h> replaced by proofs/schedule_math.h (see there and
 # STATUS.md). WP pass 1 on ref/schedule.c alone: the long double primitives of
@@ -255,7 +270,8 @@ for part in "${parts[@]}"; do
     case $part in
         sgd-*) prefix=sgd: ;; lion-*) prefix=lion: ;; schedule-*) prefix=schedule: ;;
         ns-*) prefix=ns: ;; formats-*) prefix=formats: ;; mixed-*) prefix=mixed: ;;
-        muon_clip-*) prefix=muon_clip: ;; muon-*) prefix=muon: ;;
+        muon_clip-*) prefix=muon_clip: ;; muon_route-*) prefix=muon_route: ;;
+        muon-*) prefix=muon: ;;
     esac
     parse_wp "$out/wp-$part.log" | sed "s/^/$prefix/" > "$out/wp-$part.goals"
     n=$(wc -l < "$out/wp-$part.goals")
