@@ -164,15 +164,16 @@ if selected muon; then
     times+=("muon main $(($(date +%s) - tu0)) s")
 fi
 
-# ref/muon_route.c: WP pass 1 on its helpers (Eva on the whole file is in the ns part); the files
+# ref/muon_route.c: WP pass 1 on every function (Eva on the whole file is in the ns part); the files
 # of the steps it calls are given for their contracts. Goals "muon_route:" (STATUS.md).
 if selected muon_route; then
     tr0=$(date +%s)
     echo "== WP ref/muon_route.c: memory, integer and contract goals (z3, cvc5; 10 s)"
     frama-c -wp -wp-rte -wp-literals -wp-par "$par" "${common[@]}" ref/muon_route.c ref/muon.c \
         ref/newton_schulz.c ref/adam.c ref/buffers.c \
-        -wp-fct oc_route_mutant_name,oc_param_check,oc_param_numel,route_of,oc_param_route \
-        -wp-fct matrix_view,oc_routed_work_len,oc_routed_scratch_len,oc_param_decays \
+        -wp-fct oc_route_mutant_name,rest_steps,product_fits,check_numel,oc_param_check \
+        -wp-fct oc_param_numel,route_of,oc_param_route,matrix_view,oc_routed_work_len \
+        -wp-fct oc_routed_scratch_len,oc_param_decays,oc_ref_routed_step \
         -wp-prop="-${float_props//,/,-}" -wp-prover cvc5,z3 -wp-timeout 10 \
         > "$out/wp-muon_route-main.log" 2>&1
     parts+=(muon_route-main)

@@ -1,6 +1,7 @@
 /* Parameter routing of a mixed Muon + AdamW optimizer (spec/muon.md §11, rules ROUTE-*): which
  * optimizer steps a parameter, and the step itself through ref/muon.c and ref/adam.c. Scalar
  * C11, no allocation, no I/O, no globals. */
+#include <errno.h>
 #include <string.h>
 #include "optcert/buffers.h"
 #include "optcert/muon_route.h"
@@ -9,12 +10,44 @@
     predicate info_readable(oc_param_info *info) =
         info == \null || (\valid_read(info) &&
                           (info->name == \null || valid_read_string(info->name)));
-    // What oc_param_check accepts, as far as memory goes (ROUTE-PARAM-1): a name, 1 .. 4
-    // dims, each >= 1.
+    // The product of the first k dims, and the element count (ROUTE-PARAM-1).
+    logic integer prefix(oc_param_info *info, integer k) =
+        (k > 0 ? info->dims[0] : 1) * (k > 1 ? info->dims[1] : 1) *
+        (k > 2 ? info->dims[2] : 1) * (k > 3 ? info->dims[3] : 1);
+    logic integer numel_of(oc_param_info *info) = prefix(info, info->ndim);
+    // The product of dims[1 .. k-1]: what the matrix view calls the columns above 1-D.
+    logic integer rest(oc_param_info *info, integer k) =
+        (k > 1 ? info->dims[1] : 1) * (k > 2 ? info->dims[2] : 1) * (k > 3 ? info->dims[3] : 1);
+    // What oc_param_check accepts (ROUTE-PARAM-1): a name, 1 .. 4 dims, each >= 1, at most
+    // 2^24 elements.
     predicate param_ok(oc_param_info *info) =
         info != \null && \valid_read(info) && info->name != \null &&
         valid_read_string(info->name) && 1 <= info->ndim <= OC_PARAM_MAX_DIMS &&
-        \forall integer k; 0 <= k < info->ndim ==> info->dims[k] >= 1;
+        (\forall integer k; 0 <= k < info->ndim ==> info->dims[k] >= 1) &&
+        numel_of(info) <= OC_NS_MAX_ELEMS;
+    // The buffers of a step on a valid parameter, as the Muon and AdamW steps require them:
+    // p, m, v, g of numel_of(info) elements, the workspace and scratch of their lengths, all
+    // separated from each other and from what the step reads.
+    predicate routed_buffers_ok(oc_route_hparams *hp, oc_param_info *info, float *p, float *m,
+                                float *v, float *g, oc_route *route, double *work,
+                                integer work_len, float *scratch, integer scratch_len) =
+        \valid(p + (0 .. numel_of(info) - 1)) && \valid(m + (0 .. numel_of(info) - 1)) &&
+        \valid(v + (0 .. numel_of(info) - 1)) && \valid_read(g + (0 .. numel_of(info) - 1)) &&
+        \valid(work + (0 .. work_len - 1)) && \valid(scratch + (0 .. scratch_len - 1)) &&
+        \separated(p + (0 .. numel_of(info) - 1), m + (0 .. numel_of(info) - 1),
+                   v + (0 .. numel_of(info) - 1), g + (0 .. numel_of(info) - 1),
+                   work + (0 .. work_len - 1), scratch + (0 .. scratch_len - 1), hp, info, route);
+*/
+
+/* rest one dim further, and prefix as dims[0] times rest: calling this ghost function puts
+ * the instances among the hypotheses. */
+/*@ ghost
+  /@ assigns \nothing;
+     ensures \forall integer k; 1 <= k < OC_PARAM_MAX_DIMS ==>
+             rest(info, k + 1) == rest(info, k) * info->dims[k];
+     ensures \forall integer k; 1 <= k <= OC_PARAM_MAX_DIMS ==>
+             prefix(info, k) == info->dims[0] * rest(info, k); @/
+  static void rest_steps(const oc_param_info *info) { }
 */
 
 static const char bias[] = ".bias";   /* ROUTE-WD-1: Megatron's name.endswith(".bias") */
@@ -30,46 +63,75 @@ const char *oc_route_mutant_name(oc_route_mutant mu)
     return (unsigned)mu < OC_ROUTE_MUTANT_COUNT ? mutant_names[mu] : NULL;
 }
 
-/* ROUTE-PARAM-1 */
+/* A dim below the bound's quotient keeps the product within the bound (the provers find this
+ * in this small context, not in the loop's). */
+/*@ ghost
+  /@ requires 1 <= n && d <= OC_NS_MAX_ELEMS / n;
+     assigns \nothing;
+     ensures n * d <= OC_NS_MAX_ELEMS; @/
+  static void product_fits(size_t n, size_t d) { }
+*/
+
+/* ROUTE-PARAM-1: the status of oc_param_check and, when OC_OK, the element count n and the
+ * product of the dims after the first (rest): n = dims[0] * rest. */
+typedef struct checked_numel {
+    oc_status status;
+    size_t n, rest;
+} checked_numel;
+
+/*@ requires info_readable(info);
+    assigns \nothing;
+    ensures ok: \result.status == OC_OK ==> param_ok(info);
+    ensures count: \result.status == OC_OK ==> \result.n == numel_of(info) &&
+                   \result.n == info->dims[0] * \result.rest; */
+static checked_numel check_numel(const oc_param_info *info)
+{
+    const checked_numel bad_shape = {OC_ERR_BAD_SHAPE, 0, 0};
+    if (info == NULL || info->name == NULL)
+        return (checked_numel){OC_ERR_NULL_POINTER, 0, 0};
+    if (info->ndim < 1 || info->ndim > OC_PARAM_MAX_DIMS ||
+        strlen(info->name) >= OC_PARAM_MAX_NAME || info->dims[0] < 1)
+        return bad_shape;
+    size_t r = 1;
+    //@ ghost rest_steps(info);
+    /*@ loop invariant 1 <= k <= info->ndim;
+        loop invariant bound: 1 <= r <= OC_NS_MAX_ELEMS;
+        loop invariant product: r == rest(info, k);
+        loop invariant \forall integer j; 0 <= j < k ==> info->dims[j] >= 1;
+        loop assigns k, r;
+        loop variant info->ndim - k; */
+    for (int k = 1; k < info->ndim; k++) {
+        if (info->dims[k] < 1 || info->dims[k] > OC_NS_MAX_ELEMS / r)
+            return bad_shape;
+        //@ assert fits: info->dims[k] <= OC_NS_MAX_ELEMS / r;
+        //@ ghost product_fits(r, info->dims[k]);
+        r *= info->dims[k];
+    }
+    if (info->dims[0] > OC_NS_MAX_ELEMS / r)
+        return bad_shape;
+    //@ assert fits_0: info->dims[0] <= OC_NS_MAX_ELEMS / r;
+    //@ ghost product_fits(r, info->dims[0]);
+    //@ assert whole: r == rest(info, info->ndim) && prefix(info, info->ndim) == info->dims[0] * r;
+    return (checked_numel){OC_OK, info->dims[0] * r, r};
+}
+
 /*@ requires info_readable(info);
     assigns \nothing;
     ensures \result == OC_OK ==> param_ok(info); */
 oc_status oc_param_check(const oc_param_info *info)
 {
-    if (info == NULL || info->name == NULL)
-        return OC_ERR_NULL_POINTER;
-    if (info->ndim < 1 || info->ndim > OC_PARAM_MAX_DIMS ||
-        strlen(info->name) >= OC_PARAM_MAX_NAME)
-        return OC_ERR_BAD_SHAPE;
-    size_t n = 1;
-    /*@ loop invariant 0 <= k <= info->ndim && 1 <= n <= OC_NS_MAX_ELEMS;
-        loop invariant \forall integer j; 0 <= j < k ==> info->dims[j] >= 1;
-        loop assigns k, n;
-        loop variant info->ndim - k; */
-    for (int k = 0; k < info->ndim; k++) {
-        if (info->dims[k] < 1 || info->dims[k] > OC_NS_MAX_ELEMS / n)
-            return OC_ERR_BAD_SHAPE;
-        n *= info->dims[k];
-    }
-    return OC_OK;
+    return check_numel(info).status;
 }
 
 /* ROUTE-PARAM-1: the helpers return 0 (the route OC_ROUTE_ADAMW) for a parameter
  * oc_param_check rejects, whose dims may be 0, too many or overflow. */
 /*@ requires info_readable(info);
     assigns \nothing;
-    ensures \result == 0 || param_ok(info); */
+    ensures \result == 0 || (param_ok(info) && \result == numel_of(info)); */
 size_t oc_param_numel(const oc_param_info *info)
 {
-    if (oc_param_check(info) != OC_OK)
-        return 0;
-    size_t n = 1;
-    /*@ loop invariant 0 <= k <= info->ndim;
-        loop assigns k, n;
-        loop variant info->ndim - k; */
-    for (int k = 0; k < info->ndim; k++)
-        n *= info->dims[k];
-    return n;
+    checked_numel c = check_numel(info);
+    return c.status == OC_OK ? c.n : 0;
 }
 
 /* ROUTE-RULE-1 (Megatron-LM _is_nonlinear_or_embedding), or the mutant's rule. */
@@ -108,25 +170,27 @@ oc_route oc_param_route(const oc_param_info *info)
 
 /* The matrix Muon sees: the 2-D shape; a 1-D parameter as 1 x n and a 3-D / 4-D one as
  * dims[0] x rest (only the mutants route those to Muon). */
-/*@ requires param_ok(info) && \valid(rows) && \valid(cols);
-    assigns *rows, *cols; */
-static void matrix_view(const oc_param_info *info, size_t *rows, size_t *cols)
+typedef struct matrix_shape {
+    size_t rows, cols;
+} matrix_shape;
+
+/*@ requires param_ok(info) && c.n == info->dims[0] * c.rest;
+    assigns \nothing;
+    ensures \result.rows * \result.cols == c.n; */
+static matrix_shape matrix_view(const oc_param_info *info, checked_numel c)
 {
-    size_t n = oc_param_numel(info);
-    *rows = info->ndim == 1 ? 1 : info->dims[0];
-    *cols = n / *rows;
+    return info->ndim == 1 ? (matrix_shape){1, c.n} : (matrix_shape){info->dims[0], c.rest};
 }
 
 /*@ requires info_readable(info);
     assigns \nothing; */
 size_t oc_routed_work_len(const oc_param_info *info)
 {
-    size_t rows, cols, n = oc_param_numel(info), a, b;
-    if (n == 0)
+    checked_numel c = check_numel(info);
+    if (c.status != OC_OK)
         return 0;
-    matrix_view(info, &rows, &cols);
-    a = oc_muon_work_len(rows, cols);
-    b = oc_muon_work_len(1, n);
+    matrix_shape view = matrix_view(info, c);
+    size_t a = oc_muon_work_len(view.rows, view.cols), b = oc_muon_work_len(1, c.n);
     return a > b ? a : b;
 }
 
@@ -147,6 +211,14 @@ int oc_param_decays(const oc_param_info *info)
     return !(info->ndim == 1 || (len >= 5 && strcmp(info->name + len - 5, bias) == 0));
 }
 
+/*@ requires hp == \null || \valid_read(hp);
+    requires route == \null || \valid(route);
+    requires info_readable(info);
+    requires param_ok(info) ==>
+             routed_buffers_ok(hp, info, p, m, v, g, route, work, work_len, scratch, scratch_len);
+    assigns *route, p[0 .. numel_of(info) - 1], m[0 .. numel_of(info) - 1],
+            v[0 .. numel_of(info) - 1], work[0 .. work_len - 1], scratch[0 .. scratch_len - 1],
+            errno; */
 oc_status oc_ref_routed_step(const oc_route_hparams *hp, const oc_param_info *info, int64_t step,
                              float *p, float *m, float *v, const float *g, oc_route *route,
                              double *work, size_t work_len, float *scratch, size_t scratch_len,
@@ -156,7 +228,9 @@ oc_status oc_ref_routed_step(const oc_route_hparams *hp, const oc_param_info *in
         return OC_ERR_NULL_POINTER;
     if ((unsigned)mutant >= OC_ROUTE_MUTANT_COUNT)
         return OC_ERR_BAD_PROFILE;
-    oc_status st = oc_param_check(info);
+    const checked_numel c = check_numel(info);
+    const size_t n = c.n;
+    oc_status st = c.status;
     if (st != OC_OK)
         return st; /* ROUTE-ERR-1 */
     /* ROUTE-HP-1: both optimizers' hyper-parameters, whichever the parameter goes to; AdamW is
@@ -166,15 +240,14 @@ oc_status oc_ref_routed_step(const oc_route_hparams *hp, const oc_param_info *in
         return st;
     if (adamw.profile != OC_ADAM_TORCH || !adamw.decoupled || adamw.amsgrad || adamw.maximize)
         return OC_ERR_BAD_HPARAM;
-    size_t n = oc_param_numel(info), rows, cols;
     if ((st = oc_buffer_check(v, n, sizeof(float))) != OC_OK)
         return st;
     oc_route r = route_of(info, mutant);
     if (r == OC_ROUTE_MUON) {
-        matrix_view(info, &rows, &cols);
+        matrix_shape view = matrix_view(info, c);
         if (scratch_len < 3 * n)
             return OC_ERR_BAD_SHAPE;
-        st = oc_ref_muon_step(&hp->muon, rows, cols, p, m, g, work, work_len, scratch,
+        st = oc_ref_muon_step(&hp->muon, view.rows, view.cols, p, m, g, work, work_len, scratch,
                               OC_MUON_CORRECT); /* MUON-* */
     } else {
         if (!oc_param_decays(info) && mutant != OC_ROUTE_MUT_DECAY_ON_GAINS)
