@@ -145,6 +145,39 @@ static void test_steps(void)
 }
 
 /* ROUTE-PARAM-1, ROUTE-HP-1, ROUTE-ERR-1: rejected with nothing written and no route. */
+/* ROUTE-PARAM-1's bounds: at most 2^24 elements (the product checked without wrapping: four
+ * dims of 2^16 would wrap to 0 in size_t), names below 128 bytes; and the matrix view of a
+ * 1-D and a 3-D parameter (1 x n, dims[0] x rest) in the workspace length. */
+static void test_param_bounds(void)
+{
+    static char long_name[OC_PARAM_MAX_NAME + 1];
+    memset(long_name, 'w', OC_PARAM_MAX_NAME);
+    static const struct { oc_param_info info; size_t numel; } cases[] = {
+        {{"w", 2, {4096, 4096}, 0}, 1u << 24},
+        {{"w", 2, {4096, 4097}, 0}, 0},
+        {{"w", 4, {1, 1, 1, 1u << 24}, 0}, 1u << 24},
+        {{"w", 4, {1u << 24, 1, 1, 2}, 0}, 0},
+        {{"w", 1, {(1u << 24) + 1}, 0}, 0},
+        {{"w", 4, {1u << 16, 1u << 16, 1u << 16, 1u << 16}, 0}, 0},
+        {{"w", 4, {1, 1u << 24, 1u << 24, 1u << 16}, 0}, 0},   /* dims[1..3] wrap to 0 */
+        {{"w", 3, {6, 5, 4}, 0}, 120},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const oc_param_info *info = &cases[i].info;
+        CU_ASSERT_EQUAL(oc_param_check(info), cases[i].numel ? OC_OK : OC_ERR_BAD_SHAPE);
+        CU_ASSERT_EQUAL(oc_param_numel(info), cases[i].numel);
+        CU_ASSERT_EQUAL(oc_routed_scratch_len(info), 3 * cases[i].numel);
+    }
+    oc_param_info name = {long_name, 1, {4}, 0};
+    CU_ASSERT_EQUAL(oc_param_check(&name), OC_ERR_BAD_SHAPE);  /* 128 bytes */
+    long_name[OC_PARAM_MAX_NAME - 1] = '\0';
+    CU_ASSERT_EQUAL(oc_param_check(&name), OC_OK);             /* 127 bytes */
+    size_t a = oc_muon_work_len(6, 20), b = oc_muon_work_len(1, 120);
+    CU_ASSERT_EQUAL(oc_routed_work_len(&cases[7].info), a > b ? a : b);
+    oc_param_info row = {"w", 1, {7}, 0};
+    CU_ASSERT_EQUAL(oc_routed_work_len(&row), oc_muon_work_len(1, 7));
+}
+
 static void test_rejections(void)
 {
     static const oc_param_info bad[] = {
@@ -256,5 +289,5 @@ static void test_f32_conforms(void)
 void register_suites(void)
 {
     ADD_SUITE("muon route", {"rule", test_rule}, {"steps", test_steps},
-              {"rejections", test_rejections}, {"float32 conforms", test_f32_conforms});
+              {"rejections", test_rejections}, {"parameter bounds", test_param_bounds}, {"float32 conforms", test_f32_conforms});
 }
