@@ -384,20 +384,3 @@ oc_status oc_ref_clip_scale(size_t n, float *grad, double factor)
     scale_grad(n, grad, factor);
     return OC_OK;
 }
-
-/*@ requires c == \null || \valid_read(c);
-    requires views_readable(views, nviews) && grads_readable(views, nviews);
-    requires total_norm == \null || \valid(total_norm);
-    assigns *total_norm;
-*/
-oc_status oc_ref_clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
-                           float *total_norm)
-{
-    oc_status st;
-    if (total_norm == NULL)
-        return OC_ERR_NULL_POINTER;
-    if ((st = check(c, nviews, views, 0)) != OC_OK)
-        return st;
-    *total_norm = to_f32(clip_norm(c, nviews, views, -1, OC_CLIP_CORRECT)); /* CLIP-CHAIN-1 */
-    return OC_OK;
-}

@@ -45,9 +45,11 @@ static float global_norm(chain *c)
     oc_clip_view views[NPAR];
     const oc_clip_config cc = {OC_CLIP_MEGATRON, 0.0, 0, INFINITY, 0, 1, 1, 1};
     float norm = -1.0f;
+    double factor[OC_CLIP_MAX_OPTIMIZERS];
     for (int i = 0; i < NPAR; i++)
         views[i] = (oc_clip_view){0, 0, 0, i < 2 ? 0 : i - 1, 0, 0, N, c->g[i]};
-    CU_ASSERT_EQUAL(oc_ref_clip_norm(&cc, NPAR, views, &norm), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&cc, NPAR, views, &norm, factor, OC_CLIP_CORRECT),
+                    OC_OK);
     return norm;
 }
 

@@ -90,10 +90,4 @@ oc_status oc_ref_clip_chained_factors(const oc_clip_config *c, size_t nviews,
  * gradient with n > 0; on error nothing is written. */
 oc_status oc_ref_clip_scale(size_t n, float *grad, double factor);
 
-/* The total norm of the counted elements alone (CLIP-NORM-1, CLIP-NORM-INF-1, CLIP-CHAIN-1;
- * STEP-NONFINITE-1 for gradients that are not finite), as binary32; nothing is clipped. Megatron's
- * ChainedOptimizer computes it even when clipping is disabled. On error nothing is written. */
-oc_status oc_ref_clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
-                           float *total_norm);
-
 #endif
