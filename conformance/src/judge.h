@@ -29,6 +29,7 @@ typedef struct oc_case_result {
 /* Outputs of one case: per output name a [steps * n] array (binary32 values widened). */
 typedef struct oc_outputs {
     double *out[OC_MAX_STATE];
+    char fault[128]; /* VEC-PLUG-2, VEC-PLUG-3: how the run wrote where it must not; "" if not */
 } oc_outputs;
 
 /* The spacing of binary32 numbers at |x| (2^-149 in the subnormal range). */
