@@ -102,12 +102,11 @@ static void limit_memory(size_t mib)
     setrlimit(RLIMIT_AS, &(struct rlimit){lim, lim});
 }
 
-/* The child: its own process group (the parent kills the group on timeout), the plugin's
- * stdout on stderr (VEC-PLUG-4), then the cases; it ends only here, after 'D'. */
+/* The child: the plugin's stdout on stderr (VEC-PLUG-4), then the cases; it ends only here,
+ * after 'D'. It stays in optcert's process group, so that a Ctrl-C stops it too. */
 static void child(const oc_isolation *iso, int fd, oc_case_fn fn, void *ctx,
                   const oc_family *fam)
 {
-    setpgid(0, 0);
     dup2(STDERR_FILENO, STDOUT_FILENO);
     limit_memory(iso->memory_mib);
     trap.fd = fd;
@@ -211,10 +210,9 @@ static void isolated(const oc_isolation *iso, oc_case_fn fn, void *ctx, const oc
     if (pid > 0) {
         int wstatus = 0;
         close(fds[1]);
-        setpgid(pid, pid); /* also here: the kill below may come before the child's */
         collect(fds[0], now() + iso->timeout_s, fr, &s);
         if (s.outcome < 0)
-            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
         close(fds[0]);
         waitpid(pid, &wstatus, 0);
         cause(&s, wstatus, iso->timeout_s, why, sizeof why);
