@@ -24,7 +24,7 @@ double oc_ulp32(double x) { return oc_ulp(x, 24); }
 #define GUARD_BYTES 64
 #define GUARD_FILL 0xA5
 
-static void *alloc_guarded(size_t bytes)
+void *oc_alloc_guarded(size_t bytes)
 {
     size_t total = (bytes + GUARD_BYTES + 63) / 64 * 64;
     unsigned char *b = aligned_alloc(64, total);
@@ -98,20 +98,30 @@ static oc_status step_once(const oc_impl *impl, const oc_case *c, int64_t t, voi
                             m ? s[1] : NULL, s + 1 + m, g);
 }
 
-/* VEC-PLUG-2, VEC-PLUG-3: after a call at step t, the input g (a copy in gbuf of `want`) must
- * be unchanged and no buffer written past its end; the first fault is kept in o->fault. */
-static int check_buffers(const oc_case *c, int64_t t, void *const *s, const size_t *bytes,
+int oc_check_input(oc_outputs *o, const char *name, const void *copy, const void *orig,
+                   size_t bytes)
+{
+    if (!o->fault[0] && (memcmp(copy, orig, bytes) != 0 || !guard_intact(copy, bytes)))
+        snprintf(o->fault, sizeof o->fault, "wrote to its input %s", name);
+    return !o->fault[0];
+}
+
+int oc_check_output(oc_outputs *o, const char *name, const void *buf, size_t bytes)
+{
+    if (!o->fault[0] && !guard_intact(buf, bytes))
+        snprintf(o->fault, sizeof o->fault, "wrote past the end of its output %s (%zu bytes)",
+                 name, bytes);
+    return !o->fault[0];
+}
+
+/* After one step call: g unchanged (gbuf a copy of want), no state written past its end. */
+static int check_buffers(const oc_case *c, void *const *s, const size_t *bytes,
                          const float *gbuf, const float *want, oc_outputs *o)
 {
-    size_t gbytes = c->n * sizeof(float);
-    if (memcmp(gbuf, want, gbytes) != 0 || !guard_intact(gbuf, gbytes))
-        snprintf(o->fault, sizeof o->fault, "wrote to its input g (step %lld)", (long long)t);
-    for (int k = 0; k < c->nstate && !o->fault[0]; k++)
-        if (!guard_intact(s[k], bytes[k]))
-            snprintf(o->fault, sizeof o->fault,
-                     "wrote past the end of its output %s (%zu elements, step %lld)",
-                     c->names[k], c->n, (long long)t);
-    return o->fault[0] == '\0';
+    oc_check_input(o, "g", gbuf, want, c->n * sizeof(float));
+    for (int k = 0; k < c->nstate; k++)
+        oc_check_output(o, c->names[k], s[k], bytes[k]);
+    return !o->fault[0];
 }
 
 void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
@@ -119,11 +129,11 @@ void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc
 {
     void *s[OC_MAX_STATE] = {0}, *snap[OC_MAX_STATE] = {0};
     size_t bytes[OC_MAX_STATE] = {0};
-    float *g = alloc_guarded(c->n * sizeof(float)); /* the caller's copy stays untouched */
+    float *g = oc_alloc_guarded(c->n * sizeof(float)); /* the caller's copy stays untouched */
     *st = OC_OK;
     for (int k = 0; k < c->nstate; k++) {
         bytes[k] = c->n * format_width(c->fmt[k]);
-        s[k] = alloc_guarded(bytes[k]);
+        s[k] = oc_alloc_guarded(bytes[k]);
         snap[k] = malloc(bytes[k] ? bytes[k] : 1);
         o->out[k] = malloc((c->steps * c->n + 1) * sizeof(double));
         for (size_t i = 0; i < c->n; i++) /* exact: inputs lie on their format's grid */
@@ -139,7 +149,7 @@ void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc
             memcpy(snap[k], s[k], bytes[k]);
         memcpy(g, want, c->n * sizeof(float));
         *st = step_once(impl, c, t, s, g);
-        if (!check_buffers(c, t, s, bytes, g, want, o))
+        if (!check_buffers(c, s, bytes, g, want, o))
             break;
         if (*st != OC_OK) {
             for (int k = 0; k < c->nstate; k++)

@@ -47,6 +47,15 @@ void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc
                         int *dirty);
 void oc_outputs_free(oc_outputs *o);
 
+/* VEC-PLUG-3: bytes for an implementation, 64-byte aligned, followed by guard bytes. */
+void *oc_alloc_guarded(size_t bytes);
+/* After a call: VEC-PLUG-2, the input `name` (an oc_alloc_guarded copy of orig) unchanged;
+ * VEC-PLUG-3, nothing written past the end of the output `name` (from oc_alloc_guarded).
+ * The first fault goes to o->fault; each returns whether there is none. */
+int oc_check_input(oc_outputs *o, const char *name, const void *copy, const void *orig,
+                   size_t bytes);
+int oc_check_output(oc_outputs *o, const char *name, const void *buf, size_t bytes);
+
 /* Whether impl claims what case c needs (algorithm, profile, options). */
 int oc_impl_supports(const oc_impl *impl, const oc_case *c);
 
