@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails if an ACSL annotation (/*@ ... */ or //@, not its // comments) in ref/, include/, proofs/ or fast/ has a real
 # literal with an integer mantissa and a positive exponent (1e6, 2E+3): Frama-C 25 reads those
-# as 1.6 and 2.3 (proofs/STATUS.md, "ACSL real literals in Frama-C 25"). Called by run.sh.
+# as 1.6 and 2.3 (proofs/NOTES.md, "ACSL real literals in Frama-C 25"). Called by proofs/prove.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bad=$(find ref include proofs fast \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) -print0 |
