@@ -1,21 +1,18 @@
-/* Newton–Schulz tolerance model (spec/muon.md NS-TOL-1) and the singular values it needs; the
- * harness uses the same singular-value routine to judge the band of NS-TOL-1. */
+/* Newton–Schulz tolerance model (spec/muon.md NS-TOL-1) and the exact iteration. The singular
+ * values it starts from are common/singular_values.c, the routine the harness judges the band
+ * of NS-TOL-1 with. */
 #ifndef OPTCERT_GEN_NS_MODEL_H
 #define OPTCERT_GEN_NS_MODEL_H
 
 #include <stddef.h>
 #include "optcert/newton_schulz.h"
+#include "../../common/singular_values.h"
 
 /* Implementation classes of NS-TOL-1, in the order of the vectors' tolerance rows. */
 enum { NS_CLASS_EXACT, NS_CLASS_FP32, NS_CLASS_TF32, NS_CLASS_BF16, NS_NCLASSES };
 
 /* The safety factor K of NS-TOL-1 over the model's error estimate. */
 #define NS_TOL_SAFETY 8.0
-
-/* Singular values of the row-major rows x cols binary64 matrix m, in decreasing order, into
- * sv[0 .. min(rows, cols) - 1] (one-sided Jacobi, binary64; only +, -, *, /, sqrt, so the
- * result is the same on every IEEE machine). Returns 0, or -1 if out of memory. */
-int ns_singular_values(const double *m, size_t rows, size_t cols, double *sv);
 
 /* The exact iteration of hp (NS-*) on the rows x cols input g in MPFR at `prec` bits: Y rounded
  * to binary32 and to binary64 (row-major, input shape), and the singular values of X0 = G / d
