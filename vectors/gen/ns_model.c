@@ -45,7 +45,7 @@ int ns_tolerances(const oc_ns_hparams *hp, const double *sv0, size_t k, size_t n
     /* NS-TOL-1 (1): the exact singular values of every iterate, sigma <- p_m(sigma). */
     memcpy(traj, sv0, k * sizeof *traj);
     for (int m = 0; m < steps; m++) {
-        const double *abc = hp->coef[oc_ns_tuple_index(hp, m)];
+        const double *abc = hp->coef[ns_tuple_of(hp, m)];
         for (size_t i = 0; i < k; i++) {
             double s = traj[m * k + i], s2 = s * s;
             traj[(m + 1) * k + i] = s * (abc[0] + s2 * (abc[1] + s2 * abc[2]));
@@ -62,7 +62,7 @@ int ns_tolerances(const oc_ns_hparams *hp, const double *sv0, size_t k, size_t n
          * later steps, (4) the input's conversion and normalisation, amplified by all. */
         double var = injected(us * sqrt(sumsq(traj + (size_t)steps * k, k)), psym, pq, k, n);
         for (int m = steps - 1; m >= 0; m--) {
-            const double *abc = hp->coef[oc_ns_tuple_index(hp, m)];
+            const double *abc = hp->coef[ns_tuple_of(hp, m)];
             const double *s = traj + (size_t)m * k, *p = s + k;
             double l2 = 0;
             for (size_t i = 0; i < k; i++) {

@@ -20,6 +20,15 @@ enum { NS_CLASS_EXACT, NS_CLASS_FP32, NS_CLASS_TF32, NS_CLASS_BF16, NS_NCLASSES 
 void ns_exact(const oc_ns_hparams *hp, size_t rows, size_t cols, const float *g, long prec,
               float *y32, double *y64, double *sv0);
 
+/* NS-SCHED-1: the index of the tuple iteration i uses (cycle: i mod ncoef; repeat_last:
+ * min(i, ncoef - 1)). vectors/gen/gen_newton_schulz.c. */
+int ns_tuple_of(const oc_ns_hparams *hp, int i);
+
+/* NS-PROF-*: the named profile's tuples (the published decimals rounded to binary32), schedule,
+ * normalisation and steps into *hp; its name ("simple", ...) or NULL if pr is out of range.
+ * vectors/gen/gen_newton_schulz.c. */
+const char *ns_profile_defaults(oc_ns_profile pr, oc_ns_hparams *hp);
+
 /* NS-TOL-1: for the normalised input X0 = G / d with singular values sv0[0 .. k-1] (k <= n),
  * fills tol[class][0] (bound on ||Y - Y*||_F) and tol[class][1] (bound on
  * max_i |sigma_i(Y) - sigma_i(Y*)|) for every class. Returns 0, or -1 if out of memory. */
