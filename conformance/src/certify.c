@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "certify.h"
+#include "isolate.h"
 
 static const char *const class_names[] = {"exact", "fp32", "tf32", "bf16"};
 
@@ -23,7 +24,7 @@ const char *oc_verdict_name(oc_verdict v)
     return names[v];
 }
 
-static void add_result(oc_family_report *fr, const oc_case_result *r)
+void oc_family_add_result(oc_family_report *fr, const oc_case_result *r)
 {
     fr->cases[fr->ncases++] = *r;
     fr->counts[r->verdict]++;
@@ -41,11 +42,10 @@ static void finish(oc_certificate *cert)
     cert->conforms = fail == 0 && pass > 0;
 }
 
-typedef void (*case_fn)(void *ctx, const oc_family *fam, const oc_case *c, oc_case_result *r);
-
-/* Loads every family and applies fn to each case. */
-static oc_status for_each_case(const char *vector_dir, const char *only, oc_certificate *cert,
-                               case_fn fn, void *ctx, oc_diag *d)
+/* Loads every family and applies fn to each case (in a child process per family if iso). */
+static oc_status for_each_case(const char *vector_dir, const char *only,
+                               const oc_isolation *iso, oc_certificate *cert, oc_case_fn fn,
+                               void *ctx, oc_diag *d)
 {
     char **paths;
     oc_status s = oc_family_list(vector_dir, &paths, d);
@@ -68,11 +68,7 @@ static oc_status for_each_case(const char *vector_dir, const char *only, oc_cert
         snprintf(fr->algorithm, sizeof fr->algorithm, "%s", fam.algorithm);
         snprintf(fr->profile, sizeof fr->profile, "%s", fam.profile);
         fr->cases = calloc(fam.ncases ? fam.ncases : 1, sizeof *fr->cases);
-        for (size_t k = 0; k < fam.ncases; k++) {
-            oc_case_result r;
-            fn(ctx, &fam, &fam.cases[k], &r);
-            add_result(fr, &r);
-        }
+        oc_run_family(iso, fn, ctx, &fam, fr);
         oc_family_free(&fam);
     }
     oc_free_list(paths);
@@ -97,6 +93,13 @@ static void certify_one(void *ctx, const oc_family *fam, const oc_case *c, oc_ca
 oc_status oc_certify(const oc_impl *impl, const char *vector_dir, const char *only,
                      oc_class cls, oc_certificate *cert, oc_diag *d)
 {
+    return oc_certify_isolated(impl, vector_dir, only, cls, NULL, cert, d);
+}
+
+oc_status oc_certify_isolated(const oc_impl *impl, const char *vector_dir, const char *only,
+                              oc_class cls, const oc_isolation *iso, oc_certificate *cert,
+                              oc_diag *d)
+{
     memset(cert, 0, sizeof *cert);
     if (impl->abi_version != OC_IMPL_ABI_VERSION)
         return oc_fail(d, OC_ERR_UNSUPPORTED, "implementation ABI version %u, harness speaks %u",
@@ -106,7 +109,7 @@ oc_status oc_certify(const oc_impl *impl, const char *vector_dir, const char *on
     snprintf(cert->source, sizeof cert->source, "plugin ABI v%u", OC_IMPL_ABI_VERSION);
     cert->cls = cls;
     impl_ctx ic = {impl, cls};
-    return for_each_case(vector_dir, only, cert, certify_one, &ic, d);
+    return for_each_case(vector_dir, only, iso, cert, certify_one, &ic, d);
 }
 
 typedef struct results_ctx {
@@ -197,7 +200,7 @@ oc_status oc_judge_results(const char *results_path, const char *vector_dir, con
              adapter ? adapter : "unknown adapter");
     cert->cls = cls;
     results_ctx rc = {&st, cls};
-    s = for_each_case(vector_dir, only, cert, judge_one, &rc, d);
+    s = for_each_case(vector_dir, only, NULL, cert, judge_one, &rc, d);
     oc_st_close(&st);
     return s;
 }

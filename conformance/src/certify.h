@@ -27,11 +27,20 @@ typedef struct oc_certificate {
 oc_status oc_certify(const oc_impl *impl, const char *vector_dir, const char *only,
                      oc_class cls, oc_certificate *cert, oc_diag *d);
 
+struct oc_isolation;
+/* As oc_certify; with iso not NULL, each family runs in a child process under iso's limits
+ * (isolate.h, VEC-PLUG-1). */
+oc_status oc_certify_isolated(const oc_impl *impl, const char *vector_dir, const char *only,
+                              oc_class cls, const struct oc_isolation *iso,
+                              oc_certificate *cert, oc_diag *d);
+
 /* Judges a results file (spec/vectors.md §2) against the families in vector_dir. */
 oc_status oc_judge_results(const char *results_path, const char *vector_dir, const char *only,
                            oc_class cls, oc_certificate *cert, oc_diag *d);
 
 void oc_certificate_free(oc_certificate *cert);
+/* Adds one case's result to a family's report (counts, worst errors). */
+void oc_family_add_result(oc_family_report *fr, const oc_case_result *r);
 
 const char *oc_class_name(oc_class cls);
 /* "exact", "fp32", "tf32", "bf16"; 0 on success, -1 for an unknown name. */

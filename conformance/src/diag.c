@@ -1,5 +1,6 @@
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include "diag.h"
 
 oc_status oc_fail(oc_diag *d, oc_status st, const char *fmt, ...)
@@ -11,4 +12,12 @@ oc_status oc_fail(oc_diag *d, oc_status st, const char *fmt, ...)
         va_end(ap);
     }
     return st;
+}
+
+oc_status oc_check_regular(const char *path, oc_diag *d)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return oc_fail(d, OC_ERR_IO, "%s: cannot open", path);
+    return S_ISREG(sb.st_mode) ? OC_OK : oc_fail(d, OC_ERR_IO, "%s: not a regular file", path);
 }

@@ -12,4 +12,8 @@ typedef struct oc_diag {
 oc_status oc_fail(oc_diag *d, oc_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* OC_OK if path names a regular file; else OC_ERR_IO naming it (a FIFO, a directory or a
+ * device is refused before it is opened: reading one could block or never end). */
+oc_status oc_check_regular(const char *path, oc_diag *d);
+
 #endif

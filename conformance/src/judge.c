@@ -18,10 +18,28 @@ double oc_ulp(double x, int precision)
 
 double oc_ulp32(double x) { return oc_ulp(x, 24); }
 
-static float *alloc_floats(size_t n)
+/* VEC-PLUG-3: a buffer handed to an implementation is 64-byte aligned and followed, inside
+ * the same allocation, by GUARD_BYTES of a known pattern: a write past its end is seen here,
+ * with or without a sanitizer. */
+#define GUARD_BYTES 64
+#define GUARD_FILL 0xA5
+
+void *oc_alloc_guarded(size_t bytes)
 {
-    size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
-    return aligned_alloc(64, bytes ? bytes : 64);
+    size_t total = (bytes + GUARD_BYTES + 63) / 64 * 64;
+    unsigned char *b = aligned_alloc(64, total);
+    if (b)
+        memset(b + bytes, GUARD_FILL, total - bytes);
+    return b;
+}
+
+static int guard_intact(const void *buf, size_t bytes)
+{
+    const unsigned char *b = (const unsigned char *)buf + bytes;
+    for (size_t i = 0; i < GUARD_BYTES; i++)
+        if (b[i] != GUARD_FILL)
+            return 0;
+    return 1;
 }
 
 void oc_outputs_free(oc_outputs *o)
@@ -80,16 +98,43 @@ static oc_status step_once(const oc_impl *impl, const oc_case *c, int64_t t, voi
                             m ? s[1] : NULL, s + 1 + m, g);
 }
 
+int oc_check_input(oc_outputs *o, const char *name, const void *copy, const void *orig,
+                   size_t bytes)
+{
+    if (!o->fault[0] && (memcmp(copy, orig, bytes) != 0 || !guard_intact(copy, bytes)))
+        snprintf(o->fault, sizeof o->fault, "wrote to its input %s", name);
+    return !o->fault[0];
+}
+
+int oc_check_output(oc_outputs *o, const char *name, const void *buf, size_t bytes)
+{
+    if (!o->fault[0] && !guard_intact(buf, bytes))
+        snprintf(o->fault, sizeof o->fault, "wrote past the end of its output %s (%zu bytes)",
+                 name, bytes);
+    return !o->fault[0];
+}
+
+/* After one step call: g unchanged (gbuf a copy of want), no state written past its end. */
+static int check_buffers(const oc_case *c, void *const *s, const size_t *bytes,
+                         const float *gbuf, const float *want, oc_outputs *o)
+{
+    oc_check_input(o, "g", gbuf, want, c->n * sizeof(float));
+    for (int k = 0; k < c->nstate; k++)
+        oc_check_output(o, c->names[k], s[k], bytes[k]);
+    return !o->fault[0];
+}
+
 void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                         int *dirty)
 {
     void *s[OC_MAX_STATE] = {0}, *snap[OC_MAX_STATE] = {0};
     size_t bytes[OC_MAX_STATE] = {0};
+    float *g = oc_alloc_guarded(c->n * sizeof(float)); /* the caller's copy stays untouched */
     *st = OC_OK;
     for (int k = 0; k < c->nstate; k++) {
         bytes[k] = c->n * format_width(c->fmt[k]);
-        s[k] = alloc_floats(c->n); /* 64-byte aligned, wide enough for any format */
-        snap[k] = alloc_floats(c->n);
+        s[k] = oc_alloc_guarded(bytes[k]);
+        snap[k] = malloc(bytes[k] ? bytes[k] : 1);
         o->out[k] = malloc((c->steps * c->n + 1) * sizeof(double));
         for (size_t i = 0; i < c->n; i++) /* exact: inputs lie on their format's grid */
             if (c->fmt[k] == OC_FMT_F32)
@@ -98,9 +143,14 @@ void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc
                 ((uint16_t *)s[k])[i] = oc_narrow(c->fmt[k], c->in[k][i]);
     }
     for (size_t step = 0; step < c->steps; step++) {
+        int64_t t = c->first_step + (int64_t)step;
+        const float *want = c->g + step * c->n;
         for (int k = 0; k < c->nstate; k++)
             memcpy(snap[k], s[k], bytes[k]);
-        *st = step_once(impl, c, c->first_step + (int64_t)step, s, c->g + step * c->n);
+        memcpy(g, want, c->n * sizeof(float));
+        *st = step_once(impl, c, t, s, g);
+        if (!check_buffers(c, s, bytes, g, want, o))
+            break;
         if (*st != OC_OK) {
             for (int k = 0; k < c->nstate; k++)
                 *dirty |= memcmp(snap[k], s[k], bytes[k]) != 0;
@@ -114,6 +164,7 @@ void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc
         free(s[k]);
         free(snap[k]);
     }
+    free(g);
 }
 
 void oc_judge_outputs(const oc_case *c, const oc_outputs *o, oc_class cls, oc_case_result *r)
@@ -191,28 +242,19 @@ const char *oc_diagnose(const oc_case *c, const oc_outputs *o)
     return NULL;
 }
 
-void oc_certify_case(const oc_impl *impl, const oc_case *c, oc_class cls, oc_case_result *r)
+/* The verdict of a run that wrote only where it may and returned an oc_status. */
+static void judge_run(const oc_case *c, const oc_outputs *o, oc_status st, int dirty,
+                      oc_class cls, oc_case_result *r)
 {
-    memset(r, 0, sizeof *r);
-    r->tcid = c->tcid;
-    if (!oc_impl_supports(impl, c)) {
-        r->verdict = OC_SKIP;
-        snprintf(r->detail, sizeof r->detail, "not claimed by the implementation");
-        return;
-    }
-    oc_outputs o;
-    oc_status st;
-    int dirty;
-    oc_run_case(impl, c, &o, &st, &dirty);
     switch (c->result) {
     case OC_RESULT_VALID:
         if (st != OC_OK) {
             r->verdict = OC_FAIL;
             snprintf(r->detail, sizeof r->detail, "rejected a valid input: %s", oc_status_str(st));
         } else {
-            oc_judge_outputs(c, &o, cls, r);
+            oc_judge_outputs(c, o, cls, r);
             if (r->verdict == OC_FAIL)
-                r->diagnosis = oc_diagnose(c, &o);
+                r->diagnosis = oc_diagnose(c, o);
         }
         break;
     case OC_RESULT_INVALID: /* VEC-FMT-3, ADAM-ERR-1 */
@@ -230,5 +272,28 @@ void oc_certify_case(const oc_impl *impl, const oc_case *c, oc_class cls, oc_cas
                              : oc_status_str(st));
         break;
     }
+}
+
+void oc_certify_case(const oc_impl *impl, const oc_case *c, oc_class cls, oc_case_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->tcid = c->tcid;
+    if (!oc_impl_supports(impl, c)) {
+        r->verdict = OC_SKIP;
+        snprintf(r->detail, sizeof r->detail, "not claimed by the implementation");
+        return;
+    }
+    oc_outputs o;
+    oc_status st;
+    int dirty;
+    oc_run_case(impl, c, &o, &st, &dirty);
+    if (o.fault[0]) { /* VEC-PLUG-2, VEC-PLUG-3 */
+        r->verdict = OC_FAIL;
+        snprintf(r->detail, sizeof r->detail, "%s", o.fault);
+    } else if ((unsigned)st > OC_ERR_PEER) { /* the last oc_status */
+        r->verdict = OC_FAIL;
+        snprintf(r->detail, sizeof r->detail, "returned %d, which is no oc_status", (int)st);
+    } else
+        judge_run(c, &o, st, dirty, cls, r);
     oc_outputs_free(&o);
 }

@@ -31,6 +31,7 @@ typedef struct oc_case_result {
 /* Outputs of one case: per output name a [steps * n] array (binary32 values widened). */
 typedef struct oc_outputs {
     double *out[OC_MAX_STATE];
+    char fault[128]; /* VEC-PLUG-2, VEC-PLUG-3: how the run wrote where it must not; "" if not */
 } oc_outputs;
 
 /* The spacing of binary32 numbers at |x| (2^-149 in the subnormal range). */
@@ -47,6 +48,15 @@ void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status
 void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                         int *dirty);
 void oc_outputs_free(oc_outputs *o);
+
+/* VEC-PLUG-3: bytes for an implementation, 64-byte aligned, followed by guard bytes. */
+void *oc_alloc_guarded(size_t bytes);
+/* After a call: VEC-PLUG-2, the input `name` (an oc_alloc_guarded copy of orig) unchanged;
+ * VEC-PLUG-3, nothing written past the end of the output `name` (from oc_alloc_guarded).
+ * The first fault goes to o->fault; each returns whether there is none. */
+int oc_check_input(oc_outputs *o, const char *name, const void *copy, const void *orig,
+                   size_t bytes);
+int oc_check_output(oc_outputs *o, const char *name, const void *buf, size_t bytes);
 
 /* Whether impl claims what case c needs (algorithm, profile, options). */
 int oc_impl_supports(const oc_impl *impl, const oc_case *c);

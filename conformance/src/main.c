@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "certify.h"
+#include "isolate.h"
 #include "trace.h"
 
 #ifndef OPTCERT_SOURCE_DIR
@@ -15,8 +16,9 @@
 typedef struct options {
     const char *vectors, *impl, *results, *root, *cls, *family;
     const char *reports[8];
-    int nreports, verbose;
+    int nreports, verbose, no_isolation;
     long precision;
+    oc_isolation iso; /* for a plugin given by path, unless no_isolation */
 } options;
 
 static int usage(const char *msg)
@@ -28,6 +30,7 @@ static int usage(const char *msg)
             "  optcert families [--vectors DIR]\n"
             "  optcert certify [--impl ref|fast-cpu|fast-cuda|mutant:[ALGO/]NAME|PATH.so] [--class exact|fp32|tf32|bf16] [--vectors DIR]\n"
             "                  [--family NAME] [--report table|json:FILE|junit:FILE]... [--verbose]\n"
+            "                  [--timeout SECONDS] [--memory MIB] [--no-isolation]\n"
             "  optcert judge --results FILE [--class exact|fp32|tf32|bf16] [--vectors DIR] [--family NAME]\n"
             "                [--report ...] [--verbose]\n"
             "  optcert mutants [--vectors DIR] [--family NAME]\n"
@@ -36,14 +39,24 @@ static int usage(const char *msg)
     return 2;
 }
 
+/* Whether s is a whole number in [1, max], into *out. */
+static int positive(const char *s, long max, long *out)
+{
+    char *end;
+    *out = strtol(s, &end, 10);
+    return end != s && *end == '\0' && *out >= 1 && *out <= max;
+}
+
 static int parse(int argc, char **argv, int first, options *o)
 {
     static char vdir[4096];
     snprintf(vdir, sizeof vdir, "%s/vectors", OPTCERT_SOURCE_DIR);
-    *o = (options){.vectors = vdir, .impl = "ref", .root = OPTCERT_SOURCE_DIR, .precision = 256};
+    *o = (options){.vectors = vdir, .impl = "ref", .root = OPTCERT_SOURCE_DIR, .precision = 256,
+                   .iso = OC_ISOLATION_DEFAULT};
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         int has = i + 1 < argc;
+        long n;
         if (strcmp(a, "--verbose") == 0)
             o->verbose = 1;
         else if (strcmp(a, "--vectors") == 0 && has)
@@ -60,6 +73,12 @@ static int parse(int argc, char **argv, int first, options *o)
             o->cls = argv[++i];
         else if (strcmp(a, "--precision") == 0 && has)
             o->precision = strtol(argv[++i], NULL, 10);
+        else if (strcmp(a, "--no-isolation") == 0)
+            o->no_isolation = 1;
+        else if (strcmp(a, "--timeout") == 0 && has && positive(argv[++i], 86400, &n))
+            o->iso.timeout_s = (int)n;
+        else if (strcmp(a, "--memory") == 0 && has && positive(argv[++i], 1L << 30, &n))
+            o->iso.memory_mib = (size_t)n;
         else if (strcmp(a, "--report") == 0 && has && o->nreports < 8)
             o->reports[o->nreports++] = argv[++i];
         else {
@@ -146,8 +165,9 @@ static const oc_impl *load_fast_cuda(oc_diag *d)
 static int cmd_certify(const options *o)
 {
     oc_diag d;
-    int is_ref = strcmp(o->impl, "ref") == 0;
+    int is_ref = strcmp(o->impl, "ref") == 0, is_path = 0;
     const oc_impl *impl = NULL;
+    oc_exit_trap_arm(); /* VEC-PLUG-1: from dlopen's constructors to the last case */
     if (is_ref)
         impl = oc_ref();
     else if (strncmp(o->impl, "mutant:", 7) == 0) { /* the reference with a known mistake */
@@ -176,15 +196,23 @@ static int cmd_certify(const options *o)
         oc_fail(&d, OC_ERR_NO_DEVICE, "no CUDA device: this optcert was built without the CUDA "
                 "backend (CMake found no CUDA compiler)");
 #endif
-    else
+    else {
         impl = load_plugin(o->impl, &d);
-    if (!impl)
+        is_path = 1;
+    }
+    if (!impl) {
+        oc_exit_trap_disarm();
         return fail_input(&d);
+    }
     oc_class cls = is_ref ? OC_CLASS_EXACT : OC_CLASS_FP32;
     if (o->cls)
         oc_class_parse(o->cls, &cls);
     oc_certificate cert;
-    if (oc_certify(impl, o->vectors, o->family, cls, &cert, &d) != OC_OK) {
+    /* A plugin given by path runs in child processes (VEC-PLUG-1); the rest are ours. */
+    const oc_isolation *iso = is_path && !o->no_isolation ? &o->iso : NULL;
+    oc_status s = oc_certify_isolated(impl, o->vectors, o->family, cls, iso, &cert, &d);
+    oc_exit_trap_disarm();
+    if (s != OC_OK) {
         oc_certificate_free(&cert);
         return fail_input(&d);
     }

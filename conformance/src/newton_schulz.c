@@ -132,11 +132,14 @@ static oc_status ns_load_case(const char *path, const oc_st_file *st, json_t *t,
 static void ns_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                    int *dirty)
 {
-    size_t len = c->steps * c->n;
-    float *out = malloc(len * sizeof *out), *snap = malloc(len * sizeof *snap);
+    size_t len = c->steps * c->n, bytes = len * sizeof(float);
+    float *out = oc_alloc_guarded(bytes), *snap = malloc(bytes), *g = oc_alloc_guarded(bytes);
     for (size_t i = 0; i < len; i++)
         out[i] = snap[i] = -0x1.5p-3f * (float)(i % 7); /* a pattern a correct call rewrites */
-    *st = impl->newton_schulz(impl->ctx, &c->hp.ns, c->steps, c->n, c->in[0], out);
+    memcpy(g, c->in[0], bytes);
+    *st = impl->newton_schulz(impl->ctx, &c->hp.ns, c->steps, c->n, g, out);
+    oc_check_input(o, "g", g, c->in[0], bytes); /* VEC-PLUG-2, VEC-PLUG-3 */
+    oc_check_output(o, "out", out, bytes);
     if (*st == OC_OK) {
         o->out[0] = malloc((len + 1) * sizeof(double));
         for (size_t i = 0; i < len; i++)
@@ -146,6 +149,7 @@ static void ns_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_stat
     }
     free(out);
     free(snap);
+    free(g);
 }
 
 /* ||a - b||_F and max_i |sigma_i(a) - sigma_i(b)| of two rows x cols matrices. */
@@ -269,18 +273,23 @@ static oc_status muon_load_case(const char *path, const oc_st_file *st, json_t *
     return matrix_case(path, st, t, c, d, inputs, 3);
 }
 
-/* The call of one step on p, m (copies of the case's inputs). */
-typedef oc_status (*step_call)(const oc_impl *impl, const oc_case *c, float *p, float *m);
+/* The call of one step on p, m, g (copies of the case's inputs). */
+typedef oc_status (*step_call)(const oc_impl *impl, const oc_case *c, float *p, float *m,
+                               const float *g);
 
 /* One step from copies of the inputs; outputs p, m. *dirty: a failing call changed them. */
 static void step_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                      int *dirty, step_call call)
 {
-    size_t len = c->steps * c->n;
-    float *p = malloc(len * sizeof *p), *m = malloc(len * sizeof *m);
-    memcpy(p, c->in[0], len * sizeof *p);
-    memcpy(m, c->in[1], len * sizeof *m);
-    *st = call(impl, c, p, m);
+    size_t len = c->steps * c->n, bytes = len * sizeof(float);
+    float *p = oc_alloc_guarded(bytes), *m = oc_alloc_guarded(bytes), *g = oc_alloc_guarded(bytes);
+    memcpy(p, c->in[0], bytes);
+    memcpy(m, c->in[1], bytes);
+    memcpy(g, c->in[2], bytes);
+    *st = call(impl, c, p, m, g);
+    oc_check_input(o, "g", g, c->in[2], bytes); /* VEC-PLUG-2, VEC-PLUG-3 */
+    oc_check_output(o, "p", p, bytes);
+    oc_check_output(o, "m", m, bytes);
     if (*st == OC_OK) {
         for (int k = 0; k < 2; k++) {
             const float *v = k == 0 ? p : m;
@@ -294,11 +303,13 @@ static void step_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_st
     }
     free(p);
     free(m);
+    free(g);
 }
 
-static oc_status muon_call(const oc_impl *impl, const oc_case *c, float *p, float *m)
+static oc_status muon_call(const oc_impl *impl, const oc_case *c, float *p, float *m,
+                           const float *g)
 {
-    return impl->muon_step(impl->ctx, &c->hp.muon, c->steps, c->n, p, m, c->in[2]);
+    return impl->muon_step(impl->ctx, &c->hp.muon, c->steps, c->n, p, m, g);
 }
 
 static void muon_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
@@ -362,10 +373,11 @@ static int blocks_supports(const oc_impl *impl, const oc_hparams *u)
     return impl->muon_block_step && (impl->capabilities & OC_CAP_MUON_BLOCKS);
 }
 
-static oc_status blocks_call(const oc_impl *impl, const oc_case *c, float *p, float *m)
+static oc_status blocks_call(const oc_impl *impl, const oc_case *c, float *p, float *m,
+                             const float *g)
 {
     return impl->muon_block_step(impl->ctx, &c->hp.muon, &c->hp.blocks.part, c->steps, c->n, p,
-                                 m, c->in[2]);
+                                 m, g);
 }
 
 static void blocks_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,

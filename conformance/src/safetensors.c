@@ -17,6 +17,9 @@ static size_t dtype_size(const char *dt)
 
 static oc_status read_file(const char *path, unsigned char **bytes, size_t *size, oc_diag *d)
 {
+    oc_status st = oc_check_regular(path, d);
+    if (st != OC_OK)
+        return st;
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return oc_fail(d, OC_ERR_IO, "%s: cannot open", path);
@@ -129,6 +132,8 @@ oc_status oc_st_tensor(const oc_st_file *f, const char *key, oc_dtype dt, size_t
     json_t *e = json_object_get(f->header, key);
     if (!e)
         return oc_fail(d, OC_ERR_FORMAT, "%s: missing tensor '%s'", f->path, key);
+    if (strcmp(key, "__metadata__") == 0) /* VEC-FMT-7: the one entry that is no tensor */
+        return oc_fail(d, OC_ERR_FORMAT, "%s: '__metadata__' is not a tensor", f->path);
     static const char *const names[] = {"F32", "F64", "BF16", "F16"};
     static const size_t sizes[] = {4, 8, 2, 2};
     const char *want = names[dt];

@@ -224,6 +224,7 @@ int oc_trace(const char *root, FILE *out)
         if (!harness_rule(&t->rules[i]))
             t->rules[i].cited[IN_IMPL] = saved[i].cited[IN_IMPL];
     scan_dir(t, root, "conformance/tests", ".c", IN_TESTS, 0);
+    scan_dir(t, root, "conformance/tests/hostile", ".c", IN_TESTS, 0);
     scan_dir(t, root, "fast/tests", ".c", IN_TESTS, 0);
     scan_dir(t, root, "fast/cuda/tests", ".c", IN_TESTS, 0);
     scan_vectors(t, root);

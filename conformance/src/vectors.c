@@ -19,15 +19,28 @@ oc_status oc_get_int(const char *path, int tcid, json_t *t, const char *key, int
     return OC_OK;
 }
 
+/* The tensor name obj[key] of a case, in the family's tensors file (VEC-FMT-9: a family
+ * without one has none). */
+static oc_status reference(const oc_st_file *st, const char *path, int tcid, json_t *obj,
+                           const char *key, const char **ref, oc_diag *d)
+{
+    *ref = json_string_value(json_object_get(obj, key));
+    if (!*ref)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing tensor reference '%s'", path,
+                       tcid, key);
+    if (!st)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: tensor '%s' needs a tensors file, and "
+                       "the family names none", path, tcid, *ref);
+    return OC_OK;
+}
+
 static oc_status tensor_ref(const oc_st_file *st, const char *path, int tcid, json_t *obj,
                             const char *key, oc_dtype dt, size_t rows, size_t cols, void **out,
                             oc_diag *d)
 {
-    const char *ref = json_string_value(json_object_get(obj, key));
-    if (!ref)
-        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing tensor reference '%s'", path,
-                       tcid, key);
-    return oc_st_tensor(st, ref, dt, rows, cols, out, d);
+    const char *ref;
+    oc_status s = reference(st, path, tcid, obj, key, &ref, d);
+    return s != OC_OK ? s : oc_st_tensor(st, ref, dt, rows, cols, out, d);
 }
 
 oc_status oc_tensor_ref(const oc_st_file *st, const char *path, int tcid, json_t *obj,
@@ -42,11 +55,9 @@ static oc_status widened_ref(const oc_st_file *st, const char *path, int tcid, j
                              const char *key, oc_format fmt, size_t rows, size_t cols,
                              double **out, oc_diag *d)
 {
-    const char *ref = json_string_value(json_object_get(obj, key));
-    if (!ref)
-        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing tensor reference '%s'", path,
-                       tcid, key);
-    return oc_st_tensor_widened(st, ref, fmt, rows, cols, out, d);
+    const char *ref;
+    oc_status s = reference(st, path, tcid, obj, key, &ref, d);
+    return s != OC_OK ? s : oc_st_tensor_widened(st, ref, fmt, rows, cols, out, d);
 }
 
 /* Input tensor `key` in format fmt, widened exactly to binary32. */
@@ -202,6 +213,9 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
 {
     memset(fam, 0, sizeof *fam);
     json_error_t je;
+    oc_status s = oc_check_regular(json_path, d);
+    if (s != OC_OK)
+        return s;
     fam->json_path = strdup(json_path);
     fam->doc = json_load_file(json_path, 0, &je);
     if (!fam->doc) {
@@ -213,7 +227,6 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
         return oc_fail(d, OC_ERR_FORMAT, "%s: line %d: malformed JSON: %s", json_path, je.line,
                        je.text);
     }
-    oc_status s = OC_OK;
     const char *schema = json_string_value(json_object_get(fam->doc, "schema"));
     const char *tensors = json_string_value(json_object_get(fam->doc, "tensors"));
     json_t *groups = json_object_get(fam->doc, "testGroups");
@@ -321,7 +334,7 @@ oc_status oc_family_list(const char *dir, char ***paths, oc_diag *d)
         if (e->d_name[0] == '.')
             continue;
         snprintf(p, sizeof p, "%s/%s/%s.json", dir, e->d_name, e->d_name);
-        if (stat(p, &sb) != 0 || !S_ISREG(sb.st_mode))
+        if (stat(p, &sb) != 0) /* not a family; oc_family_load refuses a non-regular file */
             continue;
         if (n == cap) {
             cap *= 2;
