@@ -8,6 +8,8 @@
 /* tf32 and bf16 (matrix-product operand precisions, NS-TOL-1) judge the elementwise families
  * like fp32: they have no matrix products. */
 typedef enum oc_class { OC_CLASS_EXACT, OC_CLASS_FP32, OC_CLASS_TF32, OC_CLASS_BF16 } oc_class;
+/* The classes in the order of the rows of a matrix-judged output's `tol` tensor (VEC-FMT-12). */
+enum { OC_NCLASSES = OC_CLASS_BF16 + 1 };
 
 typedef enum oc_verdict {
     OC_PASS,          /* valid case within tolerance, or invalid case rejected cleanly */

@@ -10,7 +10,6 @@
 #include "algos.h"
 #include "judge.h"
 #include "safetensors.h"
-#include "../../vectors/gen/ns_model.h"
 #include "vectors.h"
 
 static const char *route_mutant(int mu) { return oc_route_mutant_name((oc_route_mutant)mu); }
@@ -110,10 +109,10 @@ static oc_status route_load_case(const char *path, const oc_st_file *st, json_t 
         if ((s = oc_st_tensor_widened(st, f32, OC_FMT_F32, c->steps, c->n, &c->exp[k].stored, d)) ||
             (s = oc_tensor_ref(st, path, c->tcid, x, "f64", OC_F64, c->steps, c->n,
                                (void **)&c->exp[k].f64, d)) ||
-            (s = oc_tensor_ref(st, path, c->tcid, x, "tol", OC_F64, muon ? NS_NCLASSES : c->steps,
+            (s = oc_tensor_ref(st, path, c->tcid, x, "tol", OC_F64, muon ? OC_NCLASSES : c->steps,
                                muon ? 2 : c->n, (void **)&c->exp[k].tol, d)))
             return s;
-        for (size_t i = 0; i < (muon ? 2 * NS_NCLASSES : c->steps * c->n); i++)
+        for (size_t i = 0; i < (muon ? 2 * OC_NCLASSES : c->steps * c->n); i++)
             if (!(c->exp[k].tol[i] >= 0) || isinf(c->exp[k].tol[i]))
                 return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: negative or non-finite tolerance",
                                path, c->tcid);

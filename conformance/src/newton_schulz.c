@@ -9,7 +9,7 @@
 #include "optcert/muon.h"
 #include "algos.h"
 #include "judge.h"
-#include "../../vectors/gen/ns_model.h"
+#include "../../common/singular_values.h"
 #include "vectors.h"
 
 static const char *ns_mutant(int mu) { return oc_ns_mutant_name((oc_ns_mutant)mu); }
@@ -110,10 +110,10 @@ static oc_status matrix_case(const char *path, const oc_st_file *st, json_t *t, 
         if ((s = oc_st_tensor_widened(st, f32, OC_FMT_F32, c->steps, c->n, &c->exp[k].stored, d)) ||
             (s = oc_tensor_ref(st, path, c->tcid, x, "f64", OC_F64, c->steps, c->n,
                                (void **)&c->exp[k].f64, d)) ||
-            (s = oc_tensor_ref(st, path, c->tcid, x, "tol", OC_F64, NS_NCLASSES, 2,
+            (s = oc_tensor_ref(st, path, c->tcid, x, "tol", OC_F64, OC_NCLASSES, 2,
                                (void **)&c->exp[k].tol, d)))
             return s;
-        for (int i = 0; i < 2 * NS_NCLASSES; i++)
+        for (int i = 0; i < 2 * OC_NCLASSES; i++)
             if (!(c->exp[k].tol[i] >= 0) || isinf(c->exp[k].tol[i]))
                 return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: negative or non-finite tolerance",
                                path, c->tcid);
@@ -211,7 +211,7 @@ void oc_judge_matrix(const oc_case *c, const oc_outputs *o, int cls, oc_case_res
 static int ns_explains(const oc_case *c, const oc_outputs *got, const oc_outputs *mutant)
 {
     for (int k = 0; k < c->nstate; k++) {
-        const double *tol = c->exp[k].tol + 2 * NS_CLASS_FP32;
+        const double *tol = c->exp[k].tol + 2 * OC_CLASS_FP32;
         double frob, band;
         for (size_t i = 0; i < c->steps * c->n; i++)
             if (!isfinite(got->out[k][i]) || !isfinite(mutant->out[k][i]))

@@ -221,6 +221,39 @@ static void compute(const gen_stepper *s, const gen_case *c, float **stored, dou
     free(st);
 }
 
+/* The formats' names in the vectors (VEC-FMT-16: f32, bf16, f16), in enum order. */
+static const char *const format_names[OC_FMT_COUNT] = {
+    [OC_FMT_F32] = "f32", [OC_FMT_BF16] = "bf16", [OC_FMT_F16] = "f16"};
+
+/* The 16-bit encoding of v, a value on the grid of format fmt (MP-FMT-1): sign bit, biased
+ * exponent field (8 bits for bf16, 5 for f16; 0 for zeros and subnormals, all ones for
+ * infinities and NaN) and the stored significand, read off v exactly by frexp/ldexp. A NaN is
+ * the quiet NaN of its sign. */
+static uint16_t encode16(oc_format fmt, float v)
+{
+    const int ebits = fmt == OC_FMT_BF16 ? 8 : 5, mbits = fmt == OC_FMT_BF16 ? 7 : 10;
+    const int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias;
+    const unsigned sign = signbit(v) ? 0x8000u : 0, ones = ((1u << ebits) - 1) << mbits;
+    double a = fabs((double)v);
+    if (isnan(v))
+        return (uint16_t)(sign | ones | 1u << (mbits - 1));
+    if (isinf(v))
+        return (uint16_t)(sign | ones);
+    if (a == 0)
+        return (uint16_t)sign;
+    int e;
+    frexp(a, &e); /* a in [2^(e-1), 2^e) */
+    int normal = e - 1 >= emin, exp = normal ? e - 1 : emin;
+    double sig = ldexp(a, mbits - exp); /* the significand as an integer, leading bit included */
+    if (sig != floor(sig)) {
+        fprintf(stderr, "optcert-gen: %a is not a %s value\n", (double)v, format_names[fmt]);
+        abort();
+    }
+    unsigned field = normal ? (unsigned)(exp + bias) : 0;
+    unsigned frac = (unsigned)sig - (normal ? 1u << mbits : 0);
+    return (uint16_t)(sign | field << mbits | frac);
+}
+
 /* A tensor of values in format f (on its grid) with dtype F32, BF16 or F16. */
 static void add_values(family *f, int id, const char *name, oc_format fmt, size_t rows,
                        size_t cols, int two_dim, const float *v, json_t *obj, const char *field)
@@ -232,7 +265,7 @@ static void add_values(family *f, int id, const char *name, oc_format fmt, size_
     }
     uint16_t *h = malloc(rows * cols * sizeof(uint16_t) + 2);
     for (size_t i = 0; i < rows * cols; i++)
-        h[i] = oc_narrow(fmt, v[i]); /* exact: v is on the grid */
+        h[i] = encode16(fmt, v[i]); /* exact: v is on the grid */
     add_tensor(f, id, name, dtypes[fmt], rows, cols, two_dim, h, obj, field);
     free(h);
 }
@@ -253,8 +286,8 @@ void family_emit(family *f, const gen_stepper *s, json_t *hparams, gen_case *c)
     const int nout = out_count(s, c);
     if (c->storage.param != OC_FMT_F32 || c->storage.state != OC_FMT_F32) /* VEC-FMT-16 */
         json_object_set_new(hparams, "storage",
-                            json_pack("{s:s,s:s}", "param", oc_format_name(c->storage.param),
-                                      "state", oc_format_name(c->storage.state)));
+                            json_pack("{s:s,s:s}", "param", format_names[c->storage.param],
+                                      "state", format_names[c->storage.state]));
     family_group(f, s->group_type, hparams);
     int id = f->next_tcid;
     json_t *inputs = json_object();
@@ -289,7 +322,7 @@ void family_emit(family *f, const gen_stepper *s, json_t *hparams, gen_case *c)
             json_t *e = json_object();
             snprintf(name, sizeof name, "%s.out", sn);
             add_values(f, id, name, out_format(c, k), c->steps, c->n, 1, stored[k], e,
-                       oc_format_name(out_format(c, k)));
+                       format_names[out_format(c, k)]);
             snprintf(name, sizeof name, "%s.out.f64", sn);
             add_tensor(f, id, name, "F64", c->steps, c->n, 1, f64[k], e, "f64");
             snprintf(name, sizeof name, "%s.tol", sn);

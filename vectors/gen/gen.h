@@ -104,4 +104,13 @@ int gen_step(const gen_options *opt, const char *outdir);
 /* Writes every family at the given options; 0 on success. */
 int gen_all(const gen_options *opt, const char *outdir);
 
+/* The seed of the committed vectors. */
+#define GEN_DEFAULT_SEED 20261129ull
+
+/* VEC-FMT-8: regenerates the ci level at `prec` bits into a temporary directory and compares
+ * each family with the one under `vectors`, printing a line per family. Returns 0 when every
+ * family is identical, 1 when one differs, 2 when `vectors` is not a directory or the
+ * regeneration fails (vectors/gen/verify.c). */
+int gen_verify(const char *vectors, long prec);
+
 #endif

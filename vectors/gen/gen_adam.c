@@ -423,6 +423,11 @@ static void mixed_emit(family *f, void *ctx, int variant, float lr, gen_case *c)
     emit(f, ctx, &hp, c);
 }
 
+/* The family names of the ADAM-PROF-* profiles (vectors/adam-<name>/), in enum order. */
+static const char *const profile_names[OC_ADAM_PROFILE_COUNT] = {
+    [OC_ADAM_TORCH] = "torch", [OC_ADAM_OPTAX] = "optax", [OC_ADAM_PAPER] = "paper",
+    [OC_ADAM_KERAS] = "keras"};
+
 int gen_adam(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {
@@ -436,7 +441,7 @@ int gen_adam(const gen_options *opt, const char *outdir)
     int rc = 0;
     for (int pr = 0; pr < OC_ADAM_PROFILE_COUNT && rc == 0; pr++) {
         char name[64];
-        const char *pname = oc_adam_profile_name((oc_adam_profile)pr);
+        const char *pname = profile_names[pr];
         snprintf(name, sizeof name, "adam-%s", pname);
         rng.state = opt->seed * 1000003ull + (uint64_t)pr;
         family f;

@@ -51,6 +51,45 @@ static json_t *hparams_json(const oc_muon_hparams *hp)
 static const char *const profile_rules[OC_MUON_PROFILE_COUNT] = {
     "MUON-PROF-KELLER", "MUON-PROF-MOONLIGHT", "MUON-PROF-MEGATRON"};
 
+/* MUON-PROF-*: each profile's conventions and library defaults as spec/muon.md §7 states them
+ * (the decimals rounded to binary32: the vectors carry binary32-exact hyper-parameters). */
+static const struct muon_profile_def {
+    const char *name;
+    oc_ns_profile ns;
+    oc_muon_momentum form;
+    int nesterov;
+    oc_muon_scale scale;
+    float extra_scale, lr, weight_decay, momentum;
+} muon_profiles[OC_MUON_PROFILE_COUNT] = {
+    /* KellerJordan/Muon: ema, Nesterov, shape_scaling, simple NS, lr 0.02, wd 0, mu 0.95 */
+    [OC_MUON_KELLER] = {"keller", OC_NS_SIMPLE, OC_MUON_EMA, 1, OC_MUON_SHAPE_SCALING, 1.0f,
+                        0.02f, 0.0f, 0.95f},
+    /* Moonlight: sgd momentum, Nesterov, spectral with extraScale 0.2, simple NS, lr 1e-3,
+     * wd 0.1, mu 0.95 */
+    [OC_MUON_MOONLIGHT] = {"moonlight", OC_NS_SIMPLE, OC_MUON_SGD, 1, OC_MUON_SPECTRAL, 0.2f,
+                           1e-3f, 0.1f, 0.95f},
+    /* Megatron-LM + Emerging-Optimizers: ema, no Nesterov, spectral, quintic NS, lr 3e-4,
+     * wd 0.01, mu 0.95 */
+    [OC_MUON_MEGATRON] = {"megatron", OC_NS_QUINTIC, OC_MUON_EMA, 0, OC_MUON_SPECTRAL, 1.0f,
+                          3e-4f, 0.01f, 0.95f},
+};
+
+/* The profile's hyper-parameters into *hp (every other field zero); returns its name. */
+static const char *muon_defaults(oc_muon_profile pr, oc_muon_hparams *hp)
+{
+    const struct muon_profile_def *d = &muon_profiles[pr];
+    *hp = (oc_muon_hparams){.profile = pr};
+    ns_profile_defaults(d->ns, &hp->ns);
+    hp->form = d->form;
+    hp->nesterov = d->nesterov;
+    hp->scale = d->scale;
+    hp->extra_scale = d->extra_scale;
+    hp->lr = d->lr;
+    hp->weight_decay = d->weight_decay;
+    hp->momentum = d->momentum;
+    return d->name;
+}
+
 /* MUON-SCALE-1 in MPFR for a rows x cols shape, times lr: s = lr extraScale f(rows, cols). */
 static void exact_step(mpfr_t s, const oc_muon_hparams *hp, size_t rows, size_t cols)
 {
@@ -67,11 +106,67 @@ static void exact_step(mpfr_t s, const oc_muon_hparams *hp, size_t rows, size_t 
     mpfr_mul_d(s, s, hp->lr, MPFR_RNDN);                            /* lr * scale */
 }
 
-/* Element t of block b (stacked order) as an index into the rows x cols matrix (MUON-BLK-*). */
-static size_t block_index(const oc_muon_block *b, size_t cols, size_t t)
+/* MUON-SCALE-1 in binary64 for the tolerances of MUON-TOL-1 (a bound, not a golden value):
+ * extraScale f(rows, cols), f = sqrt(max(1, rows/cols)) (shape_scaling), sqrt(max(rows, cols))
+ * (spectral) or sqrt(rows/cols) (unit_rms_norm). */
+static double scale_bound_factor(const oc_muon_hparams *hp, size_t rows, size_t cols)
 {
-    size_t r = t / b->ncols, c = t % b->ncols;
-    return (b->row0 + r / b->run * b->stride + r % b->run) * cols + b->col0 + c;
+    double r = (double)rows, c = (double)cols, f;
+    if (hp->scale == OC_MUON_SHAPE_SCALING)
+        f = sqrt(fmax(1.0, r / c));
+    else if (hp->scale == OC_MUON_SPECTRAL)
+        f = sqrt(fmax(r, c));
+    else
+        f = sqrt(r / c);
+    return hp->extra_scale * f;
+}
+
+/* One block of MUON-BLK-ORTH-1: `groups` runs of `len` consecutive rows, run j starting at
+ * row `first + j * period`, over the columns [col0, col0 + ncols); its rows stacked in that
+ * order form a (len * groups) x ncols matrix; scale_rows x scale_cols is the shape
+ * MUON-BLK-SCALE-1 scales it by. */
+typedef struct gen_block {
+    size_t first, len, period, groups, col0, ncols, scale_rows, scale_cols;
+} gen_block;
+
+#define GEN_MAX_BLOCKS (3 * 64) /* Q, K, V on each of at most 64 TP ranks (MUON-BLK-TP-1) */
+
+/* The blocks of a valid partition of a rows x cols parameter, rank by rank and within a rank
+ * Q, K, V (MUON-BLK-TP-1, MUON-BLK-QKV-1); returns their number. */
+static size_t partition_blocks(const oc_muon_partition *pt, size_t rows, size_t cols,
+                               gen_block *out)
+{
+    size_t tp = pt->tp_size, nb = 0;
+    int by_rows = pt->tp_dim == OC_MUON_TP_ROWS, by_cols = pt->tp_dim == OC_MUON_TP_COLS;
+    int global = pt->scale_shape == OC_MUON_SCALE_GLOBAL;
+    size_t shard_rows = by_rows ? rows / tp : rows, shard_cols = by_cols ? cols / tp : cols;
+    for (size_t rank = 0; rank < tp; rank++) {
+        size_t row0 = by_rows ? rank * shard_rows : 0, col0 = by_cols ? rank * shard_cols : 0;
+        gen_block shard = {row0, shard_rows, shard_rows, 1, col0, shard_cols, 0, 0};
+        if (!pt->qkv_heads) {
+            out[nb++] = shard;
+        } else {
+            /* the rank's G / tp query groups, each [q rows of its heads; k rows; v rows] */
+            size_t d = pt->qkv_head_dim, q = pt->qkv_heads / pt->qkv_groups * d;
+            size_t groups = by_rows ? pt->qkv_groups / tp : pt->qkv_groups;
+            const size_t off[3] = {0, q, q + d}, len[3] = {q, d, d};
+            for (int part = 0; part < 3; part++) /* Q, K, V */
+                out[nb++] = (gen_block){row0 + off[part], len[part], q + 2 * d, groups, col0,
+                                        shard_cols, 0, 0};
+        }
+    }
+    for (size_t i = 0; i < nb; i++) { /* MUON-BLK-SCALE-1: global multiplies the split dim */
+        out[i].scale_rows = out[i].len * out[i].groups * (global && by_rows ? tp : 1);
+        out[i].scale_cols = out[i].ncols * (global && by_cols ? tp : 1);
+    }
+    return nb;
+}
+
+/* Element t of block b (stacked order) as an index into the rows x cols matrix. */
+static size_t block_index(const gen_block *b, size_t cols, size_t t)
+{
+    size_t r = t / b->ncols, run = r / b->len;
+    return (b->first + run * b->period + r % b->len) * cols + b->col0 + t % b->ncols;
 }
 
 static const char *const tp_dims[] = {"none", "rows", "cols"};
@@ -90,7 +185,9 @@ void gen_muon_exact(const oc_muon_hparams *hp, const oc_muon_partition *part, si
 {
     static const oc_muon_partition whole = {1, OC_MUON_TP_NONE, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
     const oc_muon_partition *pt = part ? part : &whole;
-    size_t n = rows * cols, k = rows < cols ? rows : cols, nblocks = oc_muon_block_count(pt);
+    gen_block *blocks = malloc(GEN_MAX_BLOCKS * sizeof *blocks);
+    size_t n = rows * cols, k = rows < cols ? rows : cols;
+    size_t nblocks = partition_blocks(pt, rows, cols, blocks);
     float *m32 = malloc(n * sizeof *m32), *d32 = malloc(n * sizeof *d32);
     float *o32 = malloc(n * sizeof *o32), *p32 = malloc(n * sizeof *p32);
     float *bin = malloc(n * sizeof *bin), *bout32 = malloc(n * sizeof *bout32);
@@ -123,17 +220,16 @@ void gen_muon_exact(const oc_muon_hparams *hp, const oc_muon_partition *part, si
         }
     }
     for (size_t bi = 0; bi < nblocks; bi++) {   /* MUON-NS-1, MUON-BLK-ORTH-1, MUON-BLK-SCALE-1 */
-        oc_muon_block b;
-        oc_muon_block_at(pt, rows, cols, bi, &b);
-        size_t br = b.run * b.nruns, bn = br * b.ncols, bk = br < b.ncols ? br : b.ncols;
+        const gen_block *b = &blocks[bi];
+        size_t br = b->len * b->groups, bn = br * b->ncols, bk = br < b->ncols ? br : b->ncols;
         for (size_t t = 0; t < bn; t++)
-            bin[t] = d32[block_index(&b, cols, t)];
-        ns_exact(&hp->ns, br, b.ncols, bin, prec, bout32, bout64, sv0);
+            bin[t] = d32[block_index(b, cols, t)];
+        ns_exact(&hp->ns, br, b->ncols, bin, prec, bout32, bout64, sv0);
         ns_tolerances(&hp->ns, sv0, bk, bn / bk, ns_tol);
-        exact_step(s, hp, b.scale_rows, b.scale_cols);
-        double step = hp->lr * oc_muon_scale_factor(hp, b.scale_rows, b.scale_cols);
+        exact_step(s, hp, b->scale_rows, b->scale_cols);
+        double step = hp->lr * scale_bound_factor(hp, b->scale_rows, b->scale_cols);
         for (size_t t = 0; t < bn; t++) {
-            size_t i = block_index(&b, cols, t);
+            size_t i = block_index(b, cols, t);
             o32[i] = bout32[t];
             o64[i] = bout64[t];
         }
@@ -142,7 +238,7 @@ void gen_muon_exact(const oc_muon_hparams *hp, const oc_muon_partition *part, si
             for (int j = 0; j < 2; j++)
                 orth_tol[cl][j] += step * ns_tol[cl][j];
         for (size_t t = 0; t < bn; t++) {                           /* MUON-WD-1, MUON-UPD-1 */
-            size_t i = block_index(&b, cols, t);
+            size_t i = block_index(b, cols, t);
             mpfr_set_flt(x, p[i], MPFR_RNDN);
             mpfr_set_d(y, hp->lr, MPFR_RNDN);
             mpfr_mul_d(y, y, hp->weight_decay, MPFR_RNDN);
@@ -171,7 +267,7 @@ void gen_muon_exact(const oc_muon_hparams *hp, const oc_muon_partition *part, si
     }
     mpfr_clears(x, y, s, (mpfr_ptr)0);
     free(d32), free(o32), free(o64), free(w), free(kept), free(sv0), free(bin), free(bout32);
-    free(bout64);
+    free(bout64), free(blocks);
     gd->p32 = p32, gd->m32 = m32, gd->p64 = p64, gd->m64 = m64;
 }
 
@@ -290,11 +386,11 @@ int gen_muon(const gen_options *opt, const char *outdir)
     for (int pr = 0; pr < OC_MUON_PROFILE_COUNT && rc == 0; pr++) {
         char name[64];
         oc_muon_hparams hp;
-        oc_muon_profile_defaults((oc_muon_profile)pr, &hp);
-        snprintf(name, sizeof name, "muon-%s", oc_muon_profile_name((oc_muon_profile)pr));
+        const char *pname = muon_defaults((oc_muon_profile)pr, &hp);
+        snprintf(name, sizeof name, "muon-%s", pname);
         rng.state = opt->seed * 1000043ull + (uint64_t)pr;
         family f;
-        if (family_init(&f, name, "muon", oc_muon_profile_name((oc_muon_profile)pr), rules, opt)) {
+        if (family_init(&f, name, "muon", pname, rules, opt)) {
             rc = -1;
             break;
         }
@@ -422,7 +518,7 @@ int gen_muon_blocks(const gen_options *opt, const char *outdir)
     int rc = 0;
     for (int fam = 0; fam < 2 && rc == 0; fam++) {
         oc_muon_hparams hp;
-        oc_muon_profile_defaults(OC_MUON_MEGATRON, &hp);
+        muon_defaults(OC_MUON_MEGATRON, &hp);
         rng.state = opt->seed * 1000039ull + (uint64_t)fam;
         family f;
         if (family_init(&f, names[fam], "muon_blocks", "megatron", rules, opt))
@@ -519,10 +615,13 @@ static void adamw_expected(family *f, int id, json_t *ex, const oc_adam_hparams 
 static void route_case(family *f, const oc_route_hparams *hp, const model_param *mp, int64_t t,
                        mpfr_prec_t prec)
 {
-    oc_param_info info = {mp->name, mp->ndim, {0}, mp->is_embedding_or_output};
-    memcpy(info.dims, mp->dims, sizeof info.dims);
-    size_t n = oc_param_numel(&info), rows = mp->ndim == 1 ? 1 : mp->dims[0], cols = n / rows;
-    oc_route route = oc_param_route(&info);
+    /* ROUTE-PARAM-1: stored as the 2-D shape, 1 x n for 1-D, dims[0] x rest above 2-D */
+    size_t n = 1;
+    for (int k = 0; k < mp->ndim; k++)
+        n *= mp->dims[k];
+    size_t rows = mp->ndim == 1 ? 1 : mp->dims[0], cols = n / rows;
+    /* ROUTE-RULE-1: Muon exactly for a 2-D parameter without the embedding/output attribute */
+    oc_route route = mp->ndim == 2 && !mp->is_embedding_or_output ? OC_ROUTE_MUON : OC_ROUTE_ADAMW;
     float *p = uniform(n, 1), *m = uniform(n, 0.01), *v = uniform(n, 1e-4), *g = uniform(n, 0.01);
     for (size_t i = 0; i < n; i++)
         v[i] = fabsf(v[i]); /* a second moment */
@@ -602,7 +701,7 @@ int gen_muon_route(const gen_options *opt, const char *outdir)
         {"decoder.layers.0.mlp.linear_fc2.bias", 1, {8}, 0, "bias of the down projection"},
     };
     oc_route_hparams hp;
-    oc_muon_profile_defaults(OC_MUON_MEGATRON, &hp.muon);
+    muon_defaults(OC_MUON_MEGATRON, &hp.muon);
     /* Megatron's Adam for the rest: TE FusedAdam with adam_w_mode (torch AdamW), the config
      * defaults beta1 0.9, beta2 0.999, eps 1e-8, the same lr and weight decay as Muon. */
     hp.adamw = (oc_adam_hparams){OC_ADAM_TORCH, hp.muon.lr, 0.9f, 0.999f, 1e-8f,

@@ -32,6 +32,48 @@ static size_t logit_dim(const oc_qk_clip_config *c)
     return c->head_dim + (c->profile == OC_QK_CLIP_KIMI_MLA ? c->rope_dim : 0);
 }
 
+/* The weights one factor of group (or MLA head) g multiplies: `len` elements from `offset`. */
+typedef enum { BY_GAMMA_ALPHA, BY_GAMMA_ONE_MINUS_ALPHA, BY_GAMMA } clip_factor;
+typedef struct clip_run {
+    size_t offset, len;
+    clip_factor by;
+} clip_run;
+
+/* Where group g's scaled rows lie and by what (MUONCLIP-LAYOUT-1 with MUONCLIP-SCALE-1, or
+ * MUONCLIP-LAYOUT-MLA with MUONCLIP-SCALE-MLA); v rows and W_kr are in no run. Returns the
+ * number of runs. */
+static size_t clip_runs(const oc_qk_clip_config *c, size_t g, clip_run run[3])
+{
+    if (c->profile == OC_QK_CLIP_KIMI_MLA) {
+        /* [W_q up: heads x (d_c W_qc rows; d_r W_qr rows) x qCols]
+         * [W_kv up: heads x (d_c W_kc rows; d_v W_v rows) x kvCols] [W_kr: d_r x hidden] */
+        size_t q_head = (c->head_dim + c->rope_dim) * c->q_cols;
+        size_t kv_head = (c->head_dim + c->v_dim) * c->kv_cols;
+        size_t q0 = g * q_head, k0 = c->heads * q_head + g * kv_head;
+        run[0] = (clip_run){q0, c->head_dim * c->q_cols, BY_GAMMA_ALPHA};              /* W_qc */
+        run[1] = (clip_run){q0 + c->head_dim * c->q_cols, c->rope_dim * c->q_cols,
+                            BY_GAMMA};                                                 /* W_qr */
+        run[2] = (clip_run){k0, c->head_dim * c->kv_cols, BY_GAMMA_ONE_MINUS_ALPHA};   /* W_kc */
+        return 3;
+    }
+    /* groups blocks of [heads/groups q heads; one k head; one v head], each head d x hidden */
+    size_t per = c->heads / c->groups, head = c->head_dim * c->hidden;
+    size_t block = g * (per + 2) * head;
+    run[0] = (clip_run){block, per * head, BY_GAMMA_ALPHA};
+    run[1] = (clip_run){block + per * head, head, BY_GAMMA_ONE_MINUS_ALPHA};
+    return 2;
+}
+
+/* Elements of the whole weight buffer of a layout (MUONCLIP-LAYOUT-1 / -MLA). */
+static size_t weight_len(const oc_qk_clip_config *c)
+{
+    if (c->profile == OC_QK_CLIP_KIMI_MLA)
+        return c->heads * ((c->head_dim + c->rope_dim) * c->q_cols +
+                           (c->head_dim + c->v_dim) * c->kv_cols) +
+               c->rope_dim * c->hidden;
+    return (c->heads + 2 * c->groups) * c->head_dim * c->hidden;
+}
+
 static json_t *hex_list(const float *x, size_t n)
 {
     json_t *a = json_array();
@@ -61,12 +103,12 @@ static void exact_clip(clip_gen *g, const oc_qk_clip_config *c, const float *max
         mpfr_pow(g->fq, g->gamma, g->t, MPFR_RNDN);
         mpfr_ui_sub(g->t, 1, g->t, MPFR_RNDN);
         mpfr_pow(g->fk, g->gamma, g->t, MPFR_RNDN);
-        mpfr_ptr factor[3] = {g->fq, g->fk, g->gamma}; /* by oc_qk_clip_part */
-        oc_qk_clip_segment seg[3];
-        size_t parts = oc_qk_clip_segments(c, k, seg);
-        for (size_t p = 0; p < parts; p++)
-            for (float *x = w + seg[p].offset; x < w + seg[p].offset + seg[p].len; x++) {
-                mpfr_mul_d(g->t, factor[seg[p].part], *x, MPFR_RNDN);
+        mpfr_ptr factor[3] = {g->fq, g->fk, g->gamma}; /* by clip_factor */
+        clip_run run[3];
+        size_t nruns = clip_runs(c, k, run);
+        for (size_t p = 0; p < nruns; p++)
+            for (float *x = w + run[p].offset; x < w + run[p].offset + run[p].len; x++) {
+                mpfr_mul_d(g->t, factor[run[p].by], *x, MPFR_RNDN);
                 *x = mpfr_get_flt(g->t, MPFR_RNDN);
             }
     }
@@ -172,7 +214,7 @@ static void valid_cases(clip_gen *g)
         c.tau = k[i].tau;
         c.alpha = k[i].alpha;
         logits(&c, k[i].s, max_dot);
-        emit(g, &c, max_dot, oc_qk_clip_rows(&c) * c.hidden, k[i].comment, k[i].flag,
+        emit(g, &c, max_dot, weight_len(&c), k[i].comment, k[i].flag,
              k[i].rules, "valid", 0);
     }
 }
@@ -215,7 +257,7 @@ static void mla_cases(clip_gen *g)
         c.tau = k[i].tau;
         c.alpha = k[i].alpha;
         logits(&c, k[i].s, max_dot);
-        emit(g, &c, max_dot, oc_qk_clip_len(&c), k[i].comment, k[i].flag,
+        emit(g, &c, max_dot, weight_len(&c), k[i].comment, k[i].flag,
              k[i].rules, "valid", 0);
     }
 }
@@ -249,7 +291,7 @@ static void invalid_cases(clip_gen *g)
         if (k[i].bad_dot != 0)
             max_dot[1] = k[i].bad_dot;
         /* the weight as the (possibly inconsistent) sizes ask: heads + 2 groups rows of d */
-        size_t n = mla && k[i].heads % k[i].groups == 0 ? oc_qk_clip_len(&c)
+        size_t n = mla && k[i].heads % k[i].groups == 0 ? weight_len(&c)
                                                         : (k[i].heads + 2 * k[i].groups) * 4 * 3;
         emit(g, &c, max_dot, n, k[i].what, "InvalidInput",
              "MUONCLIP-CFG-1 MUONCLIP-ERR-1", "invalid", k[i].bad_weight);

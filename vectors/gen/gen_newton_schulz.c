@@ -39,6 +39,67 @@ static void mat_clear(mat *m)
     free(m->ptr);
 }
 
+/* NS-SCHED-1: cycle takes tuple i mod ncoef, repeat_last stays on the last tuple once the
+ * list is used up. */
+int ns_tuple_of(const oc_ns_hparams *hp, int i)
+{
+    if (hp->schedule == OC_NS_REPEAT_LAST && i >= hp->ncoef)
+        return hp->ncoef - 1;
+    return hp->schedule == OC_NS_REPEAT_LAST ? i : i % hp->ncoef;
+}
+
+/* NS-PROF-*: the tuples spec/muon.md §2 publishes, each decimal rounded to binary32 (NS-HP-1:
+ * the C float literal is that rounding). Polar Express with and without the safety factor
+ * share their tuples. */
+static const float tuples_simple[][3] = {{3.4445f, -4.7750f, 2.0315f}};
+static const float tuples_quintic[][3] = {
+    {4.0848f, -6.8946f, 2.9270f}, {3.9505f, -6.3029f, 2.6377f}, {3.7418f, -5.5913f, 2.3037f},
+    {2.8769f, -3.1427f, 1.2046f}, {2.8366f, -3.0525f, 1.2012f}};
+static const float tuples_polar[][3] = {
+    {8.2051f, -22.9019f, 16.4607f}, {4.0664f, -2.8612f, 0.5184f}, {3.9096f, -2.8234f, 0.5250f},
+    {3.2856f, -2.4153f, 0.4853f},   {2.2779f, -1.6198f, 0.3985f}, {1.8726f, -1.2307f, 0.3585f},
+    {1.8564f, -1.2132f, 0.3568f},   {1.8750f, -1.2500f, 0.3750f}};
+static const float tuples_aol[][3] = {
+    {4.0098f, -7.0585f, 2.4635f}, {3.4585f, -5.5479f, 2.5959f}, {2.7573f, -3.2939f, 1.4254f},
+    {2.7215f, -3.0494f, 1.3169f}};
+
+/* Each profile's name, tuples, schedule, normalisation d = s ||G||_F + eps (add) or
+ * max(s ||G||_F, eps) (max) with eps = 1e-7, and its default number of iterations. */
+static const struct ns_profile_def {
+    const char *name;
+    const float (*tuples)[3];
+    int ncoef, steps;
+    oc_ns_schedule schedule;
+    oc_ns_eps_mode eps_mode;
+    float norm_scale;
+} ns_profiles[OC_NS_PROFILE_COUNT] = {
+    [OC_NS_SIMPLE] = {"simple", tuples_simple, 1, 5, OC_NS_CYCLE, OC_NS_EPS_ADD, 1.0f},
+    [OC_NS_QUINTIC] = {"quintic", tuples_quintic, 5, 5, OC_NS_CYCLE, OC_NS_EPS_MAX, 1.0f},
+    [OC_NS_POLAR_EXPRESS] = {"polar-express", tuples_polar, 8, 8, OC_NS_REPEAT_LAST,
+                             OC_NS_EPS_MAX, 1.0f},
+    [OC_NS_POLAR_EXPRESS_SAFETY] = {"polar-express-safety", tuples_polar, 8, 8,
+                                    OC_NS_REPEAT_LAST, OC_NS_EPS_ADD, 1.01f},
+    [OC_NS_AOL] = {"aol", tuples_aol, 4, 4, OC_NS_CYCLE, OC_NS_EPS_MAX, 1.0f},
+};
+
+const char *ns_profile_defaults(oc_ns_profile pr, oc_ns_hparams *hp)
+{
+    if ((unsigned)pr >= OC_NS_PROFILE_COUNT)
+        return NULL;
+    const struct ns_profile_def *d = &ns_profiles[pr];
+    hp->profile = pr;
+    hp->ncoef = d->ncoef;
+    for (int t = 0; t < d->ncoef; t++)
+        for (int j = 0; j < 3; j++)
+            hp->coef[t][j] = d->tuples[t][j];
+    hp->steps = d->steps;
+    hp->schedule = d->schedule;
+    hp->eps_mode = d->eps_mode;
+    hp->eps = 1e-7f;
+    hp->norm_scale = d->norm_scale;
+    return d->name;
+}
+
 void ns_exact(const oc_ns_hparams *hp, size_t rows, size_t cols, const float *g, long prec,
               float *y32, double *y64, double *sv0)
 {
@@ -71,7 +132,7 @@ void ns_exact(const oc_ns_hparams *hp, size_t rows, size_t cols, const float *g,
         sv0[i] /= dd;
     free(gd);
     for (int it = 0; it < hp->steps; it++) {
-        const double *abc = hp->coef[oc_ns_tuple_index(hp, it)];  /* NS-SCHED-1 */
+        const double *abc = hp->coef[ns_tuple_of(hp, it)];  /* NS-SCHED-1 */
         for (size_t i = 0; i < k; i++)                            /* A = X X^T (symmetric) */
             for (size_t j = 0; j <= i; j++) {
                 mpfr_dot(a.e[i * k + j], x.ptr + i * n, x.ptr + j * n, n, MPFR_RNDN);
@@ -357,11 +418,11 @@ int gen_newton_schulz(const gen_options *opt, const char *outdir)
         char name[64];
         oc_ns_hparams hp;
         memset(&hp, 0, sizeof hp);
-        oc_ns_profile_defaults((oc_ns_profile)pr, &hp);
-        snprintf(name, sizeof name, "ns-%s", oc_ns_profile_name((oc_ns_profile)pr));
+        const char *pname = ns_profile_defaults((oc_ns_profile)pr, &hp);
+        snprintf(name, sizeof name, "ns-%s", pname);
         rng.state = opt->seed * 1000039ull + (uint64_t)pr;
         family f;
-        if (family_init(&f, name, "newton_schulz", oc_ns_profile_name((oc_ns_profile)pr), rules,
+        if (family_init(&f, name, "newton_schulz", pname, rules,
                         opt)) {
             rc = -1;
             break;

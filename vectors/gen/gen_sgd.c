@@ -329,6 +329,10 @@ static void mixed_emit(family *f, void *ctx, int variant, float lr, gen_case *c)
     emit(f, ctx, &hp, c);
 }
 
+/* The family names of the SGD-PROF-* profiles (vectors/sgd-<name>/), in enum order. */
+static const char *const profile_names[OC_SGD_PROFILE_COUNT] = {[OC_SGD_TORCH] = "torch",
+                                                                [OC_SGD_EMA] = "ema"};
+
 int gen_sgd(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {"SGD-HP-1", "SGD-HP-2", "SGD-ERR-1", "SGD-MAX-1",
@@ -341,10 +345,10 @@ int gen_sgd(const gen_options *opt, const char *outdir)
     int rc = 0;
     for (int pr = 0; pr < OC_SGD_PROFILE_COUNT && rc == 0; pr++) {
         char name[64];
-        snprintf(name, sizeof name, "sgd-%s", oc_sgd_profile_name((oc_sgd_profile)pr));
+        snprintf(name, sizeof name, "sgd-%s", profile_names[pr]);
         rng.state = opt->seed * 1000033ull + (uint64_t)pr;
         family f;
-        if (family_init(&f, name, "sgd", oc_sgd_profile_name((oc_sgd_profile)pr), rules, opt)) {
+        if (family_init(&f, name, "sgd", profile_names[pr], rules, opt)) {
             rc = -1;
             break;
         }

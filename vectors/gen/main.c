@@ -1,5 +1,9 @@
-/* optcert-gen: writes the golden vector files (spec/vectors.md).
- * usage: optcert-gen [--level ci|cert] [--precision BITS] [--seed N] OUTDIR */
+/* optcert-gen: writes the golden vector files (spec/vectors.md), or checks that the committed
+ * ones regenerate bit for bit.
+ * usage: optcert-gen [--level ci|cert] [--precision BITS] [--seed N] OUTDIR
+ *        optcert-gen verify [--vectors DIR] [--precision BITS]
+ * Exit status: 0 written / all identical, 1 a failure to write / a difference, 2 bad usage or a
+ * missing vector directory. */
 #define _XOPEN_SOURCE 700
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,17 +11,49 @@
 #include <sys/stat.h>
 #include "gen.h"
 
-#define DEFAULT_SEED 20261129ull
+#ifndef OPTCERT_SOURCE_DIR
+#define OPTCERT_SOURCE_DIR "."
+#endif
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: optcert-gen [--level ci|cert] [--precision BITS>=200] [--seed N] OUTDIR\n");
+    fprintf(stderr, "usage: optcert-gen [--level ci|cert] [--precision BITS>=200] [--seed N] OUTDIR\n"
+                    "       optcert-gen verify [--vectors DIR] [--precision BITS>=200]\n");
     return 2;
+}
+
+/* --precision's value: 200 to 100000 bits, else -1. */
+static long precision_arg(const char *s)
+{
+    char *end;
+    long p = strtol(s, &end, 10);
+    return *s && !*end && p >= 200 && p <= 100000 ? p : -1;
+}
+
+static int verify(int argc, char **argv)
+{
+    static char vdir[4096];
+    snprintf(vdir, sizeof vdir, "%s/vectors", OPTCERT_SOURCE_DIR);
+    const char *vectors = vdir;
+    long prec = 256;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--vectors") == 0 && i + 1 < argc)
+            vectors = argv[++i];
+        else if (strcmp(argv[i], "--precision") == 0 && i + 1 < argc)
+            prec = precision_arg(argv[++i]);
+        else
+            return usage();
+        if (prec < 0)
+            return usage();
+    }
+    return gen_verify(vectors, prec);
 }
 
 int main(int argc, char **argv)
 {
-    gen_options opt = {.level = "ci", .prec = 256, .seed = DEFAULT_SEED};
+    if (argc > 1 && strcmp(argv[1], "verify") == 0)
+        return verify(argc, argv);
+    gen_options opt = {.level = "ci", .prec = 256, .seed = GEN_DEFAULT_SEED};
     const char *out = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--level") == 0 && i + 1 < argc) {
@@ -25,8 +61,7 @@ int main(int argc, char **argv)
             if (strcmp(opt.level, "ci") != 0 && strcmp(opt.level, "cert") != 0)
                 return usage();
         } else if (strcmp(argv[i], "--precision") == 0 && i + 1 < argc) {
-            opt.prec = strtol(argv[++i], NULL, 10);
-            if (opt.prec < 200 || opt.prec > 100000)
+            if ((opt.prec = precision_arg(argv[++i])) < 0)
                 return usage();
         } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
             opt.seed = strtoull(argv[++i], NULL, 10);
