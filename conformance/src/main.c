@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "certify.h"
 #include "isolate.h"
@@ -454,6 +455,21 @@ static int cmd_verify(const options *o)
     return rc;
 }
 
+/* Whether the vector directory exists; if not, says so (exit 2 follows). */
+static int is_directory(const char *dir)
+{
+    struct stat sb;
+    if (stat(dir, &sb) != 0) {
+        fprintf(stderr, "optcert: %s: no such directory (--vectors)\n", dir);
+        return 0;
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "optcert: %s: not a directory (--vectors)\n", dir);
+        return 0;
+    }
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -468,6 +484,8 @@ int main(int argc, char **argv)
     }
     if (parse(argc, argv, first, &o) != 0)
         return usage(NULL);
+    if (strcmp(cmd, "trace") != 0 && !is_directory(o.vectors))
+        return 2; /* every command but trace reads the vector directory */
     if (strcmp(cmd, "families") == 0)
         return cmd_families(&o);
     if (strcmp(cmd, "certify") == 0)
