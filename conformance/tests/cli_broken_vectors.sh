@@ -109,3 +109,39 @@ rm -rf "$tmp/step-megatron"
 fam sgd-torch "tests[5]['tcId'] = tests[2]['tcId']"
 check "sgd-torch.json: duplicate tcId 3" "$optcert" certify --vectors "$tmp" --family sgd-torch
 rm -rf "$tmp/sgd-torch"
+# Results files (VEC-RES-5): wrong family, unknown tcId, missing tensor, wrong dtype or shape,
+# unknown status, bad route are problems of the file: exit 2 naming it.
+results() { # python-statements adding to meta (dict) and tensors (list of (key, dtype, shape))
+    /usr/bin/python3 -c "import json, struct, sys
+d = json.load(open(sys.argv[1]))
+t1 = d['testGroups'][0]['tests'][0]
+meta = {'impl': 'broken', 'implVersion': '0'}
+tensors = []
+$1
+hdr, data = {'__metadata__': meta}, b''
+for key, dt, shape in tensors:
+    size = {'F32': 4, 'F64': 8}[dt]
+    for s in shape:
+        size *= s
+    hdr[key] = {'dtype': dt, 'shape': shape, 'data_offsets': [len(data), len(data) + size]}
+    data += bytes(size)
+h = json.dumps(hdr).encode()
+open(sys.argv[2], 'wb').write(struct.pack('<Q', len(h)) + h + data)" "$root/vectors/sgd-torch/sgd-torch.json" "$tmp/results.safetensors"
+}
+judge() { check "$1" "$optcert" judge --results "$tmp/results.safetensors" --family sgd-torch; }
+results "meta['status/sgd-torch/1'] = 'done'"
+judge "results.safetensors: status/sgd-torch/1 = 'done': unknown status"
+results "meta['status/sgd-torch/1'] = 'ok'"
+judge "results.safetensors: missing tensor 'sgd-torch/1/p'"
+results "meta['status/sgd-torch/1'] = 'ok'; tensors += [('sgd-torch/1/' + k, 'F64', [t1['steps'], t1['n']]) for k in t1['expected']]"
+judge "results.safetensors: tensor 'sgd-torch/1/p' has dtype F64, expected F32"
+results "meta['status/sgd-torch/1'] = 'ok'; tensors += [('sgd-torch/1/' + k, 'F32', [t1['steps'] + 1, t1['n']]) for k in t1['expected']]"
+judge "results.safetensors: tensor 'sgd-torch/1/p' has the wrong shape"
+results "meta['status/sgd-torhc/1'] = 'ok'"
+judge "results.safetensors: metadata key 'status/sgd-torhc/1' names family 'sgd-torhc', which .* does not have (wrong family)"
+results "tensors.append(('sgd-torhc/1/p', 'F32', [1, 4]))"
+judge "results.safetensors: tensor 'sgd-torhc/1/p' names family 'sgd-torhc'"
+results "meta['status/sgd-torch/99999'] = 'unsupported'"
+judge "results.safetensors: metadata key 'status/sgd-torch/99999' names tcId 99999, which family 'sgd-torch' does not have"
+results "tensors.append(('p', 'F32', [1, 4]))"
+judge "results.safetensors: tensor 'p' is not named <family>/<tcId>/<name>"
