@@ -68,6 +68,9 @@ static oc_status for_each_case(const char *vector_dir, const char *only,
         snprintf(fr->name, sizeof fr->name, "%s", fam.name);
         snprintf(fr->algorithm, sizeof fr->algorithm, "%s", fam.algorithm);
         snprintf(fr->profile, sizeof fr->profile, "%s", fam.profile);
+        const char *level = json_string_value(json_object_get(json_object_get(fam.doc, "generator"), "level"));
+        if (!cert->level[0] || strcmp(cert->level, level ? level : "?") != 0)
+            snprintf(cert->level, sizeof cert->level, "%s", cert->level[0] ? "mixed" : level ? level : "?");
         fr->cases = calloc(fam.ncases ? fam.ncases : 1, sizeof *fr->cases);
         oc_run_family(iso, fn, ctx, &fam, fr);
         oc_family_free(&fam);
