@@ -16,6 +16,7 @@
 #include "certify.h"
 #include "cunit_main.h"
 #include "judge.h"
+#include "manifest.h"
 #include "safetensors.h"
 #include "vectors.h"
 #include "../../vectors/gen/st_writer.h"
@@ -1247,10 +1248,34 @@ static void test_mixed_family_VEC_FMT_16(void)
                                      json_pack("{s:s,s:s}", "param", "bf16", "state", "f32")));
 }
 
+/* VEC-SET-1: the shipped manifest is the manifest of the shipped files; SHA-256 is the standard
+ * one (FIPS 180-2's "abc"). VEC-SET-2: a certificate records the families' generator level. */
+static void test_manifest_VEC_SET_1_2(void)
+{
+    char hex[65], *text = NULL;
+    oc_diag d;
+    oc_sha256_hex("abc", 3, hex);
+    CU_ASSERT_STRING_EQUAL(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CU_ASSERT_EQUAL(oc_manifest_text(VECTOR_DIR, &text, &d), OC_OK);
+    FILE *fp = fopen(VECTOR_DIR "/MANIFEST.sha256", "rb");
+    char *want = calloc(1, 1 << 16);
+    size_t n = fp ? fread(want, 1, (1 << 16) - 1, fp) : 0;
+    if (fp)
+        fclose(fp);
+    CU_ASSERT(n > 0 && text && strcmp(text, want) == 0);
+    free(text);
+    free(want);
+    oc_certificate cert;
+    CU_ASSERT_EQUAL(oc_certify(oc_ref(), VECTOR_DIR, "lion-torch", OC_CLASS_FP32, &cert, &d), OC_OK);
+    CU_ASSERT_STRING_EQUAL(cert.level, "ci");
+    oc_certificate_free(&cert);
+}
+
 void register_suites(void)
 {
     ADD_SUITE("vectors_committed",
               {"inline family (VEC-FMT-9)", test_inline_family_VEC_FMT_9},
+              {"VEC-SET-1, VEC-SET-2 manifest and vector set", test_manifest_VEC_SET_1_2},
               {"mixed-precision family (VEC-FMT-16)", test_mixed_family_VEC_FMT_16},
               {"VEC-FMT-2/3/4/5 committed family loads",
                test_committed_family_loads_VEC_FMT_2_3_4_5},
