@@ -1,11 +1,11 @@
 #!/bin/sh
 # Installs what optcert needs on a fresh Debian 12 machine (run as root). Idempotent.
-#   ci/setup.sh            build dependencies only (compiler, CMake, MPFR, CUnit, jansson)
+#   ci/setup.sh            build dependencies only (compiler, CMake, MPFR, CUnit, jansson, OpenSSL's libcrypto)
 #   ci/setup.sh --all      also the Python adapters' packages and the proof tools
 set -eu
 cd "$(dirname "$0")/.."
 
-pkgs="build-essential cmake pkg-config libmpfr-dev libcunit1-dev libjansson-dev python3-jsonschema"
+pkgs="build-essential cmake pkg-config libmpfr-dev libcunit1-dev libjansson-dev libssl-dev python3-jsonschema"
 # fast/: OpenMP comes with gcc; MPI for the layouts, OpenBLAS for the matrix work
 pkgs="$pkgs libopenblas-dev openmpi-bin libopenmpi-dev"
 missing=""

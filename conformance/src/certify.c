@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "certify.h"
@@ -67,6 +68,9 @@ static oc_status for_each_case(const char *vector_dir, const char *only,
         snprintf(fr->name, sizeof fr->name, "%s", fam.name);
         snprintf(fr->algorithm, sizeof fr->algorithm, "%s", fam.algorithm);
         snprintf(fr->profile, sizeof fr->profile, "%s", fam.profile);
+        const char *level = json_string_value(json_object_get(json_object_get(fam.doc, "generator"), "level"));
+        if (!cert->level[0] || strcmp(cert->level, level ? level : "?") != 0)
+            snprintf(cert->level, sizeof cert->level, "%s", cert->level[0] ? "mixed" : level ? level : "?");
         fr->cases = calloc(fam.ncases ? fam.ncases : 1, sizeof *fr->cases);
         oc_run_family(iso, fn, ctx, &fam, fr);
         oc_family_free(&fam);
@@ -115,14 +119,28 @@ oc_status oc_certify_isolated(const oc_impl *impl, const char *vector_dir, const
 typedef struct results_ctx {
     const oc_st_file *st;
     oc_class cls;
+    oc_status bad; /* VEC-RES-5: the first problem of the results file, in msg */
+    oc_diag msg;
 } results_ctx;
+
+/* VEC-RES-5: a problem of the results file itself (not of the implementation): judging goes on,
+ * but the command ends with status 2 and the first such message. */
+static void results_problem(results_ctx *rc, oc_case_result *r, const char *msg)
+{
+    if (rc->bad == OC_OK) {
+        rc->bad = OC_ERR_FORMAT;
+        snprintf(rc->msg.msg, sizeof rc->msg.msg, "%s", msg);
+    }
+    r->verdict = OC_FAIL;
+    snprintf(r->detail, sizeof r->detail, "%.200s", msg);
+}
 
 /* VEC-RES-1, VEC-RES-2 (status metadata), VEC-RES-3: the same judgement as for a plugin,
  * outputs read from the file. */
 static void judge_one(void *ctx, const oc_family *fam, const oc_case *c, oc_case_result *r)
 {
-    const results_ctx *rc = ctx;
-    char key[256];
+    results_ctx *rc = ctx;
+    char key[256], msg[sizeof rc->msg.msg];
     memset(r, 0, sizeof *r);
     r->tcid = c->tcid;
     snprintf(key, sizeof key, "status/%s/%d", fam->name, c->tcid);
@@ -135,8 +153,9 @@ static void judge_one(void *ctx, const oc_family *fam, const oc_case *c, oc_case
     }
     int ran = strcmp(status, "ok") == 0;
     if (!ran && strcmp(status, "rejected") != 0) {
-        r->verdict = OC_FAIL;
-        snprintf(r->detail, sizeof r->detail, "unknown status '%s' in results file", status);
+        snprintf(msg, sizeof msg, "%s: %s = '%.40s': unknown status (ok, rejected or "
+                 "unsupported, VEC-RES-2)", rc->st->path, key, status);
+        results_problem(rc, r, msg);
         return;
     }
     if (c->result != OC_RESULT_VALID) {
@@ -160,15 +179,21 @@ static void judge_one(void *ctx, const oc_family *fam, const oc_case *c, oc_case
         oc_status s = c->precision[k] == 53 /* VEC-RES-1: F64, or the output's storage format */
                           ? oc_st_tensor(rc->st, key, OC_F64, c->steps, c->n, (void **)&o.out[k], &d)
                           : oc_st_tensor_widened(rc->st, key, c->fmt[k], c->steps, c->n, &o.out[k], &d);
-        if (s != OC_OK) {
-            r->verdict = OC_FAIL;
-            snprintf(r->detail, sizeof r->detail, "%.200s", d.msg);
+        if (s != OC_OK) { /* missing, wrong dtype or shape: the file's problem (VEC-RES-5) */
+            results_problem(rc, r, d.msg);
             oc_outputs_free(&o);
             return;
         }
     }
     snprintf(key, sizeof key, "route/%s/%d", fam->name, c->tcid); /* VEC-RES-4 */
     const char *route = c->algo == &oc_algo_muon_route ? oc_st_metadata(rc->st, key) : NULL;
+    if (route && strcmp(route, "muon") != 0 && strcmp(route, "adamw") != 0) {
+        snprintf(msg, sizeof msg, "%s: %s = '%.40s': a route is muon or adamw (VEC-RES-4)",
+                 rc->st->path, key, route);
+        results_problem(rc, r, msg);
+        oc_outputs_free(&o);
+        return;
+    }
     if (route && (o.out[OC_ROUTE_OUTPUT] = malloc(sizeof(double))) != NULL)
         o.out[OC_ROUTE_OUTPUT][0] = strcmp(route, "muon") == 0   ? 1
                                     : strcmp(route, "adamw") == 0 ? 0
@@ -177,6 +202,99 @@ static void judge_one(void *ctx, const oc_family *fam, const oc_case *c, oc_case
     if (r->verdict == OC_FAIL)
         r->diagnosis = oc_diagnose(c, &o);
     oc_outputs_free(&o);
+}
+
+/* The family and tcId a results key names: "<family>/<tcId>/<name>" for a tensor,
+ * "status/<family>/<tcId>" or "route/<family>/<tcId>" in the metadata. 0 if malformed. */
+static int key_case(const char *key, int meta, char *family, size_t size, long *tcid)
+{
+    const char *f = key;
+    if (meta) {
+        if (strncmp(key, "status/", 7) != 0 && strncmp(key, "route/", 6) != 0)
+            return -1; /* other metadata: impl, implVersion, adapter, anything else */
+        f = strchr(key, '/') + 1;
+    }
+    const char *slash = strchr(f, '/');
+    char *end;
+    if (!slash || slash == f || (size_t)(slash - f) >= size)
+        return 0;
+    snprintf(family, size, "%.*s", (int)(slash - f), f);
+    *tcid = strtol(slash + 1, &end, 10);
+    return end != slash + 1 && *tcid >= 1 && *tcid <= INT32_MAX &&
+           (meta ? *end == '\0' : *end == '/' && end[1] != '\0');
+}
+
+static int cmp_tcid(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* VEC-RES-5: every tensor and every status/route entry names a family of the vector set and,
+ * for a family judged, one of its tcIds. */
+static oc_status check_result_keys(const oc_st_file *st, const char *vector_dir,
+                                   const oc_certificate *cert, oc_diag *d)
+{
+    char **paths;
+    oc_status s = oc_family_list(vector_dir, &paths, d);
+    if (s != OC_OK)
+        return s;
+    json_t *meta = json_object_get(st->header, "__metadata__");
+    int **ids = calloc(cert->nfams + 1, sizeof *ids); /* each judged family's tcIds, sorted */
+    for (size_t f = 0; f < cert->nfams; f++) {
+        ids[f] = malloc((cert->fams[f].ncases + 1) * sizeof(int));
+        for (size_t k = 0; k < cert->fams[f].ncases; k++)
+            ids[f][k] = cert->fams[f].cases[k].tcid;
+        qsort(ids[f], cert->fams[f].ncases, sizeof(int), cmp_tcid);
+    }
+    for (int pass = 0; pass < 2 && s == OC_OK; pass++) {
+        const char *key;
+        json_t *v;
+        json_object_foreach(pass ? meta : st->header, key, v) {
+            char family[128];
+            long tcid;
+            if (!pass && strcmp(key, "__metadata__") == 0)
+                continue;
+            int form = key_case(key, pass, family, sizeof family, &tcid);
+            if (form < 0)
+                continue;
+            if (form == 0) {
+                s = oc_fail(d, OC_ERR_FORMAT, "%s: %s '%s' is not named %s (VEC-RES-%d)",
+                            st->path, pass ? "metadata key" : "tensor", key,
+                            pass ? "status|route/<family>/<tcId>" : "<family>/<tcId>/<name>",
+                            pass ? 2 : 1);
+                break;
+            }
+            int known = 0;
+            for (size_t i = 0; paths[i] && !known; i++) { /* DIR/<family>/<family>.json */
+                const char *base = strrchr(paths[i], '/') + 1;
+                known = strlen(base) == strlen(family) + 5 && strncmp(base, family, strlen(family)) == 0;
+            }
+            if (!known) {
+                s = oc_fail(d, OC_ERR_FORMAT, "%s: %s '%s' names family '%s', which %s does not "
+                            "have (wrong family)", st->path, pass ? "metadata key" : "tensor",
+                            key, family, vector_dir);
+                break;
+            }
+            for (size_t f = 0; f < cert->nfams; f++) {
+                const oc_family_report *fr = &cert->fams[f];
+                int want = (int)tcid;
+                if (strcmp(fr->name, family) != 0)
+                    continue;
+                if (!bsearch(&want, ids[f], fr->ncases, sizeof(int), cmp_tcid))
+                    s = oc_fail(d, OC_ERR_FORMAT, "%s: %s '%s' names tcId %ld, which family '%s' "
+                                "does not have", st->path, pass ? "metadata key" : "tensor", key,
+                                tcid, family);
+            }
+            if (s != OC_OK)
+                break;
+        }
+    }
+    for (size_t f = 0; f < cert->nfams; f++)
+        free(ids[f]);
+    free(ids);
+    oc_free_list(paths);
+    return s;
 }
 
 oc_status oc_judge_results(const char *results_path, const char *vector_dir, const char *only,
@@ -199,8 +317,14 @@ oc_status oc_judge_results(const char *results_path, const char *vector_dir, con
     snprintf(cert->source, sizeof cert->source, "results file via %s",
              adapter ? adapter : "unknown adapter");
     cert->cls = cls;
-    results_ctx rc = {&st, cls};
+    results_ctx rc = {&st, cls, OC_OK, {{0}}};
     s = for_each_case(vector_dir, only, NULL, cert, judge_one, &rc, d);
+    if (s == OC_OK && rc.bad != OC_OK) {
+        *d = rc.msg;
+        s = rc.bad;
+    }
+    if (s == OC_OK)
+        s = check_result_keys(&st, vector_dir, cert, d);
     oc_st_close(&st);
     return s;
 }

@@ -20,6 +20,10 @@ typedef struct oc_certificate {
     oc_family_report *fams;
     size_t nfams;
     int conforms; /* no failure and at least one case passed */
+    /* The vector set (VEC-SET-2): the families' generator level ("mixed" if they differ), the
+     * SHA-256 of its manifest text, whether it differs from the shipped manifest. */
+    char level[16], vectors_sha256[65];
+    int vectors_custom;
 } oc_certificate;
 
 /* Certifies impl against every family in vector_dir (or only the family named `only`, if not

@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "certify.h"
 #include "isolate.h"
+#include "manifest.h"
 #include "trace.h"
 
 #ifndef OPTCERT_SOURCE_DIR
@@ -35,6 +37,8 @@ static int usage(const char *msg)
             "                [--report ...] [--verbose]\n"
             "  optcert mutants [--vectors DIR] [--family NAME]\n"
             "  optcert vectors verify [--vectors DIR] [--precision BITS]\n"
+            "  optcert vectors manifest [--vectors DIR]    (prints DIR/MANIFEST.sha256)\n"
+            "  optcert vectors check [--vectors DIR]       (DIR's files against DIR/MANIFEST.sha256)\n"
             "  optcert trace [--root DIR]\n");
     return 2;
 }
@@ -100,8 +104,51 @@ static int fail_input(const oc_diag *d)
     return 2;
 }
 
-static int emit_reports(const oc_certificate *cert, const options *o)
+/* Reads a whole file into a NUL-terminated string (NULL if it cannot). */
+static char *slurp(const char *path)
 {
+    oc_diag d;
+    if (oc_check_regular(path, &d) != OC_OK)
+        return NULL;
+    FILE *fp = fopen(path, "rb");
+    char *b = NULL;
+    size_t n = 0, got;
+    char buf[4096];
+    if (!fp)
+        return NULL;
+    while ((got = fread(buf, 1, sizeof buf, fp)) > 0) {
+        b = realloc(b, n + got + 1);
+        memcpy(b + n, buf, got);
+        n += got;
+    }
+    fclose(fp);
+    if (!b)
+        b = calloc(1, 1);
+    b[n] = '\0';
+    return b;
+}
+
+/* VEC-SET-2: names the vector set in the certificate: its manifest's SHA-256, and whether it
+ * is the shipped set (the files listed in OPTCERT_SOURCE_DIR/vectors/MANIFEST.sha256). */
+static int identify_vectors(oc_certificate *cert, const options *o)
+{
+    char path[4096], *text, *shipped;
+    oc_diag d;
+    if (oc_manifest_text(o->vectors, &text, &d) != OC_OK)
+        return fail_input(&d);
+    snprintf(path, sizeof path, "%s/vectors/MANIFEST.sha256", OPTCERT_SOURCE_DIR);
+    shipped = slurp(path);
+    oc_sha256_hex(text, strlen(text), cert->vectors_sha256);
+    cert->vectors_custom = !shipped || strcmp(shipped, text) != 0;
+    free(text);
+    free(shipped);
+    return 0;
+}
+
+static int emit_reports(oc_certificate *cert, const options *o)
+{
+    if (identify_vectors(cert, o) != 0)
+        return 2;
     int table = o->nreports == 0;
     for (int i = 0; i < o->nreports; i++) {
         const char *r = o->reports[i], *colon = strchr(r, ':');
@@ -393,6 +440,73 @@ static int cmd_verify(const options *o)
     return 2;
 }
 
+/* optcert vectors manifest: VEC-SET-1's manifest of the families under --vectors. */
+static int cmd_manifest(const options *o)
+{
+    char *text;
+    oc_diag d;
+    if (oc_manifest_text(o->vectors, &text, &d) != OC_OK)
+        return fail_input(&d);
+    fputs(text, stdout);
+    free(text);
+    return 0;
+}
+
+/* optcert vectors check: the files under --vectors against its MANIFEST.sha256 (VEC-SET-1):
+ * 0 when they match, 1 naming every line that differs, 2 without a manifest. */
+static int cmd_check(const options *o)
+{
+    char path[4096], *text, *want;
+    oc_diag d;
+    snprintf(path, sizeof path, "%s/MANIFEST.sha256", o->vectors);
+    if (!(want = slurp(path))) {
+        fprintf(stderr, "optcert: %s: cannot read the manifest\n", path);
+        return 2;
+    }
+    if (oc_manifest_text(o->vectors, &text, &d) != OC_OK) {
+        free(want);
+        return fail_input(&d);
+    }
+    int rc = strcmp(text, want) != 0;
+    for (int pass = 0; rc && pass < 2; pass++) { /* lines only in one of the two */
+        const char *a = pass ? want : text, *b = pass ? text : want;
+        for (const char *line = a; *line;) {
+            const char *end = strchr(line, '\n');
+            size_t len = end ? (size_t)(end - line + 1) : strlen(line);
+            int found = 0;
+            for (const char *p = b; !found && *p;) {
+                const char *e = strchr(p, '\n');
+                size_t l = e ? (size_t)(e - p + 1) : strlen(p);
+                found = l == len && memcmp(p, line, len) == 0;
+                p += l;
+            }
+            if (!found)
+                printf("%s %.*s\n", pass ? "manifest only:" : "files only:   ",
+                       (int)(len - (line[len - 1] == '\n')), line);
+            line += len;
+        }
+    }
+    printf("%s: %s\n", path, rc ? "DOES NOT MATCH the files" : "matches the files");
+    free(text);
+    free(want);
+    return rc;
+}
+
+/* Whether the vector directory exists; if not, says so (exit 2 follows). */
+static int is_directory(const char *dir)
+{
+    struct stat sb;
+    if (stat(dir, &sb) != 0) {
+        fprintf(stderr, "optcert: %s: no such directory (--vectors)\n", dir);
+        return 0;
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        fprintf(stderr, "optcert: %s: not a directory (--vectors)\n", dir);
+        return 0;
+    }
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -401,12 +515,15 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     int first = 2;
     if (strcmp(cmd, "vectors") == 0) {
-        if (argc < 3 || strcmp(argv[2], "verify") != 0)
+        if (argc < 3 || (strcmp(argv[2], "verify") != 0 && strcmp(argv[2], "manifest") != 0 &&
+                         strcmp(argv[2], "check") != 0))
             return usage("unknown vectors subcommand");
         first = 3;
     }
     if (parse(argc, argv, first, &o) != 0)
         return usage(NULL);
+    if (strcmp(cmd, "trace") != 0 && !is_directory(o.vectors))
+        return 2; /* every command but trace reads the vector directory */
     if (strcmp(cmd, "families") == 0)
         return cmd_families(&o);
     if (strcmp(cmd, "certify") == 0)
@@ -415,6 +532,10 @@ int main(int argc, char **argv)
         return cmd_judge(&o);
     if (strcmp(cmd, "mutants") == 0)
         return cmd_mutants(&o);
+    if (strcmp(cmd, "vectors") == 0 && strcmp(argv[2], "manifest") == 0)
+        return cmd_manifest(&o);
+    if (strcmp(cmd, "vectors") == 0 && strcmp(argv[2], "check") == 0)
+        return cmd_check(&o);
     if (strcmp(cmd, "vectors") == 0)
         return cmd_verify(&o);
     if (strcmp(cmd, "trace") == 0) {

@@ -79,10 +79,9 @@ static oc_status qk_clip_load_case(const char *path, const oc_st_file *st, json_
         free(x);
         return s;
     }
-    if (!(rel >= 0) || isinf(rel)) {
+    if ((s = oc_check_tol(path, c->tcid, "relTol", &rel, 1, 0x1p-21, d))) { /* MUONCLIP-TOL-1: 8u */
         free(x);
-        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: negative or non-finite relTol", path,
-                       c->tcid);
+        return s;
     }
     c->exp[0].stored = calloc(c->n, sizeof(double));
     c->exp[0].f64 = calloc(c->n, sizeof(double));

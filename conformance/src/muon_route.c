@@ -85,6 +85,18 @@ static oc_status route_load_case(const char *path, const oc_st_file *st, json_t 
         return s;
     c->steps = (size_t)rows;
     c->n = (size_t)cols;
+    /* ROUTE-PARAM-1: a shape the implementation accepts is stored as [dims[0], rest] ([1, n]
+     * for a 1-D one); the buffers have rows x cols elements, so the two must agree (a shape it
+     * rejects is an invalid case's and carries any rows and cols). */
+    if (oc_param_check(&info) == OC_OK) {
+        size_t numel = oc_param_numel(&info);
+        size_t want_rows = info.ndim == 1 ? 1 : info.dims[0], want_cols = numel / want_rows;
+        if (want_rows != c->steps || want_cols != c->n)
+            return oc_fail(d, OC_ERR_FORMAT,
+                           "%s: tcId %d: parameter.shape (%zu elements, stored as [%zu, %zu]) "
+                           "disagrees with rows x cols = [%zu, %zu]", path, c->tcid, numel,
+                           want_rows, want_cols, c->steps, c->n);
+    }
     json_t *in = json_object_get(t, "inputs"), *ex = json_object_get(t, "expected");
     if (!json_is_object(in))
         return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing inputs", path, c->tcid);
@@ -112,10 +124,9 @@ static oc_status route_load_case(const char *path, const oc_st_file *st, json_t 
             (s = oc_tensor_ref(st, path, c->tcid, x, "tol", OC_F64, muon ? OC_NCLASSES : c->steps,
                                muon ? 2 : c->n, (void **)&c->exp[k].tol, d)))
             return s;
-        for (size_t i = 0; i < (muon ? 2 * OC_NCLASSES : c->steps * c->n); i++)
-            if (!(c->exp[k].tol[i] >= 0) || isinf(c->exp[k].tol[i]))
-                return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: negative or non-finite tolerance",
-                               path, c->tcid);
+        if ((s = oc_check_tol(path, c->tcid, c->names[k], c->exp[k].tol,
+                              muon ? 2 * OC_NCLASSES : c->steps * c->n, OC_TOL_MAX_F32, d)))
+            return s;
     }
     return OC_OK;
 }

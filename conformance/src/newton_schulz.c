@@ -113,10 +113,9 @@ static oc_status matrix_case(const char *path, const oc_st_file *st, json_t *t, 
             (s = oc_tensor_ref(st, path, c->tcid, x, "tol", OC_F64, OC_NCLASSES, 2,
                                (void **)&c->exp[k].tol, d)))
             return s;
-        for (int i = 0; i < 2 * OC_NCLASSES; i++)
-            if (!(c->exp[k].tol[i] >= 0) || isinf(c->exp[k].tol[i]))
-                return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: negative or non-finite tolerance",
-                               path, c->tcid);
+        if ((s = oc_check_tol(path, c->tcid, name, c->exp[k].tol, 2 * OC_NCLASSES,
+                              OC_TOL_MAX_F32, d)))
+            return s;
     }
     return OC_OK;
 }

@@ -6,9 +6,14 @@
 
 void oc_report_table(const oc_certificate *cert, FILE *out, int verbose)
 {
-    fprintf(out, "optcert certificate\n  implementation: %s %s (%s)\n  class: %s%s\n\n",
+    fprintf(out, "optcert certificate\n  implementation: %s %s (%s)\n  class: %s%s\n",
             cert->impl, cert->version, cert->source, oc_class_name(cert->cls),
             cert->cls == OC_CLASS_FP32 ? " (fp64 for the binary64 schedule families)" : "");
+    /* VEC-SET-2: the vector set used, by its manifest's SHA-256 */
+    fprintf(out, "  vectors: %s, level %s, manifest sha256 %s\n\n",
+            cert->vectors_custom ? "custom vectors (they differ from the shipped manifest)"
+                                 : "the shipped vectors",
+            cert->level[0] ? cert->level : "?", cert->vectors_sha256[0] ? cert->vectors_sha256 : "?");
     fprintf(out, "%-18s %-8s %6s %6s %6s %8s %8s %11s %11s\n", "family", "profile", "pass",
             "FAIL", "skip", "accepted", "rejected", "worst ulp", "worst/bound");
     for (size_t i = 0; i < cert->nfams; i++) {
@@ -59,10 +64,12 @@ oc_status oc_report_json(const oc_certificate *cert, const char *path, oc_diag *
                             num(f->worst_ulps), "worstErrorOverBound", num(f->worst_ratio),
                             "cases", cases));
     }
-    json_t *doc = json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:o}", "schema", "optcert-certificate/1",
+    json_t *vectors = json_pack("{s:s,s:s,s:b}", "manifestSha256", cert->vectors_sha256,
+                                "level", cert->level, "custom", cert->vectors_custom);
+    json_t *doc = json_pack("{s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:o}", "schema", "optcert-certificate/1",
                             "implementation", cert->impl, "version", cert->version, "source",
-                            cert->source, "class", oc_class_name(cert->cls), "conforms",
-                            cert->conforms, "families", fams);
+                            cert->source, "class", oc_class_name(cert->cls), "vectors", vectors,
+                            "conforms", cert->conforms, "families", fams);
     int rc = json_dump_file(doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
     json_decref(doc);
     return rc == 0 ? OC_OK : oc_fail(d, OC_ERR_IO, "%s: cannot write JSON report", path);
@@ -90,6 +97,11 @@ oc_status oc_report_junit(const oc_certificate *cert, const char *path, oc_diag 
         const oc_family_report *fr = &cert->fams[i];
         fprintf(f, " <testsuite name=\"%s\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n",
                 fr->name, fr->ncases, fr->counts[OC_FAIL], fr->counts[OC_SKIP]);
+        fprintf(f, "  <properties><property name=\"vectors.manifestSha256\" value=\"%s\"/>"
+                "<property name=\"vectors.level\" value=\"", cert->vectors_sha256);
+        xml_escaped(f, cert->level);
+        fprintf(f, "\"/><property name=\"vectors.custom\" value=\"%s\"/></properties>\n",
+                cert->vectors_custom ? "true" : "false");
         for (size_t k = 0; k < fr->ncases; k++) {
             const oc_case_result *r = &fr->cases[k];
             fprintf(f, "  <testcase classname=\"%s\" name=\"tcId %d\">", fr->name, r->tcid);

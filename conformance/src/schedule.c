@@ -1,5 +1,6 @@
 /* The schedule family's descriptor (spec/schedule.md): values inline in the JSON (VEC-FMT-9),
  * each test a list of positions with the expected lr and weight decay in binary64. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "judge.h"
@@ -86,6 +87,12 @@ static oc_status schedule_load_case(const char *path, const oc_st_file *st, json
     c->n = json_array_size(pts);
     c->steps = 1;
     c->positions = calloc(c->n, sizeof *c->positions);
+    /* SCHED-TOL-2: the bounds written, 16 u (|init| + |max| + |min|) and
+     * 16 u (|start| + |end|) |wd_mult|, with the generator's upward rounding as slack. */
+    const oc_schedule *h = &c->hp.sched;
+    const double k = 16 * 0x1p-53 * (1 + 0x1p-30);
+    const double max[2] = {k * (fabs(h->init_lr) + fabs(h->max_lr) + fabs(h->min_lr)),
+                           k * (fabs(h->start_wd) + fabs(h->end_wd)) * fabs(h->wd_mult)};
     for (int k = 0; k < 2 && c->result == OC_RESULT_VALID; k++) {
         c->exp[k].stored = calloc(c->n, sizeof(double));
         c->exp[k].f64 = calloc(c->n, sizeof(double));
@@ -99,9 +106,8 @@ static oc_status schedule_load_case(const char *path, const oc_st_file *st, json
                 (s = oc_get_hex64(path, pt, keys[k][1], &c->exp[k].f64[i], d)) ||
                 (s = oc_get_hex64(path, pt, keys[k][2], &c->exp[k].tol[i], d)))
                 break;
-            if (!(c->exp[k].tol[i] >= 0))
-                s = oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: negative or NaN tolerance", path,
-                            c->tcid);
+            if (s == OC_OK)
+                s = oc_check_tol(path, c->tcid, keys[k][2], &c->exp[k].tol[i], 1, max[k], d);
         }
         if (s != OC_OK)
             return s;

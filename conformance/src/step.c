@@ -183,11 +183,7 @@ static oc_status step_load_case(const char *path, const oc_st_file *st, json_t *
             return s;
         *dst[k] = buf;
     }
-    for (size_t j = 0; j < c->steps * c->n; j++)
-        if (!(c->exp[0].tol[j] >= 0) || !isfinite(c->exp[0].tol[j]))
-            return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: expected.tol must be finite and >= 0",
-                           path, c->tcid);
-    return OC_OK;
+    return oc_check_tol(path, c->tcid, "value", c->exp[0].tol, c->steps * c->n, OC_TOL_MAX_F32, d);
 }
 
 /* Every buffer of every parameter in one arena, each 64-byte aligned: p, state 0..2, grad. */

@@ -4,9 +4,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include "safetensors.h"
 #include "vectors.h"
+
+oc_status oc_check_tol(const char *path, int tcid, const char *what, const double *tol, size_t n,
+                       double max, oc_diag *d)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(tol[i] >= 0 && tol[i] <= max)) /* NaN fails both */
+            return oc_fail(d, OC_ERR_FORMAT,
+                           "%s: tcId %d: tolerance %s[%zu] = %g: must be finite, >= 0 and <= %g",
+                           path, tcid, what, i, tol[i], max);
+    return OC_OK;
+}
 
 oc_status oc_get_int(const char *path, int tcid, json_t *t, const char *key, int64_t lo,
                      int64_t hi, int64_t *out, oc_diag *d)
@@ -116,10 +128,9 @@ oc_status oc_load_tensor_case(const char *path, const oc_st_file *st, json_t *t,
             (s = tensor_ref(st, path, c->tcid, e, "tolFp32", OC_F64, c->steps, c->n,
                             (void **)&c->exp[k].tol, d)))
             return s;
-        for (size_t i = 0; i < c->steps * c->n; i++)
-            if (!(c->exp[k].tol[i] >= 0))
-                return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: negative or NaN tolerance",
-                               path, c->tcid);
+        if ((s = oc_check_tol(path, c->tcid, c->names[k], c->exp[k].tol, c->steps * c->n,
+                              OC_TOL_MAX_F32, d)))
+            return s;
     }
     return OC_OK;
 }
@@ -163,7 +174,26 @@ static void layout_outputs(oc_case *c)
     c->nstate = k;
 }
 
-static oc_status parse_case(const char *path, const oc_st_file *st, json_t *t,
+/* The key of the first hyper-parameter written "nan" (any sign or case) in j, searched through
+ * nested objects and lists (the guarded step's sub-optimizers); NULL if none. */
+static const char *nan_key(json_t *j, const char *key)
+{
+    const char *k, *found = NULL;
+    json_t *v;
+    size_t i;
+    if (json_is_string(j)) {
+        const char *s = json_string_value(j);
+        s += *s == '-' || *s == '+';
+        return strcasecmp(s, "nan") == 0 ? (key ? key : "?") : NULL;
+    }
+    if (json_is_object(j))
+        json_object_foreach(j, k, v) if ((found = nan_key(v, k))) return found;
+    if (json_is_array(j))
+        json_array_foreach(j, i, v) if ((found = nan_key(v, key))) return found;
+    return NULL;
+}
+
+static oc_status parse_case(const char *path, const oc_st_file *st, json_t *t, json_t *h,
                             const oc_algo *algo, const oc_hparams *hp, const oc_storage *sto,
                             oc_case *c, oc_diag *d)
 {
@@ -192,6 +222,11 @@ static oc_status parse_case(const char *path, const oc_st_file *st, json_t *t,
         c->result = OC_RESULT_ACCEPTABLE;
     else
         return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: unknown result '%s'", path, c->tcid, res);
+    const char *nan = NULL; /* VEC-FMT-18 */
+    if (c->result == OC_RESULT_VALID &&
+        ((nan = nan_key(h, NULL)) || (nan = nan_key(json_object_get(t, "optimizers"), NULL))))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: hyper-parameter '%s' is NaN in a valid "
+                       "case (a NaN hyper-parameter makes a case invalid)", path, c->tcid, nan);
     c->nstate = algo->nstate(hp);
     layout_outputs(c);
     return algo->load_case(path, st, t, c, d);
@@ -207,6 +242,29 @@ static void case_free(oc_case *c)
     }
     free(c->g);
     free(c->positions);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* VEC-FMT-2: no tcId twice, in O(n log n). */
+static oc_status check_unique(const char *path, const oc_family *fam, oc_diag *d)
+{
+    int *ids = malloc((fam->ncases + 1) * sizeof *ids);
+    oc_status s = OC_OK;
+    if (!ids)
+        return oc_fail(d, OC_ERR_INTERNAL, "%s: out of memory", path);
+    for (size_t i = 0; i < fam->ncases; i++)
+        ids[i] = fam->cases[i].tcid;
+    qsort(ids, fam->ncases, sizeof *ids, cmp_int);
+    for (size_t i = 1; i < fam->ncases && s == OC_OK; i++)
+        if (ids[i] == ids[i - 1])
+            s = oc_fail(d, OC_ERR_FORMAT, "%s: duplicate tcId %d", path, ids[i]);
+    free(ids);
+    return s;
 }
 
 oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
@@ -286,12 +344,8 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
             (s = parse_storage(json_path, algo, h, &sto, d)))
             break;
         json_array_foreach(tests, ti, t) {
-            s = parse_case(json_path, stp, t, algo, &hp, &sto, &fam->cases[fam->ncases], d);
+            s = parse_case(json_path, stp, t, h, algo, &hp, &sto, &fam->cases[fam->ncases], d);
             fam->ncases++;
-            for (size_t j = 0; s == OC_OK && j + 1 < fam->ncases; j++)
-                if (fam->cases[j].tcid == fam->cases[fam->ncases - 1].tcid)
-                    s = oc_fail(d, OC_ERR_FORMAT, "%s: duplicate tcId %d", json_path, /* VEC-FMT-2 */
-                                fam->cases[j].tcid);
             if (s)
                 break;
         }
@@ -300,6 +354,8 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
     }
     if (stp)
         oc_st_close(stp);
+    if (s == OC_OK)
+        s = check_unique(json_path, fam, d);
     if (s != OC_OK)
         oc_family_free(fam);
     return s;

@@ -57,6 +57,15 @@ oc_status oc_tensor_ref(const oc_st_file *st, const char *path, int tcid, json_t
                         const char *key, oc_dtype dt, size_t rows, size_t cols, void **out,
                         oc_diag *d);
 
+/* The largest tolerance accepted for a binary32 output: a bound above the largest binary32
+ * lets every finite value pass (spec/vectors.md VEC-FMT-18). */
+#define OC_TOL_MAX_F32 0x1.fffffep+127
+
+/* VEC-FMT-18: every tol[i] finite, >= 0 and <= max; else OC_ERR_FORMAT naming the case and the
+ * entry `what`[i]. */
+oc_status oc_check_tol(const char *path, int tcid, const char *what, const double *tol, size_t n,
+                       double max, oc_diag *d);
+
 /* Reads an integer field of a test in [lo, hi]. */
 oc_status oc_get_int(const char *path, int tcid, json_t *obj, const char *key, int64_t lo,
                      int64_t hi, int64_t *out, oc_diag *d);

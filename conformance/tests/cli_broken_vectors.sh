@@ -62,3 +62,86 @@ check "step-megatron.json: not a regular file" "$optcert" certify --vectors "$tm
 mkdir "$tmp/results.safetensors"
 check "results.safetensors: not a regular file" "$optcert" judge --results "$tmp/results.safetensors" --vectors "$tmp"
 check "/dev/zero: not a regular file" "$optcert" judge --results /dev/zero --vectors "$tmp"
+# Issue 18 item 3: every bad input exits 2 naming the file and the problem.
+rm -rf "$tmp/step-megatron" "$tmp/results.safetensors"
+fam() { # family python-statements-on-d: a copy of that family with its JSON edited
+    rm -rf "$tmp/$1"
+    cp -r "$root/vectors/$1" "$tmp/"
+    /usr/bin/python3 -c "import json, sys
+d = json.load(open(sys.argv[1]))
+tests = [t for g in d['testGroups'] for t in g['tests']]
+$2
+json.dump(d, open(sys.argv[1], 'w'))" "$tmp/$1/$1.json"
+}
+# A missing vector directory, in every command.
+for cmd in certify families mutants "vectors verify"; do
+    check "/MISSING: no such directory" "$optcert" $cmd --vectors "$tmp/MISSING"
+done
+check "/MISSING: no such directory" "$optcert" judge --results "$root/vectors/sgd-torch/sgd-torch.safetensors" --vectors "$tmp/MISSING"
+# A muon-adamw-route case whose parameter.shape disagrees with rows x cols (was heap corruption).
+fam muon-adamw-route "tests[0]['parameter']['shape'] = [64, 8]"
+check "muon-adamw-route.json: tcId 1: parameter.shape (512 elements, stored as \[64, 8\]) disagrees with rows x cols = \[32, 8\]" "$optcert" certify --vectors "$tmp" --family muon-adamw-route
+fam muon-adamw-route "tests[9]['parameter']['shape'] = [12, 2, 4]"
+check "tcId 10: parameter.shape (96 elements, stored as \[12, 8\]) disagrees with rows x cols = \[8, 12\]" "$optcert" certify --vectors "$tmp" --family muon-adamw-route
+rm -rf "$tmp/muon-adamw-route"
+# Tolerances: not finite, negative, or above what the derivation allows.
+fam schedule-megatron "tests[0]['points'][0]['lrTol'] = 'inf'"
+check "schedule-megatron.json: tcId 1: tolerance lrTol\[0\] = inf: must be finite" "$optcert" certify --vectors "$tmp" --family schedule-megatron
+fam schedule-megatron "tests[0]['points'][0]['wdTol'] = '0x1p+0'"
+check "schedule-megatron.json: tcId 1: tolerance wdTol\[0\] = 1: must be finite, >= 0 and <=" "$optcert" certify --vectors "$tmp" --family schedule-megatron
+rm -rf "$tmp/schedule-megatron"
+fam clip-torch "tests[0]['expected']['gradRelTol'] = 'inf'"
+check "clip-torch.json: tcId 1: tolerance gradRelTol\[0\] = inf" "$optcert" certify --vectors "$tmp" --family clip-torch
+fam clip-torch "tests[0]['expected']['normTol'] = '0x1p+10'"
+check "clip-torch.json: tcId 1: tolerance normTol\[0\] = 1024: must be" "$optcert" certify --vectors "$tmp" --family clip-torch
+rm -rf "$tmp/clip-torch"
+fam muonclip-kimi "[t for t in tests if t['result'] == 'valid'][0]['expected']['relTol'] = '0x1p-3'"
+check "muonclip-kimi.json: tcId [0-9]*: tolerance relTol\[0\] = 0.125: must be finite, >= 0 and <= 4.76837e-07" "$optcert" certify --vectors "$tmp" --family muonclip-kimi
+rm -rf "$tmp/muonclip-kimi"
+# A NaN hyper-parameter in a case marked valid is a bad vector, not an implementation failure.
+fam sgd-torch "d['testGroups'][0]['hparams']['lr'] = 'nan'"
+check "sgd-torch.json: tcId 1: hyper-parameter 'lr' is NaN in a valid case" "$optcert" certify --vectors "$tmp" --family sgd-torch
+rm -rf "$tmp/sgd-torch"
+fam step-megatron "[t for t in tests if t['result'] == 'valid'][0]['optimizers'][0]['hparams']['lr'] = 'nan'"
+check "step-megatron.json: tcId [0-9]*: hyper-parameter 'lr' is NaN in a valid case" "$optcert" certify --vectors "$tmp" --family step-megatron
+rm -rf "$tmp/step-megatron"
+# A duplicate tcId (VEC-FMT-2).
+fam sgd-torch "tests[5]['tcId'] = tests[2]['tcId']"
+check "sgd-torch.json: duplicate tcId 3" "$optcert" certify --vectors "$tmp" --family sgd-torch
+rm -rf "$tmp/sgd-torch"
+# Results files (VEC-RES-5): wrong family, unknown tcId, missing tensor, wrong dtype or shape,
+# unknown status, bad route are problems of the file: exit 2 naming it.
+results() { # python-statements adding to meta (dict) and tensors (list of (key, dtype, shape))
+    /usr/bin/python3 -c "import json, struct, sys
+d = json.load(open(sys.argv[1]))
+t1 = d['testGroups'][0]['tests'][0]
+meta = {'impl': 'broken', 'implVersion': '0'}
+tensors = []
+$1
+hdr, data = {'__metadata__': meta}, b''
+for key, dt, shape in tensors:
+    size = {'F32': 4, 'F64': 8}[dt]
+    for s in shape:
+        size *= s
+    hdr[key] = {'dtype': dt, 'shape': shape, 'data_offsets': [len(data), len(data) + size]}
+    data += bytes(size)
+h = json.dumps(hdr).encode()
+open(sys.argv[2], 'wb').write(struct.pack('<Q', len(h)) + h + data)" "$root/vectors/sgd-torch/sgd-torch.json" "$tmp/results.safetensors"
+}
+judge() { check "$1" "$optcert" judge --results "$tmp/results.safetensors" --family sgd-torch; }
+results "meta['status/sgd-torch/1'] = 'done'"
+judge "results.safetensors: status/sgd-torch/1 = 'done': unknown status"
+results "meta['status/sgd-torch/1'] = 'ok'"
+judge "results.safetensors: missing tensor 'sgd-torch/1/p'"
+results "meta['status/sgd-torch/1'] = 'ok'; tensors += [('sgd-torch/1/' + k, 'F64', [t1['steps'], t1['n']]) for k in t1['expected']]"
+judge "results.safetensors: tensor 'sgd-torch/1/p' has dtype F64, expected F32"
+results "meta['status/sgd-torch/1'] = 'ok'; tensors += [('sgd-torch/1/' + k, 'F32', [t1['steps'] + 1, t1['n']]) for k in t1['expected']]"
+judge "results.safetensors: tensor 'sgd-torch/1/p' has the wrong shape"
+results "meta['status/sgd-torhc/1'] = 'ok'"
+judge "results.safetensors: metadata key 'status/sgd-torhc/1' names family 'sgd-torhc', which .* does not have (wrong family)"
+results "tensors.append(('sgd-torhc/1/p', 'F32', [1, 4]))"
+judge "results.safetensors: tensor 'sgd-torhc/1/p' names family 'sgd-torhc'"
+results "meta['status/sgd-torch/99999'] = 'unsupported'"
+judge "results.safetensors: metadata key 'status/sgd-torch/99999' names tcId 99999, which family 'sgd-torch' does not have"
+results "tensors.append(('p', 'F32', [1, 4]))"
+judge "results.safetensors: tensor 'p' is not named <family>/<tcId>/<name>"
