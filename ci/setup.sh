@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 pkgs="build-essential cmake pkg-config libmpfr-dev libcunit1-dev libjansson-dev libssl-dev python3-jsonschema"
 # fast/: OpenMP comes with gcc; MPI for the layouts, OpenBLAS for the matrix work
 pkgs="$pkgs libopenblas-dev openmpi-bin libopenmpi-dev"
+# conformance/fuzz: the libFuzzer harnesses (ci/fuzz.sh) need clang and its runtime
+pkgs="$pkgs clang libclang-rt-14-dev"
 missing=""
 for p in $pkgs; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

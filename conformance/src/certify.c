@@ -94,6 +94,16 @@ static void certify_one(void *ctx, const oc_family *fam, const oc_case *c, oc_ca
     oc_certify_case(ic->impl, c, ic->cls, r);
 }
 
+oc_status oc_impl_check(const oc_impl *impl, oc_diag *d)
+{
+    if (!impl)
+        return oc_fail(d, OC_ERR_NULL_POINTER, "no implementation table");
+    if (impl->abi_version != OC_IMPL_ABI_VERSION)
+        return oc_fail(d, OC_ERR_UNSUPPORTED, "implementation ABI version %u, harness speaks %u",
+                       impl->abi_version, OC_IMPL_ABI_VERSION);
+    return OC_OK;
+}
+
 oc_status oc_certify(const oc_impl *impl, const char *vector_dir, const char *only,
                      oc_class cls, oc_certificate *cert, oc_diag *d)
 {
@@ -105,9 +115,9 @@ oc_status oc_certify_isolated(const oc_impl *impl, const char *vector_dir, const
                               oc_diag *d)
 {
     memset(cert, 0, sizeof *cert);
-    if (impl->abi_version != OC_IMPL_ABI_VERSION)
-        return oc_fail(d, OC_ERR_UNSUPPORTED, "implementation ABI version %u, harness speaks %u",
-                       impl->abi_version, OC_IMPL_ABI_VERSION);
+    oc_status s = oc_impl_check(impl, d);
+    if (s != OC_OK)
+        return s;
     snprintf(cert->impl, sizeof cert->impl, "%s", impl->name ? impl->name : "?");
     snprintf(cert->version, sizeof cert->version, "%s", impl->version ? impl->version : "?");
     snprintf(cert->source, sizeof cert->source, "plugin ABI v%u", OC_IMPL_ABI_VERSION);
@@ -295,6 +305,13 @@ static oc_status check_result_keys(const oc_st_file *st, const char *vector_dir,
     free(ids);
     oc_free_list(paths);
     return s;
+}
+
+void oc_judge_results_case(const oc_st_file *st, const oc_family *fam, const oc_case *c,
+                           oc_class cls, oc_case_result *r)
+{
+    results_ctx rc = {st, cls};
+    judge_one(&rc, fam, c, r);
 }
 
 oc_status oc_judge_results(const char *results_path, const char *vector_dir, const char *only,

@@ -26,6 +26,10 @@ typedef struct oc_certificate {
     int vectors_custom;
 } oc_certificate;
 
+/* The checks of an implementation table before any case runs (the ABI version); a capability
+ * claimed without its entry point is no error: its cases are skipped (oc_impl_supports). */
+oc_status oc_impl_check(const oc_impl *impl, oc_diag *d);
+
 /* Certifies impl against every family in vector_dir (or only the family named `only`, if not
  * NULL). OC_ERR_* on bad vectors. */
 oc_status oc_certify(const oc_impl *impl, const char *vector_dir, const char *only,
@@ -41,6 +45,11 @@ oc_status oc_certify_isolated(const oc_impl *impl, const char *vector_dir, const
 /* Judges a results file (spec/vectors.md §2) against the families in vector_dir. */
 oc_status oc_judge_results(const char *results_path, const char *vector_dir, const char *only,
                            oc_class cls, oc_certificate *cert, oc_diag *d);
+
+/* The judgement of one case of fam from an open results file (what oc_judge_results does
+ * for each case). */
+void oc_judge_results_case(const oc_st_file *st, const oc_family *fam, const oc_case *c,
+                           oc_class cls, oc_case_result *r);
 
 void oc_certificate_free(oc_certificate *cert);
 /* Adds one case's result to a family's report (counts, worst errors). */

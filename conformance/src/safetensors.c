@@ -76,12 +76,10 @@ static oc_status check_entry(const char *path, const char *key, json_t *e, size_
     return OC_OK;
 }
 
-oc_status oc_st_open(const char *path, oc_st_file *f, oc_diag *d)
+/* Validates f->bytes[0..f->size) (owned by f); closes f on failure. */
+static oc_status parse(const char *path, oc_st_file *f, oc_diag *d)
 {
-    memset(f, 0, sizeof *f);
-    oc_status st = read_file(path, &f->bytes, &f->size, d);
-    if (st != OC_OK)
-        return st;
+    oc_status st;
     f->path = strdup(path);
     if (f->size < 8) {
         st = oc_fail(d, OC_ERR_FORMAT, "%s: truncated: %zu bytes, no header length", path,
@@ -115,6 +113,25 @@ oc_status oc_st_open(const char *path, oc_st_file *f, oc_diag *d)
 fail:
     oc_st_close(f);
     return st;
+}
+
+oc_status oc_st_open(const char *path, oc_st_file *f, oc_diag *d)
+{
+    memset(f, 0, sizeof *f);
+    oc_status st = read_file(path, &f->bytes, &f->size, d);
+    return st != OC_OK ? st : parse(path, f, d);
+}
+
+oc_status oc_st_open_mem(const char *name, const void *bytes, size_t size, oc_st_file *f,
+                         oc_diag *d)
+{
+    memset(f, 0, sizeof *f);
+    if (!(f->bytes = malloc(size ? size : 1)))
+        return oc_fail(d, OC_ERR_INTERNAL, "%s: out of memory", name);
+    if (size)
+        memcpy(f->bytes, bytes, size);
+    f->size = size;
+    return parse(name, f, d);
 }
 
 void oc_st_close(oc_st_file *f)

@@ -22,6 +22,9 @@ typedef struct oc_st_file {
 /* Reads and validates the whole file: header length, JSON, every entry's dtype, shape and
  * offsets. OC_ERR_IO or OC_ERR_FORMAT with a message naming the file. */
 oc_status oc_st_open(const char *path, oc_st_file *f, oc_diag *d);
+/* As oc_st_open, on a copy of the bytes of a file in memory (`name` names it in messages). */
+oc_status oc_st_open_mem(const char *name, const void *bytes, size_t size, oc_st_file *f,
+                         oc_diag *d);
 void oc_st_close(oc_st_file *f);
 
 /* Copies tensor `key` into a new buffer (caller frees). The tensor must have dtype dt and

@@ -1,0 +1,20 @@
+/* What the fuzz harnesses share (conformance/fuzz, ci/fuzz.sh). */
+#ifndef OPTCERT_FUZZ_COMMON_H
+#define OPTCERT_FUZZ_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "vectors.h"
+
+/* A private directory for the files a harness writes (under $TMPDIR or /tmp), made once;
+ * removed at exit. */
+const char *oc_fuzz_dir(void);
+/* Writes bytes to <oc_fuzz_dir()>/name; returns the path (static buffer) or NULL. */
+const char *oc_fuzz_write(const char *name, const void *bytes, size_t size);
+
+/* The small families under conformance/fuzz/families (make_corpus.py), loaded once. */
+extern oc_family *oc_fuzz_fams;
+extern size_t oc_fuzz_nfams;
+void oc_fuzz_load_families(void);
+
+#endif
