@@ -14,7 +14,7 @@ CC=clang cmake -S . -B "$build" -DOPTCERT_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebI
 targets=""
 for h in $harnesses; do targets="$targets fuzz_$h"; done
 # shellcheck disable=SC2086 # one word per target
-cmake --build "$build" -j1 --target $targets >/dev/null
+cmake --build "$build" -j"$(nproc)" --target $targets >/dev/null
 
 status=0
 for h in $harnesses; do

@@ -310,7 +310,7 @@ static oc_status check_result_keys(const oc_st_file *st, const char *vector_dir,
 void oc_judge_results_case(const oc_st_file *st, const oc_family *fam, const oc_case *c,
                            oc_class cls, oc_case_result *r)
 {
-    results_ctx rc = {st, cls};
+    results_ctx rc = {.st = st, .cls = cls};
     judge_one(&rc, fam, c, r);
 }
 
