@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 #include "optcert/comm_mpi.h"
+#include "deadline.h"
 
 #define PIECE ((size_t)INT_MAX)
 #define ARRIVE_TAG 0x4f43 /* "OC": reserved in the engine's communicators */
@@ -31,15 +32,12 @@ typedef struct engine {
     MPI_Request *sreq;    /* [size] send of this rank's token */
 } engine;
 
+/* Read once: every rank of the job sees the same environment. */
 static double deadline_s(void)
 {
     static double s = -1;
-    if (s < 0) {
-        const char *e = getenv("OPTCERT_COMM_TIMEOUT");
-        char *end;
-        double v = e ? strtod(e, &end) : 0;
-        s = e && end != e && *end == '\0' && v > 0 ? v : 300.0;
-    }
+    if (s < 0)
+        s = oc_comm_deadline_s();
     return s;
 }
 
