@@ -143,31 +143,42 @@ static oc_status clip_load_case(const char *path, const oc_st_file *st, json_t *
     return OC_OK;
 }
 
-/* One call with fresh buffers; a rejected call must leave the gradients and the norm alone. */
+/* One call with fresh buffers, each view's gradient in its own guarded allocation (VEC-PLUG-3);
+ * a rejected call must leave the gradients and the norm alone. The harness reads the gradients
+ * through its own pointers, never through the views the implementation could rewrite. */
 static void clip_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                      int *dirty)
 {
     size_t nv = (size_t)c->positions[0], at = 1;
     oc_clip_view *views = calloc(nv + 1, sizeof *views);
-    float *g = malloc(c->n * sizeof(float));
-    memcpy(g, c->in[0], c->n * sizeof(float));
+    float **grads = calloc(nv + 1, sizeof *grads);
     for (size_t i = 0; i < nv; i++) {
         const int64_t *m = &c->positions[1 + i * VIEW_FIELDS];
+        grads[i] = oc_guarded_copy(c->in[0] + at, (size_t)m[VIEW_LEN] * sizeof(float));
         views[i] = (oc_clip_view){(int32_t)m[VIEW_TP], (int32_t)m[VIEW_PP], (int32_t)m[VIEW_DP],
                                   (int32_t)m[VIEW_OPT], (int)m[VIEW_TP_SHARDED],
-                                  (int)m[VIEW_SHARED], (size_t)m[VIEW_LEN], g + at};
+                                  (int)m[VIEW_SHARED], (size_t)m[VIEW_LEN], grads[i]};
         at += (size_t)m[VIEW_LEN];
     }
     float norm = -1.0f; /* sentinel */
     int skipped = -1;
     *st = impl->clip_step(impl->ctx, &c->hp.clip, nv, views, &norm, &skipped);
-    g[0] = norm;
-    if (*st != OC_OK)
-        *dirty = norm != -1.0f || memcmp(g + 1, c->in[0] + 1, (c->n - 1) * sizeof(float)) != 0;
     o->out[0] = malloc((c->n + 1) * sizeof(double));
-    for (size_t j = 0; j < c->n; j++)
-        o->out[0][j] = g[j];
-    free(g);
+    o->out[0][0] = norm;
+    at = 1;
+    for (size_t i = 0; i < nv; i++) {
+        size_t len = (size_t)c->positions[1 + i * VIEW_FIELDS + VIEW_LEN];
+        oc_check_output(o, "grad", grads[i], len * sizeof(float));
+        if (*st != OC_OK)
+            *dirty |= memcmp(grads[i], c->in[0] + at, len * sizeof(float)) != 0;
+        for (size_t j = 0; j < len; j++)
+            o->out[0][at + j] = grads[i][j];
+        at += len;
+        free(grads[i]);
+    }
+    if (*st != OC_OK)
+        *dirty |= norm != -1.0f;
+    free(grads);
     free(views);
 }
 

@@ -15,8 +15,8 @@
 /* One message from the child. The diagnosis of a result points at a mutant name, a string
  * constant of this executable: the forked child has the parent's address space layout. */
 typedef struct record {
-    char kind; /* 'S' case started, 'R' case result, 'X' exit() called, 'D' done */
-    int value; /* S: the tcId; X: the exit status */
+    char kind; /* 'S' case started, 'R' case result, 'X' exit() called, 'L' loaded, 'D' done */
+    int value; /* S: the tcId; X: the exit status; L: the oc_status of the load */
     oc_case_result r;
 } record;
 
@@ -102,16 +102,19 @@ static void limit_memory(size_t mib)
     setrlimit(RLIMIT_AS, &(struct rlimit){lim, lim});
 }
 
-/* The child: the plugin's stdout on stderr (VEC-PLUG-4), then the cases; it ends only here,
- * after 'D'. It stays in optcert's process group, so that a Ctrl-C stops it too. */
-static void child(const oc_isolation *iso, int fd, oc_case_fn fn, void *ctx,
-                  const oc_family *fam)
+/* The work a child does between its set-up and its 'D' record. */
+typedef void (*child_body)(void *arg);
+
+/* The child: the plugin's stdout on stderr (VEC-PLUG-4), the limits, the exit trap, then the
+ * body; it ends only here, after 'D'. It stays in optcert's process group, so that a Ctrl-C
+ * stops it too. */
+static void child(const oc_isolation *iso, int fd, child_body body, void *arg)
 {
     dup2(STDERR_FILENO, STDOUT_FILENO);
     limit_memory(iso->memory_mib);
     trap.fd = fd;
     oc_exit_trap_arm();
-    run_cases(fn, ctx, fam, NULL);
+    body(arg);
     send_record(&(record){.kind = 'D'});
     _exit(0);
 }
@@ -129,6 +132,8 @@ typedef struct seen {
     size_t started;        /* cases started */
     int last;              /* the tcId of the last one */
     int exited, exit_code; /* an exit() was reported, with this status */
+    int loaded;            /* an 'L' record came: */
+    record load;           /* the load's status and message (in load.r.detail) */
 } seen;
 
 /* Reads the child's records into fr until 'D', end of file or the deadline. */
@@ -165,6 +170,9 @@ static void collect(int fd, double deadline, oc_family_report *fr, seen *s)
         else if (rec.kind == 'X') {
             s->exited = 1;
             s->exit_code = rec.value;
+        } else if (rec.kind == 'L') {
+            s->loaded = 1;
+            s->load = rec;
         } else if (rec.kind == 'D') {
             s->outcome = 1;
             return;
@@ -189,34 +197,55 @@ static void cause(const seen *s, int wstatus, int timeout_s, char *why, size_t s
                  "sanitizer's report on stderr)", WEXITSTATUS(wstatus));
 }
 
-static void isolated(const oc_isolation *iso, oc_case_fn fn, void *ctx, const oc_family *fam,
-                     oc_family_report *fr)
+/* Runs body in a forked child under iso's limits, its records into fr and *s; *why says how the
+ * child ended if it did not end by sending 'D' ("" if it did). */
+static void in_child(const oc_isolation *iso, child_body body, void *arg, oc_family_report *fr,
+                     seen *s, char *why, size_t size)
 {
     int fds[2] = {-1, -1};
-    seen s = {.outcome = 0, .last = -1};
-    char why[160];
+    *why = '\0';
     fflush(NULL); /* nothing buffered here is written twice by the child */
     pid_t pid = pipe(fds) == 0 ? fork() : -1;
-    if (pid < 0)
-        snprintf(why, sizeof why, "could not start a process: %s", strerror(errno));
-    if (pid < 0 && fds[0] >= 0) {
-        close(fds[0]);
-        close(fds[1]);
+    if (pid < 0) {
+        snprintf(why, size, "could not start a process: %s", strerror(errno));
+        if (fds[0] >= 0) {
+            close(fds[0]);
+            close(fds[1]);
+        }
+        return;
     }
     if (pid == 0) {
         close(fds[0]);
-        child(iso, fds[1], fn, ctx, fam);
+        child(iso, fds[1], body, arg);
     }
-    if (pid > 0) {
-        int wstatus = 0;
-        close(fds[1]);
-        collect(fds[0], now() + iso->timeout_s, fr, &s);
-        if (s.outcome < 0)
-            kill(pid, SIGKILL);
-        close(fds[0]);
-        waitpid(pid, &wstatus, 0);
-        cause(&s, wstatus, iso->timeout_s, why, sizeof why);
-    }
+    int wstatus = 0;
+    close(fds[1]);
+    collect(fds[0], now() + iso->timeout_s, fr, s);
+    if (s->outcome < 0)
+        kill(pid, SIGKILL);
+    close(fds[0]);
+    waitpid(pid, &wstatus, 0);
+    cause(s, wstatus, iso->timeout_s, why, size);
+}
+
+typedef struct family_job {
+    oc_case_fn fn;
+    void *ctx;
+    const oc_family *fam;
+} family_job;
+
+static void family_body(void *arg)
+{
+    const family_job *j = arg;
+    run_cases(j->fn, j->ctx, j->fam, NULL);
+}
+
+static void isolated(const oc_isolation *iso, oc_case_fn fn, void *ctx, const oc_family *fam,
+                     oc_family_report *fr)
+{
+    seen s = {.outcome = 0, .last = -1};
+    char why[160];
+    in_child(iso, family_body, &(family_job){fn, ctx, fam}, fr, &s, why, sizeof why);
     if (!why[0])
         return;
     oc_case_result r = {.tcid = s.last, .verdict = OC_FAIL};
@@ -232,4 +261,33 @@ void oc_run_family(const oc_isolation *iso, oc_case_fn fn, void *ctx, const oc_f
         isolated(iso, fn, ctx, fam, fr);
     else
         run_cases(fn, ctx, fam, fr);
+}
+
+typedef struct load_job {
+    const char *path;
+    oc_load_fn load;
+} load_job;
+
+/* Loads the plugin and says how it went ('L'). */
+static void load_body(void *arg)
+{
+    const load_job *j = arg;
+    oc_diag d = {""};
+    record rec = {.kind = 'L', .value = j->load(j->path, &d) ? OC_OK : OC_ERR_FORMAT};
+    snprintf(rec.r.detail, sizeof rec.r.detail, "%s", d.msg);
+    send_record(&rec);
+}
+
+oc_status oc_probe_load(const oc_isolation *iso, const char *path, oc_load_fn load, oc_diag *d)
+{
+    seen s = {.outcome = 0, .last = -1};
+    char why[160];
+    in_child(iso, load_body, &(load_job){path, load}, NULL, &s, why, sizeof why);
+    if (why[0] || !s.loaded)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: cannot load plugin: the process loading it "
+                       "(constructors, then %s()) ended: %s (VEC-PLUG-5)", path,
+                       OC_IMPL_ENTRY_SYMBOL, why[0] ? why : "without a word");
+    if (s.load.value != OC_OK)
+        return oc_fail(d, (oc_status)s.load.value, "%s", s.load.r.detail);
+    return OC_OK;
 }

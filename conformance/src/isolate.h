@@ -22,6 +22,15 @@ typedef void (*oc_case_fn)(void *ctx, const oc_family *fam, const oc_case *c, oc
 void oc_run_family(const oc_isolation *iso, oc_case_fn fn, void *ctx, const oc_family *fam,
                    oc_family_report *fr);
 
+/* Loads an implementation: its table, or NULL with the reason in d. */
+typedef const oc_impl *(*oc_load_fn)(const char *path, oc_diag *d);
+
+/* VEC-PLUG-1 before the first case: runs load(path) in a forked child under iso's limits, so
+ * that a plugin whose constructors or entry point crash, hang or exit cannot end or stall
+ * optcert. OC_OK if the child loaded it; else the reason in d (the load's own message, or how
+ * the child ended). The caller then loads it in its own process. */
+oc_status oc_probe_load(const oc_isolation *iso, const char *path, oc_load_fn load, oc_diag *d);
+
 /* Between arm and disarm an exit() is the implementation's (the harness calls none): in this
  * process it ends optcert with status 1 and a message naming the case; in a child it is
  * reported to the parent as that case's failure. */

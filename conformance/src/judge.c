@@ -75,8 +75,13 @@ void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status
     memset(o, 0, sizeof *o);
     *dirty = 0;
     *st = OC_ERR_UNSUPPORTED;
-    if (oc_impl_supports(impl, c))
-        c->algo->run(impl, c, o, st, dirty);
+    if (!oc_impl_supports(impl, c))
+        return;
+    /* VEC-PLUG-2: the implementation gets the hyper-parameters of a copy of the case, compared
+     * with the case's own after the run (a plugin that casts away const changes only the copy) */
+    oc_case run = *c;
+    c->algo->run(impl, &run, o, st, dirty);
+    oc_check_unchanged(o, "hyper-parameters", &run.hp, &c->hp, sizeof c->hp);
 }
 
 static size_t format_width(oc_format f) { return f == OC_FMT_F32 ? sizeof(float) : sizeof(uint16_t); }
@@ -98,10 +103,26 @@ static oc_status step_once(const oc_impl *impl, const oc_case *c, int64_t t, voi
                             m ? s[1] : NULL, s + 1 + m, g);
 }
 
+void *oc_guarded_copy(const void *orig, size_t bytes)
+{
+    void *b = oc_alloc_guarded(bytes);
+    if (b && bytes)
+        memcpy(b, orig, bytes);
+    return b;
+}
+
+int oc_check_unchanged(oc_outputs *o, const char *name, const void *copy, const void *orig,
+                       size_t bytes)
+{
+    if (!o->fault[0] && memcmp(copy, orig, bytes) != 0)
+        snprintf(o->fault, sizeof o->fault, "wrote to its input %s", name);
+    return !o->fault[0];
+}
+
 int oc_check_input(oc_outputs *o, const char *name, const void *copy, const void *orig,
                    size_t bytes)
 {
-    if (!o->fault[0] && (memcmp(copy, orig, bytes) != 0 || !guard_intact(copy, bytes)))
+    if (oc_check_unchanged(o, name, copy, orig, bytes) && !guard_intact(copy, bytes))
         snprintf(o->fault, sizeof o->fault, "wrote to its input %s", name);
     return !o->fault[0];
 }

@@ -57,6 +57,11 @@ void *oc_alloc_guarded(size_t bytes);
 int oc_check_input(oc_outputs *o, const char *name, const void *copy, const void *orig,
                    size_t bytes);
 int oc_check_output(oc_outputs *o, const char *name, const void *buf, size_t bytes);
+/* VEC-PLUG-2 for a plain copy (no guard after it): `copy` still equals `orig`. */
+int oc_check_unchanged(oc_outputs *o, const char *name, const void *copy, const void *orig,
+                       size_t bytes);
+/* An oc_alloc_guarded copy of the input orig (bytes long), or NULL. */
+void *oc_guarded_copy(const void *orig, size_t bytes);
 
 /* Whether impl claims what case c needs (algorithm, profile, options). */
 int oc_impl_supports(const oc_impl *impl, const oc_case *c);

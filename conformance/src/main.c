@@ -243,9 +243,10 @@ static int cmd_certify(const options *o)
         oc_fail(&d, OC_ERR_NO_DEVICE, "no CUDA device: this optcert was built without the CUDA "
                 "backend (CMake found no CUDA compiler)");
 #endif
-    else {
-        impl = load_plugin(o->impl, &d);
+    else { /* VEC-PLUG-5: loaded first in a child, unless isolation is off */
         is_path = 1;
+        if (o->no_isolation || oc_probe_load(&o->iso, o->impl, load_plugin, &d) == OC_OK)
+            impl = load_plugin(o->impl, &d);
     }
     if (!impl) {
         oc_exit_trap_disarm();

@@ -97,13 +97,18 @@ static oc_status qk_clip_load_case(const char *path, const oc_st_file *st, json_
     return OC_OK;
 }
 
-/* One call on a copy of the weight; a rejected call must leave it alone. */
+/* One call on guarded copies of the weight and of the logit maxima (VEC-PLUG-2, VEC-PLUG-3); a
+ * rejected call must leave the weight alone. */
 static void qk_clip_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                         int *dirty)
 {
-    float *w = malloc(c->n * sizeof(float));
-    memcpy(w, c->in[0], c->n * sizeof(float));
-    *st = impl->qk_clip(impl->ctx, &c->hp.qk_clip, c->in[1], w);
+    const size_t heads = c->hp.qk_clip.heads;
+    float *w = oc_guarded_copy(c->in[0], c->n * sizeof(float));
+    float *max_dot = oc_guarded_copy(c->in[1], heads * sizeof(float));
+    *st = impl->qk_clip(impl->ctx, &c->hp.qk_clip, max_dot, w);
+    oc_check_input(o, "max_dot", max_dot, c->in[1], heads * sizeof(float));
+    oc_check_output(o, "w", w, c->n * sizeof(float));
+    free(max_dot);
     if (*st != OC_OK)
         *dirty = memcmp(w, c->in[0], c->n * sizeof(float)) != 0;
     o->out[0] = malloc((c->n + 1) * sizeof(double));

@@ -140,13 +140,17 @@ static void route_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_s
     oc_param_info info;
     oc_route route = OC_ROUTE_ADAMW;
     param_of(c, &info);
+    const oc_param_info info_copy = info;
+    for (int k = 0; k < 3; k++)
+        s[k] = oc_guarded_copy(c->in[k], len * sizeof(float));
+    float *g = oc_guarded_copy(c->in[3], len * sizeof(float));
+    *st = impl->routed_step(impl->ctx, &c->hp.route, &info, c->first_step, s[0], s[1], s[2], g,
+                            &route);
+    oc_check_input(o, "g", g, c->in[3], len * sizeof(float)); /* VEC-PLUG-2, VEC-PLUG-3 */
+    oc_check_unchanged(o, "info", &info, &info_copy, sizeof info);
+    free(g);
     for (int k = 0; k < 3; k++) {
-        s[k] = malloc(len * sizeof(float));
-        memcpy(s[k], c->in[k], len * sizeof(float));
-    }
-    *st = impl->routed_step(impl->ctx, &c->hp.route, &info, c->first_step, s[0], s[1], s[2],
-                            c->in[3], &route);
-    for (int k = 0; k < 3; k++) {
+        oc_check_output(o, c->names[k], s[k], len * sizeof(float));
         if (*st == OC_OK) {
             o->out[k] = malloc((len + 1) * sizeof(double));
             for (size_t i = 0; i < len; i++)

@@ -186,9 +186,43 @@ static oc_status step_load_case(const char *path, const oc_st_file *st, json_t *
     return oc_check_tol(path, c->tcid, "value", c->exp[0].tol, c->steps * c->n, OC_TOL_MAX_F32, d);
 }
 
-/* Every buffer of every parameter in one arena, each 64-byte aligned: p, state 0..2, grad. */
+/* Every buffer of every parameter in one arena, each 64-byte aligned: p, state 0..2, grad, each
+ * followed by at least GUARD_FLOATS floats of GUARD_FILL bytes (VEC-PLUG-3). */
 #define SLOTS 5
-static size_t padded(size_t n) { return (n + 15) / 16 * 16; }
+#define GUARD_FLOATS 16
+#define GUARD_FILL 0xA5
+static size_t padded(size_t n) { return (n + GUARD_FLOATS + 15) / 16 * 16; }
+
+/* VEC-PLUG-3: the guard after every buffer of every parameter intact. */
+static void check_guards(const oc_sub_optimizer *subs, size_t nsub, oc_outputs *o)
+{
+    static const char *const slot[SLOTS] = {"p", "state[0]", "state[1]", "state[2]", "grad"};
+    for (size_t k = 0; k < nsub; k++)
+        for (size_t i = 0; i < subs[k].nparams; i++) {
+            const oc_guarded_param *q = &subs[k].params[i];
+            for (int s = 0; s < SLOTS; s++) {
+                const unsigned char *b = (const unsigned char *)(q->p + (size_t)s * padded(q->n));
+                for (size_t j = q->n * sizeof(float); j < padded(q->n) * sizeof(float); j++)
+                    if (b[j] != GUARD_FILL) {
+                        snprintf(o->fault, sizeof o->fault, "wrote past the end of %s of "
+                                 "parameter %zu of sub-optimizer %zu", slot[s], i, k);
+                        return;
+                    }
+            }
+        }
+}
+
+/* The sub-optimizers and parameters the implementation was given: only the step counters are
+ * its to change. */
+static int same_descriptors(const oc_sub_optimizer *a, const oc_sub_optimizer *b, size_t nsub,
+                            const oc_guarded_param *pa, const oc_guarded_param *pb, size_t nparams)
+{
+    for (size_t k = 0; k < nsub; k++)
+        if (a[k].kind != b[k].kind || memcmp(&a[k].hp, &b[k].hp, sizeof a[k].hp) != 0 ||
+            a[k].nparams != b[k].nparams || a[k].params != b[k].params)
+            return 0;
+    return memcmp(pa, pb, nparams * sizeof *pa) == 0;
+}
 
 static void step_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                      int *dirty)
@@ -201,9 +235,9 @@ static void step_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_st
         total += SLOTS * padded(m->n[q]);
     float *arena = aligned_alloc(64, (total + 16) * sizeof(float));
     float *snap = malloc((total + 16) * sizeof(float));
-    oc_guarded_param params[MAX_PARAMS];
-    oc_sub_optimizer subs[MAX_SUBS];
-    memset(arena, 0, (total + 16) * sizeof(float));
+    oc_guarded_param params[MAX_PARAMS], params_given[MAX_PARAMS];
+    oc_sub_optimizer subs[MAX_SUBS], subs_given[MAX_SUBS];
+    memset(arena, GUARD_FILL, (total + 16) * sizeof(float));
     o->out[0] = calloc(c->steps * c->n + 1, sizeof(double));
     size_t at = 0, sv = 0;
     for (size_t k = 0; k < m->nsub; k++) {
@@ -242,9 +276,19 @@ static void step_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_st
             counters[k] = subs[k].step;
         float norm = -1.0f; /* sentinels */
         oc_step_outcome outcome = OC_STEP_OUTCOME_COUNT;
+        memcpy(subs_given, subs, m->nsub * sizeof *subs);
+        memcpy(params_given, params, m->nparams * sizeof *params);
         *st = impl->guarded_step(impl->ctx, cfg, scaled ? &c->hp.step.scaler : NULL,
                                  scaled ? &ls : NULL, m->nsub, subs, &position, m->increment,
                                  &norm, &outcome);
+        if (!same_descriptors(subs, subs_given, m->nsub, params, params_given, m->nparams)) {
+            snprintf(o->fault, sizeof o->fault, "changed its sub-optimizer or parameter "
+                     "descriptors (only the step counters are outputs)");
+            break; /* the harness must not follow pointers the implementation rewrote */
+        }
+        check_guards(subs, m->nsub, o);
+        if (o->fault[0])
+            break;
         if (*st != OC_OK) { /* STEP-ERR-1: nothing written */
             *dirty = memcmp(snap, arena, total * sizeof(float)) != 0 || norm != -1.0f ||
                      outcome != OC_STEP_OUTCOME_COUNT || position != pos_before ||

@@ -3,7 +3,9 @@
  * certificate of each). Misbehaviour starts at the third call of adam_step, so that the
  * certificate has cases before it; the other families stay the example plugin's own.
  * VEC-PLUG-1: SEGV, ABORT, EXIT0, EXIT1, HANG, KILL_SELF; VEC-PLUG-2: WRITE_G,
- * BAD_STATUS; VEC-PLUG-3: OVERRUN; VEC-PLUG-4: CHATTER. */
+ * BAD_STATUS; VEC-PLUG-3: OVERRUN; VEC-PLUG-4: CHATTER; while loading (VEC-PLUG-1): LOAD_SEGV
+ * and LOAD_HANG in the entry point, LOAD_EXIT0 in a constructor; the memory limit: OOM (2 GiB
+ * allocated and written without a check, as a careless kernel would). */
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +28,14 @@
 #define BAD_STATUS 10
 #define NULL_TABLE 11
 #define WRONG_ABI 12
+#define LOAD_SEGV 13
+#define LOAD_HANG 14
+#define LOAD_EXIT0 15
+#define OOM 16
+
+#if HOSTILE == LOAD_EXIT0
+__attribute__((constructor)) static void exit_on_load(void) { exit(0); }
+#endif
 
 static oc_status hostile_adam_step(void *ctx, const oc_adam_hparams *hp, int64_t step, size_t n,
                                    float *p, float *m, float *v, float *vmax, const float *g)
@@ -63,6 +73,14 @@ static oc_status hostile_adam_step(void *ctx, const oc_adam_hparams *hp, int64_t
 #elif HOSTILE == CHATTER
     printf("chatter: adam_step %d\n", calls);
     fflush(stdout);
+#elif HOSTILE == OOM
+    if (now) {
+        size_t big = (size_t)2 << 30;
+        volatile char *huge = malloc(big);
+        for (size_t i = 0; i < big; i += 4096)
+            huge[i] = 1;
+        free((char *)huge);
+    }
 #elif HOSTILE == BAD_STATUS
     if (now)
         st = (oc_status)1234;
@@ -80,6 +98,13 @@ const oc_impl *optcert_impl_v1(void)
     table.abi_version = 99;
 #elif HOSTILE == NULL_TABLE
     return NULL;
+#elif HOSTILE == LOAD_SEGV
+    static int *volatile unmapped = (int *)(uintptr_t)16;
+    table.abi_version = (unsigned)*unmapped;
+#elif HOSTILE == LOAD_HANG
+    static volatile int forever = 1;
+    while (forever)
+        ;
 #endif
     return &table;
 }

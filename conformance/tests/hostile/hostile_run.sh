@@ -26,8 +26,8 @@ run() { # expected-status optcert-arguments...
     [ $rc -eq "$want" ] || fail "exit status $rc, expected $want"
 }
 has() { grep -Eq "$1" "$tmp/$2" || fail "no line matching '$1' in $2"; }
-fails() { # cause: the adam-torch FAIL line with a tcId and the cause, and the verdict
-    has "^  adam-torch tcId [0-9]+: FAIL: $1" out
+fails() { # cause [family]: the family's FAIL line with a tcId and the cause, and the verdict
+    has "^  ${2:-adam-torch} tcId [0-9]+: FAIL: $1" out
     has '^verdict: DOES NOT CONFORM$' out
 }
 case $check in
@@ -39,6 +39,11 @@ hang) run 1 --family adam-torch --timeout 2; fails 'timed out after 2 s' ;;
 kill_self) run 1 --family adam-torch; fails 'killed by signal 9 \(SIGKILL\)' ;;
 overrun) run 1 --family adam-torch; fails 'wrote past the end of its output p' ;;
 write_g) run 1 --family adam-torch; fails 'wrote to its input g' ;;
+oom) # 2 GiB under --memory 256: malloc fails (NULL written: SIGSEGV; a sanitizer's allocator
+    # reports and ends the child instead); without the limit the plugin would conform
+    run 1 --family adam-torch --memory 256
+    fails '(killed by signal 11 \(SIGSEGV\)|ended with status [0-9]+ without its results).*; [0-9]+ later cases not run'
+    ;;
 bad_status) run 1 --family adam-torch; fails 'returned 1234, which is no oc_status' ;;
 chatter)
     run 0 --family adam-torch
@@ -48,11 +53,26 @@ chatter)
     ;;
 null_table) run 2 --family adam-torch; has 'optcert_impl_v1\(\) or it returned NULL' err ;;
 wrong_abi) run 2 --family adam-torch; has 'plugin ABI version 99' err ;;
+load_segv) run 2 --family adam-torch; has 'cannot load plugin: .*ended: killed by signal 11 \(SIGSEGV\)' err ;;
+load_hang) run 2 --family adam-torch --timeout 2; has 'cannot load plugin: .*ended: timed out after 2 s' err ;;
+load_exit0) run 2 --family adam-torch; has 'cannot load plugin: .*ended: called exit\(0\)' err ;;
 all_families) # the exit(0) plugin: adam-torch fails, the families after it are still certified
     run 1
     fails 'called exit\(0\)'
     has '^sgd-torch +torch +[1-9][0-9]* +0 ' out
     has '^lion-torch +torch +[1-9][0-9]* +0 ' out
+    ;;
+wrap_write_inputs) # hostile_wrap.c: each family's const input written on the first call
+    for f in schedule-megatron loss-scale-torch clip-torch step-megatron; do
+        run 1 --family $f; fails 'wrote to its input hyper-parameters' $f
+    done
+    run 1 --family muonclip-kimi; fails 'wrote to its input max_dot' muonclip-kimi
+    run 1 --family muon-adamw-route; fails 'wrote to its input g' muon-adamw-route
+    ;;
+wrap_overrun) # hostile_wrap.c: one element written past an output on the first call
+    run 1 --family clip-torch; fails 'wrote past the end of its output grad' clip-torch
+    run 1 --family muon-adamw-route; fails 'wrote past the end of its output p' muon-adamw-route
+    run 1 --family step-megatron; fails 'wrote past the end of p of parameter 0 of sub-optimizer 0' step-megatron
     ;;
 no_isolation) # in process: optcert ends with status 1 and no certificate
     run 1 --family adam-torch --no-isolation
