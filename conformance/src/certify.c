@@ -131,7 +131,18 @@ typedef struct results_ctx {
     oc_class cls;
     oc_status bad; /* VEC-RES-5: the first problem of the results file, in msg */
     oc_diag msg;
+    char **used;   /* the tensor keys judging read, [nused] */
+    size_t nused, cap;
 } results_ctx;
+
+static void note_used(results_ctx *rc, const char *key)
+{
+    if (rc->nused == rc->cap) {
+        rc->cap = rc->cap ? 2 * rc->cap : 64;
+        rc->used = realloc(rc->used, rc->cap * sizeof *rc->used);
+    }
+    rc->used[rc->nused++] = strdup(key);
+}
 
 /* VEC-RES-5: a problem of the results file itself (not of the implementation): judging goes on,
  * but the command ends with status 2 and the first such message. */
@@ -194,6 +205,7 @@ static void judge_one(void *ctx, const oc_family *fam, const oc_case *c, oc_case
             oc_outputs_free(&o);
             return;
         }
+        note_used(rc, key);
     }
     snprintf(key, sizeof key, "route/%s/%d", fam->name, c->tcid); /* VEC-RES-4 */
     const char *route = c->algo == &oc_algo_muon_route ? oc_st_metadata(rc->st, key) : NULL;
@@ -240,10 +252,17 @@ static int cmp_tcid(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* VEC-RES-5: every tensor and every status/route entry names a family of the vector set and,
- * for a family judged, one of its tcIds. */
+ * for a family judged, one of its tcIds; every tensor of a judged family is one that judging
+ * read (used: sorted, nused keys). */
 static oc_status check_result_keys(const oc_st_file *st, const char *vector_dir,
-                                   const oc_certificate *cert, oc_diag *d)
+                                   const oc_certificate *cert, char **used, size_t nused,
+                                   oc_diag *d)
 {
     char **paths;
     oc_status s = oc_family_list(vector_dir, &paths, d);
@@ -295,6 +314,10 @@ static oc_status check_result_keys(const oc_st_file *st, const char *vector_dir,
                     s = oc_fail(d, OC_ERR_FORMAT, "%s: %s '%s' names tcId %ld, which family '%s' "
                                 "does not have", st->path, pass ? "metadata key" : "tensor", key,
                                 tcid, family);
+                else if (!pass && !bsearch(&key, used, nused, sizeof *used, cmp_key))
+                    s = oc_fail(d, OC_ERR_FORMAT, "%s: tensor '%s' is not an output of that case "
+                                "(an unknown output name, or a case that is not valid or whose "
+                                "status is not 'ok'; VEC-RES-1)", st->path, key);
             }
             if (s != OC_OK)
                 break;
@@ -312,6 +335,9 @@ void oc_judge_results_case(const oc_st_file *st, const oc_family *fam, const oc_
 {
     results_ctx rc = {.st = st, .cls = cls};
     judge_one(&rc, fam, c, r);
+    for (size_t i = 0; i < rc.nused; i++)
+        free(rc.used[i]);
+    free(rc.used);
 }
 
 oc_status oc_judge_results(const char *results_path, const char *vector_dir, const char *only,
@@ -334,14 +360,19 @@ oc_status oc_judge_results(const char *results_path, const char *vector_dir, con
     snprintf(cert->source, sizeof cert->source, "results file via %s",
              adapter ? adapter : "unknown adapter");
     cert->cls = cls;
-    results_ctx rc = {&st, cls, OC_OK, {{0}}};
+    results_ctx rc = {&st, cls, OC_OK, {{0}}, NULL, 0, 0};
     s = for_each_case(vector_dir, only, NULL, cert, judge_one, &rc, d);
     if (s == OC_OK && rc.bad != OC_OK) {
         *d = rc.msg;
         s = rc.bad;
     }
+    if (rc.nused)
+        qsort(rc.used, rc.nused, sizeof *rc.used, cmp_key);
     if (s == OC_OK)
-        s = check_result_keys(&st, vector_dir, cert, d);
+        s = check_result_keys(&st, vector_dir, cert, rc.used, rc.nused, d);
+    for (size_t i = 0; i < rc.nused; i++)
+        free(rc.used[i]);
+    free(rc.used);
     oc_st_close(&st);
     return s;
 }

@@ -107,7 +107,16 @@ int gen_verify(const char *vectors, long prec)
         fprintf(stderr, "optcert-gen: %s: no such vector directory\n", vectors);
         return 2;
     }
-    char tmp[] = "/tmp/optcert-verify-XXXXXX";
+    char **there = family_names(vectors);
+    if (!there) { /* not a vector set at all: bad input */
+        fprintf(stderr, "optcert-gen: %s holds no vector family (<family>/<family>.json)\n",
+                vectors);
+        return 2;
+    }
+    for (size_t i = 0; there[i]; i++)
+        free(there[i]);
+    free(there);
+        char tmp[] = "/tmp/optcert-verify-XXXXXX";
     if (!mkdtemp(tmp)) {
         fprintf(stderr, "optcert-gen: cannot create a temporary directory\n");
         return 2;
@@ -123,7 +132,14 @@ int gen_verify(const char *vectors, long prec)
         rc = 2;
     }
     for (size_t i = 0; names && names[i]; i++) {
-        rc |= !compare_family(tmp, vectors, names[i], prec);
+        char committed[8192];
+        snprintf(committed, sizeof committed, "%s/%s", vectors, names[i]);
+        if (access(committed, F_OK) != 0) { /* the set differs: a family is not there */
+            printf("%-40s MISSING from %s\n", strchr(names[i], '/') + 1, vectors);
+            rc |= 1;
+        } else {
+            rc |= !compare_family(tmp, vectors, names[i], prec);
+        }
         free(names[i]);
     }
     free(names);

@@ -3,7 +3,7 @@
  * certificate of each). Misbehaviour starts at the third call of adam_step, so that the
  * certificate has cases before it; the other families stay the example plugin's own.
  * VEC-PLUG-1: SEGV, ABORT, EXIT0, EXIT1, HANG, KILL_SELF; VEC-PLUG-2: WRITE_G,
- * BAD_STATUS; VEC-PLUG-3: OVERRUN; VEC-PLUG-4: CHATTER; while loading (VEC-PLUG-1): LOAD_SEGV
+ * BAD_STATUS; VEC-PLUG-3: OVERRUN; VEC-PLUG-4: CHATTER; while loading (VEC-PLUG-5): LOAD_SEGV
  * and LOAD_HANG in the entry point, LOAD_EXIT0 in a constructor; the memory limit: OOM (2 GiB
  * allocated and written without a check, as a careless kernel would). */
 #include <signal.h>
