@@ -42,6 +42,12 @@ oc_status oc_certify_isolated(const oc_impl *impl, const char *vector_dir, const
                               oc_class cls, const struct oc_isolation *iso,
                               oc_certificate *cert, oc_diag *d);
 
+/* As oc_certify_isolated for a plugin ABI v3 table (VEC-ABI-1): each family runs under the v2
+ * table oc_abi3_table gives it; a family the table does not list is skipped. */
+oc_status oc_certify_v3(const oc_impl_v3 *impl, const char *vector_dir, const char *only,
+                        oc_class cls, const struct oc_isolation *iso, oc_certificate *cert,
+                        oc_diag *d);
+
 /* Judges a results file (spec/vectors.md §2) against the families in vector_dir. */
 oc_status oc_judge_results(const char *results_path, const char *vector_dir, const char *only,
                            oc_class cls, oc_certificate *cert, oc_diag *d);

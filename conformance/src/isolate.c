@@ -273,7 +273,7 @@ static void load_body(void *arg)
 {
     const load_job *j = arg;
     oc_diag d = {""};
-    record rec = {.kind = 'L', .value = j->load(j->path, &d) ? OC_OK : OC_ERR_FORMAT};
+    record rec = {.kind = 'L', .value = j->load(j->path, &d) == 0 ? OC_OK : OC_ERR_FORMAT};
     snprintf(rec.r.detail, sizeof rec.r.detail, "%s", d.msg);
     send_record(&rec);
 }

@@ -22,8 +22,8 @@ typedef void (*oc_case_fn)(void *ctx, const oc_family *fam, const oc_case *c, oc
 void oc_run_family(const oc_isolation *iso, oc_case_fn fn, void *ctx, const oc_family *fam,
                    oc_family_report *fr);
 
-/* Loads an implementation: its table, or NULL with the reason in d. */
-typedef const oc_impl *(*oc_load_fn)(const char *path, oc_diag *d);
+/* Loads an implementation: 0, or non-zero with the reason in d. */
+typedef int (*oc_load_fn)(const char *path, oc_diag *d);
 
 /* VEC-PLUG-1 before the first case: runs load(path) in a forked child under iso's limits, so
  * that a plugin whose constructors or entry point crash, hang or exit cannot end or stall

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "abi3.h"
 #include "certify.h"
 #include "isolate.h"
 #include "manifest.h"
@@ -170,26 +171,50 @@ static int emit_reports(oc_certificate *cert, const options *o)
     return cert->conforms ? 0 : 1;
 }
 
-static const oc_impl *load_plugin(const char *path, oc_diag *d)
+/* A loaded plugin: its v3 table if it exports OC_IMPL_V3_ENTRY_SYMBOL, else its v2 table. */
+typedef struct plugin {
+    const oc_impl *v2;
+    const oc_impl_v3 *v3;
+} plugin;
+
+/* VEC-ABI-1: optcert_impl_v3 first, then the v2 entry optcert_impl_v1; the table checked. 0 on
+ * success. The handle stays open for the life of the process. */
+static int load_plugin(const char *path, plugin *out, oc_diag *d)
 {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    *out = (plugin){NULL, NULL};
     if (!h) {
         oc_fail(d, OC_ERR_IO, "%s: cannot load plugin: %s", path, dlerror());
-        return NULL;
+        return -1;
+    }
+    oc_impl_v3_entry_fn entry3;
+    *(void **)&entry3 = dlsym(h, OC_IMPL_V3_ENTRY_SYMBOL);
+    if (entry3) {
+        oc_diag why;
+        if (!(out->v3 = entry3()))
+            return oc_fail(d, OC_ERR_FORMAT, "%s: %s() returned NULL", path,
+                           OC_IMPL_V3_ENTRY_SYMBOL), -1;
+        if (oc_abi3_check(out->v3, &why) != OC_OK)
+            return oc_fail(d, OC_ERR_FORMAT, "%s: %s", path, why.msg), -1;
+        return 0;
     }
     oc_impl_entry_fn entry;
     *(void **)&entry = dlsym(h, OC_IMPL_ENTRY_SYMBOL);
-    const oc_impl *impl = entry ? entry() : NULL;
-    if (!impl) {
-        oc_fail(d, OC_ERR_FORMAT, "%s: no %s() or it returned NULL", path, OC_IMPL_ENTRY_SYMBOL);
-        return NULL;
-    }
-    if (impl->abi_version != OC_IMPL_ABI_VERSION) {
-        oc_fail(d, OC_ERR_UNSUPPORTED, "%s: plugin ABI version %u, this harness speaks %u",
-                path, impl->abi_version, OC_IMPL_ABI_VERSION);
-        return NULL;
-    }
-    return impl; /* the handle stays open for the life of the process */
+    if (!(out->v2 = entry ? entry() : NULL))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: no %s() (or %s()), or it returned NULL", path,
+                       OC_IMPL_V3_ENTRY_SYMBOL, OC_IMPL_ENTRY_SYMBOL), -1;
+    if (out->v2->abi_version != OC_IMPL_ABI_VERSION)
+        return oc_fail(d, OC_ERR_UNSUPPORTED, "%s: plugin ABI version %u from %s(), which "
+                       "gives version %u tables", path, out->v2->abi_version,
+                       OC_IMPL_ENTRY_SYMBOL, OC_IMPL_ABI_VERSION), -1;
+    return 0;
+}
+
+/* For oc_probe_load: the load alone. */
+static int probe_plugin(const char *path, oc_diag *d)
+{
+    plugin p;
+    return load_plugin(path, &p, d);
 }
 
 #ifdef OPTCERT_FAST_CUDA_PLUGIN
@@ -205,7 +230,8 @@ static const oc_impl *load_fast_cuda(oc_diag *d)
         oc_fail(d, OC_ERR_NO_DEVICE, "no CUDA device: %s", why);
         return NULL;
     }
-    return load_plugin(OPTCERT_FAST_CUDA_PLUGIN, d);
+    plugin p;
+    return load_plugin(OPTCERT_FAST_CUDA_PLUGIN, &p, d) == 0 ? p.v2 : NULL;
 }
 #endif
 
@@ -214,6 +240,7 @@ static int cmd_certify(const options *o)
     oc_diag d;
     int is_ref = strcmp(o->impl, "ref") == 0, is_path = 0;
     const oc_impl *impl = NULL;
+    plugin p = {NULL, NULL}; /* a plugin loaded from a file */
     oc_exit_trap_arm(); /* VEC-PLUG-1: from dlopen's constructors to the last case */
     if (is_ref)
         impl = oc_ref();
@@ -233,7 +260,7 @@ static int cmd_certify(const options *o)
     }
 #ifdef OPTCERT_FAST_CPU_PLUGIN
     else if (strcmp(o->impl, "fast-cpu") == 0) /* the fast CPU backend (fast/cpu) */
-        impl = load_plugin(OPTCERT_FAST_CPU_PLUGIN, &d);
+        load_plugin(OPTCERT_FAST_CPU_PLUGIN, &p, &d);
 #endif
 #ifdef OPTCERT_FAST_CUDA_PLUGIN
     else if (strcmp(o->impl, "fast-cuda") == 0) /* the CUDA backend (fast/cuda) */
@@ -245,10 +272,12 @@ static int cmd_certify(const options *o)
 #endif
     else { /* VEC-PLUG-5: loaded first in a child, unless isolation is off */
         is_path = 1;
-        if (o->no_isolation || oc_probe_load(&o->iso, o->impl, load_plugin, &d) == OC_OK)
-            impl = load_plugin(o->impl, &d);
+        if (o->no_isolation || oc_probe_load(&o->iso, o->impl, probe_plugin, &d) == OC_OK)
+            load_plugin(o->impl, &p, &d);
     }
-    if (!impl) {
+    if (p.v2)
+        impl = p.v2;
+    if (!impl && !p.v3) {
         oc_exit_trap_disarm();
         return fail_input(&d);
     }
@@ -258,7 +287,8 @@ static int cmd_certify(const options *o)
     oc_certificate cert;
     /* A plugin given by path runs in child processes (VEC-PLUG-1); the rest are ours. */
     const oc_isolation *iso = is_path && !o->no_isolation ? &o->iso : NULL;
-    oc_status s = oc_certify_isolated(impl, o->vectors, o->family, cls, iso, &cert, &d);
+    oc_status s = p.v3 ? oc_certify_v3(p.v3, o->vectors, o->family, cls, iso, &cert, &d)
+                       : oc_certify_isolated(impl, o->vectors, o->family, cls, iso, &cert, &d);
     oc_exit_trap_disarm();
     if (s != OC_OK) {
         oc_certificate_free(&cert);

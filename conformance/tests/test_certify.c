@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "abi3.h"
 #include "certify.h"
 #include "cunit_main.h"
 #include "test_plugin.h"
@@ -259,6 +260,87 @@ static void test_reports(void)
     oc_certificate_free(&cert);
 }
 
+/* VEC-ABI-2: a v3 table is checked entry by entry; each problem named. */
+static void test_abi3_checks(void)
+{
+    const oc_impl *ref = oc_ref();
+    oc_family_entry e[2] = {{"adam-torch", "amsgrad", (oc_entry_point)ref->adam_step},
+                            {"sgd-torch", NULL, (oc_entry_point)ref->sgd_step}};
+    oc_impl_v3 t = {OC_IMPL_ABI_V3, "t", "0", NULL, 2, e};
+    oc_diag d;
+    CU_ASSERT_EQUAL(oc_abi3_check(&t, &d), OC_OK);
+    static const struct {
+        const char *family, *options;
+        int null_entry;
+        const char *msg;
+    } bad[] = {
+        {"adam-torhc", NULL, 0, "family 0 is 'adam-torhc': not a family optcert knows"},
+        {NULL, NULL, 0, "family 0 is NULL"},
+        {"sgd-torch", NULL, 0, "lists family 'sgd-torch' twice"},
+        {"adam-torch", "amsgrad nesterov", 0, "family 'adam-torch' lists option 'nesterov'"},
+        {"adam-torch", NULL, 1, "family 'adam-torch' has no entry point"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        oc_family_entry f[2] = {{bad[i].family, bad[i].options,
+                                 bad[i].null_entry ? NULL : (oc_entry_point)ref->adam_step},
+                                e[1]};
+        t.families = f;
+        CU_ASSERT_NOT_EQUAL(oc_abi3_check(&t, &d), OC_OK);
+        CU_ASSERT_PTR_NOT_NULL(strstr(d.msg, bad[i].msg));
+    }
+    t.families = e;
+    t.abi_version = 2;
+    CU_ASSERT_NOT_EQUAL(oc_abi3_check(&t, &d), OC_OK);
+    t.abi_version = OC_IMPL_ABI_V3;
+    t.nfamilies = 0;
+    CU_ASSERT_NOT_EQUAL(oc_abi3_check(&t, &d), OC_OK);
+}
+
+/* VEC-ABI-1: a family gets its entry and what its name and options claim; a -mixed family also
+ * its base family's entry; a family not listed, nothing. */
+static void test_abi3_tables(void)
+{
+    const oc_impl *ref = oc_ref();
+    oc_family_entry e[] = {{"adam-torch", "amsgrad", (oc_entry_point)ref->adam_step},
+                           {"adam-torch-mixed", "bf16 bf16-state", (oc_entry_point)ref->mixed_step},
+                           {"step-megatron", "checked", (oc_entry_point)ref->guarded_step}};
+    oc_impl_v3 t = {OC_IMPL_ABI_V3, "t", "0", NULL, 3, e};
+    oc_impl x;
+    oc_abi3_table(&t, "adam-torch", &x);
+    CU_ASSERT(x.adam_step == ref->adam_step && !x.mixed_step && !x.sgd_step);
+    CU_ASSERT_EQUAL(x.capabilities, OC_CAP_ADAM_TORCH | OC_CAP_ADAM_AMSGRAD);
+    oc_abi3_table(&t, "adam-torch-mixed", &x);
+    CU_ASSERT(x.adam_step == ref->adam_step && x.mixed_step == ref->mixed_step);
+    CU_ASSERT_EQUAL(x.capabilities, OC_CAP_ADAM_TORCH | OC_CAP_ADAM_AMSGRAD | OC_CAP_MIXED_BF16 |
+                                        OC_CAP_MIXED_STATE_BF16);
+    oc_abi3_table(&t, "step-megatron", &x);
+    CU_ASSERT(x.guarded_step == ref->guarded_step && x.capabilities == OC_CAP_STEP_CHECKED);
+    oc_abi3_table(&t, "adam-optax", &x);
+    CU_ASSERT(!x.adam_step && x.capabilities == 0);
+}
+
+/* VEC-ABI-1: the reference behind a v3 table that lists adam-torch without "maximize": that
+ * family's cases pass except the maximize ones, skipped; the families not listed are skipped. */
+static void test_abi3_certify(void)
+{
+    const oc_impl *ref = oc_ref();
+    oc_family_entry e[] = {{"adam-torch", "amsgrad", (oc_entry_point)ref->adam_step}};
+    oc_impl_v3 t = {OC_IMPL_ABI_V3, "ref-v3", "0", ref->ctx, 1, e};
+    oc_certificate cert;
+    oc_diag d;
+    CU_ASSERT_EQUAL_FATAL(oc_certify_v3(&t, vector_dir(), NULL, OC_CLASS_EXACT, NULL, &cert, &d),
+                          OC_OK);
+    for (size_t i = 0; i < cert.nfams; i++) {
+        const oc_family_report *f = &cert.fams[i];
+        CU_ASSERT_EQUAL(f->counts[OC_FAIL], 0);
+        int listed = strcmp(f->name, "adam-torch") == 0;
+        CU_ASSERT(!listed || (f->counts[OC_PASS] > 0 && f->counts[OC_SKIP] > 0));
+        CU_ASSERT(listed || f->counts[OC_PASS] + f->counts[OC_REJECTED] == 0);
+    }
+    CU_ASSERT_STRING_EQUAL(cert.source, "plugin ABI v3");
+    oc_certificate_free(&cert);
+}
+
 void register_suites(void)
 {
     ADD_SUITE("certify",
@@ -268,5 +350,8 @@ void register_suites(void)
               {"invalid inputs rejected cleanly (VEC-FMT-3)", test_invalid_inputs_must_be_rejected_cleanly},
               {"results path (VEC-RES-1..3)", test_results_path},
               {"ulp32", test_ulp32},
-              {"reports", test_reports});
+              {"reports", test_reports},
+              {"plugin ABI v3: table checks (VEC-ABI-2)", test_abi3_checks},
+              {"plugin ABI v3: a family's table (VEC-ABI-1)", test_abi3_tables},
+              {"plugin ABI v3: certify (VEC-ABI-1)", test_abi3_certify});
 }

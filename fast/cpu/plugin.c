@@ -109,36 +109,55 @@ static oc_status fast_qk_clip(void *ctx, const oc_qk_clip_config *c, const float
     return oc_fast_qk_clip(c, max_dot, w);
 }
 
-static oc_impl fast_cpu = {
-    .abi_version = OC_IMPL_ABI_VERSION,
+#define ENTRY(family, options, fn) {family, options, (oc_entry_point)(fn)}
+#define ADAM_OPTIONS "amsgrad maximize"
+#define SGD_OPTIONS "nesterov maximize"
+#define MIXED_OPTIONS "bf16 f16 bf16-state"
+
+/* Plugin ABI v3 (include/optcert/impl.h): every family optcert has. */
+static const oc_family_entry families[] = {
+    ENTRY("adam-torch", ADAM_OPTIONS, fast_adam),
+    ENTRY("adam-optax", ADAM_OPTIONS, fast_adam),
+    ENTRY("adam-paper", ADAM_OPTIONS, fast_adam),
+    ENTRY("adam-keras", ADAM_OPTIONS, fast_adam),
+    ENTRY("adam-torch-mixed", MIXED_OPTIONS, fast_mixed),
+    ENTRY("sgd-torch", SGD_OPTIONS, fast_sgd),
+    ENTRY("sgd-ema", SGD_OPTIONS, fast_sgd),
+    ENTRY("sgd-torch-mixed", MIXED_OPTIONS, fast_mixed),
+    ENTRY("lion-torch", NULL, fast_lion),
+    ENTRY("lion-torch-mixed", MIXED_OPTIONS, fast_mixed),
+    ENTRY("schedule-megatron", NULL, fast_schedule),
+    ENTRY("loss-scale-megatron", NULL, fast_loss_scale),
+    ENTRY("loss-scale-megatron-constant", NULL, fast_loss_scale),
+    ENTRY("loss-scale-torch", NULL, fast_loss_scale),
+    ENTRY("clip-megatron", NULL, fast_clip),
+    ENTRY("clip-torch", NULL, fast_clip),
+    ENTRY("ns-simple", NULL, fast_newton_schulz),
+    ENTRY("ns-quintic", NULL, fast_newton_schulz),
+    ENTRY("ns-polar-express", NULL, fast_newton_schulz),
+    ENTRY("ns-polar-express-safety", NULL, fast_newton_schulz),
+    ENTRY("ns-aol", NULL, fast_newton_schulz),
+    ENTRY("muon-keller", NULL, fast_muon),
+    ENTRY("muon-megatron", NULL, fast_muon),
+    ENTRY("muon-moonlight", NULL, fast_muon),
+    ENTRY("muon-split-qkv", NULL, fast_muon_blocks),
+    ENTRY("muon-tp-blockwise", NULL, fast_muon_blocks),
+    ENTRY("muon-adamw-route", NULL, fast_routed),
+    ENTRY("muonclip-kimi", NULL, fast_qk_clip),
+    ENTRY("muonclip-megatron", NULL, fast_qk_clip),
+    ENTRY("muonclip-kimi-mla", NULL, fast_qk_clip),
+    ENTRY("step-megatron", "scaled unchecked checked", fast_guarded),
+};
+
+static oc_impl_v3 fast_cpu = {
+    .abi_version = OC_IMPL_ABI_V3,
     .name = "optcert-fast-cpu",
-    .capabilities = OC_CAP_ADAM_TORCH | OC_CAP_ADAM_OPTAX | OC_CAP_ADAM_PAPER |
-                    OC_CAP_ADAM_KERAS | OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE |
-                    OC_CAP_SGD_TORCH | OC_CAP_SGD_EMA | OC_CAP_SGD_NESTEROV |
-                    OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON |
-                    OC_CAP_MIXED_BF16 | OC_CAP_MIXED_F16 | OC_CAP_MIXED_STATE_BF16 |
-                    OC_CAP_LOSS_SCALE_MEGATRON | OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT |
-                    OC_CAP_LOSS_SCALE_TORCH | OC_CAP_CLIP_MEGATRON | OC_CAP_CLIP_TORCH |
-                    OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON | OC_CAP_QK_CLIP | OC_CAP_QK_CLIP_MLA |
-                    OC_CAP_MUON_BLOCKS | OC_CAP_MUON_ROUTE | OC_CAP_STEP_SCALED |
-                    OC_CAP_STEP_UNCHECKED | OC_CAP_STEP_CHECKED,
-    .adam_step = fast_adam,
-    .sgd_step = fast_sgd,
-    .lion_step = fast_lion,
-    .schedule_eval = fast_schedule,
-    .mixed_step = fast_mixed,
-    .loss_scale_update = fast_loss_scale,
-    .clip_step = fast_clip,
-    .newton_schulz = fast_newton_schulz,
-    .muon_step = fast_muon,
-    .qk_clip = fast_qk_clip,
-    .muon_block_step = fast_muon_blocks,
-    .routed_step = fast_routed,
-    .guarded_step = fast_guarded,
+    .nfamilies = sizeof families / sizeof *families,
+    .families = families,
 };
 
 /* The certificate names the kernels that ran (FAST-ISA-1) and the Newton-Schulz precision. */
-const oc_impl *optcert_impl_v1(void)
+const oc_impl_v3 *optcert_impl_v3(void)
 {
     static char version[96];
     ns_precision = oc_fast_ns_precision_active();

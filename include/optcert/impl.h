@@ -1,5 +1,7 @@
-/* The plugin ABI: one table of entry points that every implementation exposes
- * (the reference, fast backends, third-party shared libraries). ARCHITECTURE §4. */
+/* The plugin ABI (spec/vectors.md §3): how an implementation (the reference, the fast backends,
+ * a third-party shared library) gives optcert its entry points. v3 (oc_impl_v3, at the end) is
+ * the current one: the families it certifies, by name. v2 (oc_impl: positional slots plus
+ * capability bits) still loads, and is the table the harness uses inside. */
 #ifndef OPTCERT_IMPL_H
 #define OPTCERT_IMPL_H
 
@@ -118,8 +120,44 @@ typedef struct oc_impl {
                              oc_route *route);
 } oc_impl;
 
-/* A plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */
+/* A v2 plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */
 typedef const oc_impl *(*oc_impl_entry_fn)(void);
 #define OC_IMPL_ENTRY_SYMBOL "optcert_impl_v1"
+
+/* Plugin ABI v3 (VEC-ABI-1): the table lists the families the implementation certifies by name
+ * ("adam-torch", "clip-megatron", ...: `optcert families`), each with its entry point and the
+ * options of that family it supports. A new family adds a name, not a field: the struct and the
+ * version stay. A family's entry point has the type of the v2 field its algorithm uses, cast to
+ * oc_entry_point: adam_step for the adam-* families, sgd_step, lion_step, schedule_eval,
+ * loss_scale_update, clip_step, newton_schulz (ns-*), muon_step (muon-keller, -megatron,
+ * -moonlight), muon_block_step (muon-split-qkv, muon-tp-blockwise), routed_step
+ * (muon-adamw-route), qk_clip (muonclip-*), guarded_step (step-megatron), and mixed_step for a
+ * "-mixed" family, whose fp32 cases use the entry of the family without "-mixed" (list both).
+ * Options (spec/vectors.md VEC-ABI-2): adam-*: "amsgrad", "maximize"; sgd-*: "nesterov",
+ * "maximize"; *-mixed: "bf16", "f16", "bf16-state" (storage combinations, spec/mixed.md);
+ * step-megatron: "scaled", "unchecked", "checked" (guard modes); no other family has any.
+ * The entry point is exported as OC_IMPL_V3_ENTRY_SYMBOL and returns a table whose
+ * abi_version is OC_IMPL_ABI_V3: the symbol and the version agree. */
+#define OC_IMPL_ABI_V3 3u
+#define OC_IMPL_V3_ENTRY_SYMBOL "optcert_impl_v3"
+
+typedef void (*oc_entry_point)(void);
+
+typedef struct oc_family_entry {
+    const char *family;   /* an optcert family name */
+    const char *options;  /* space-separated options of that family; NULL or "" for none */
+    oc_entry_point entry; /* the family's entry point, cast */
+} oc_family_entry;
+
+typedef struct oc_impl_v3 {
+    uint32_t abi_version; /* OC_IMPL_ABI_V3 */
+    const char *name;     /* e.g. "optcert-fast-cpu" */
+    const char *version;  /* free text, printed in the certificate */
+    void *ctx;            /* passed back to every entry point */
+    size_t nfamilies;     /* 1 .. 1024 */
+    const oc_family_entry *families;
+} oc_impl_v3;
+
+typedef const oc_impl_v3 *(*oc_impl_v3_entry_fn)(void);
 
 #endif

@@ -51,7 +51,7 @@ chatter)
     has '^chatter: adam_step' err
     ! grep -q chatter "$tmp/out" || fail "the plugin's stdout is in the certificate"
     ;;
-null_table) run 2 --family adam-torch; has 'optcert_impl_v1\(\) or it returned NULL' err ;;
+null_table) run 2 --family adam-torch; has 'no optcert_impl_v3\(\) \(or optcert_impl_v1\(\)\), or it returned NULL' err ;;
 wrong_abi) run 2 --family adam-torch; has 'plugin ABI version 99' err ;;
 load_segv) run 2 --family adam-torch; has 'cannot load plugin: .*ended: killed by signal 11 \(SIGSEGV\)' err ;;
 load_hang) run 2 --family adam-torch --timeout 2; has 'cannot load plugin: .*ended: timed out after 2 s' err ;;

@@ -1,6 +1,6 @@
-/* Hostile wrappers of the fast CPU backend (FAST_CPU_PLUGIN, loaded with dlopen): on its first
- * call, the entry point of each family below misbehaves in the way HOSTILE chooses, then runs
- * the backend. hostile_run.sh names the expected certificate lines.
+/* Hostile wrappers of the fast CPU backend (FAST_CPU_PLUGIN, loaded with dlopen; both are plugin
+ * ABI v3 tables): on its first call, the entry point of each family below misbehaves in the way
+ * HOSTILE chooses, then runs the backend. hostile_run.sh names the expected certificate lines.
  *   WRITE_INPUTS (VEC-PLUG-2): writes into an input the ABI declares const: the hyper-parameters
  *     of the schedule, the loss scaler, clipping and the guarded step; the logit maxima of QK
  *     clipping; the gradient of the routed step.
@@ -8,23 +8,45 @@
  *     routed step's p, the guarded step's first parameter. */
 #include <dlfcn.h>
 #include <stddef.h>
+#include <string.h>
 #include "optcert/impl.h"
 
 #define WRITE_INPUTS 1
 #define OVERRUN 2
 
-static const oc_impl *fast(void)
+static const oc_impl_v3 *fast(void)
 {
-    static const oc_impl *impl;
+    static const oc_impl_v3 *impl;
     if (!impl) {
         void *h = dlopen(FAST_CPU_PLUGIN, RTLD_NOW | RTLD_LOCAL);
-        oc_impl_entry_fn entry = NULL;
+        oc_impl_v3_entry_fn entry = NULL;
         if (h)
-            *(void **)&entry = dlsym(h, OC_IMPL_ENTRY_SYMBOL);
+            *(void **)&entry = dlsym(h, OC_IMPL_V3_ENTRY_SYMBOL);
         impl = entry ? entry() : NULL;
     }
     return impl;
 }
+
+/* The backend's entry point for `family`, of the type the family's algorithm has. */
+static oc_entry_point fast_entry(const char *family)
+{
+    for (size_t i = 0; i < fast()->nfamilies; i++)
+        if (strcmp(fast()->families[i].family, family) == 0)
+            return fast()->families[i].entry;
+    return NULL;
+}
+#define FAST(family, type) ((type)fast_entry(family))
+
+typedef oc_status (*schedule_fn)(void *, const oc_schedule *, int64_t, double *, double *);
+typedef oc_status (*loss_scale_fn)(void *, const oc_loss_scaler *, oc_loss_scale_state *, int);
+typedef oc_status (*clip_fn)(void *, const oc_clip_config *, size_t, oc_clip_view *, float *,
+                             int *);
+typedef oc_status (*qk_clip_fn)(void *, const oc_qk_clip_config *, const float *, float *);
+typedef oc_status (*routed_fn)(void *, const oc_route_hparams *, const oc_param_info *, int64_t,
+                               float *, float *, float *, const float *, oc_route *);
+typedef oc_status (*guarded_fn)(void *, const oc_guard_config *, const oc_loss_scaler *,
+                                oc_loss_scale_state *, size_t, oc_sub_optimizer *, int64_t *,
+                                int64_t, float *, oc_step_outcome *);
 
 /* 1 on the first call of the entry point that owns `calls`. */
 static int first(int *calls) { return (*calls)++ == 0; }
@@ -35,7 +57,7 @@ static oc_status schedule_eval(void *ctx, const oc_schedule *s, int64_t samples,
     static int calls;
     if (first(&calls) && HOSTILE == WRITE_INPUTS)
         ((oc_schedule *)s)->max_lr *= 2; /* casts away the ABI's const */
-    return fast()->schedule_eval(ctx, s, samples, lr, wd);
+    return FAST("schedule-megatron", schedule_fn)(ctx, s, samples, lr, wd);
 }
 
 static oc_status loss_scale_update(void *ctx, const oc_loss_scaler *c, oc_loss_scale_state *s,
@@ -44,14 +66,14 @@ static oc_status loss_scale_update(void *ctx, const oc_loss_scaler *c, oc_loss_s
     static int calls;
     if (first(&calls) && HOSTILE == WRITE_INPUTS)
         ((oc_loss_scaler *)c)->growth_factor = 3.0f;
-    return fast()->loss_scale_update(ctx, c, s, found_inf);
+    return FAST("loss-scale-torch", loss_scale_fn)(ctx, c, s, found_inf);
 }
 
 static oc_status clip_step(void *ctx, const oc_clip_config *c, size_t nviews, oc_clip_view *views,
                            float *total_norm, int *skipped)
 {
     static int calls;
-    oc_status st = fast()->clip_step(ctx, c, nviews, views, total_norm, skipped);
+    oc_status st = FAST("clip-torch", clip_fn)(ctx, c, nviews, views, total_norm, skipped);
     if (first(&calls) && HOSTILE == WRITE_INPUTS)
         ((oc_clip_config *)c)->max_norm = 0.5;
     if (calls == 1 && HOSTILE == OVERRUN && nviews)
@@ -64,7 +86,7 @@ static oc_status qk_clip(void *ctx, const oc_qk_clip_config *c, const float *max
     static int calls;
     if (first(&calls) && HOSTILE == WRITE_INPUTS && c->heads)
         ((float *)max_dot)[0] = 0.0f;
-    return fast()->qk_clip(ctx, c, max_dot, w);
+    return FAST("muonclip-kimi", qk_clip_fn)(ctx, c, max_dot, w);
 }
 
 static oc_status routed_step(void *ctx, const oc_route_hparams *hp, const oc_param_info *info,
@@ -75,7 +97,7 @@ static oc_status routed_step(void *ctx, const oc_route_hparams *hp, const oc_par
     size_t n = 1;
     for (int k = 0; k < info->ndim; k++)
         n *= info->dims[k];
-    oc_status st = fast()->routed_step(ctx, hp, info, step, p, m, v, g, route);
+    oc_status st = FAST("muon-adamw-route", routed_fn)(ctx, hp, info, step, p, m, v, g, route);
     if (first(&calls) && HOSTILE == WRITE_INPUTS && n)
         ((float *)g)[0] += 1.0f;
     if (calls == 1 && HOSTILE == OVERRUN)
@@ -89,7 +111,7 @@ static oc_status guarded_step(void *ctx, const oc_guard_config *cfg, const oc_lo
                               float *grad_norm, oc_step_outcome *outcome)
 {
     static int calls;
-    oc_status st = fast()->guarded_step(ctx, cfg, scaler, scaler_state, nsub, subs, position,
+    oc_status st = FAST("step-megatron", guarded_fn)(ctx, cfg, scaler, scaler_state, nsub, subs, position,
                                         increment, grad_norm, outcome);
     if (first(&calls) && HOSTILE == WRITE_INPUTS)
         ((oc_guard_config *)cfg)->clip_grad = 1e-3;
@@ -98,18 +120,31 @@ static oc_status guarded_step(void *ctx, const oc_guard_config *cfg, const oc_lo
     return st;
 }
 
-const oc_impl *optcert_impl_v1(void)
+/* The backend's table with the families above replaced. */
+const oc_impl_v3 *optcert_impl_v3(void)
 {
-    static oc_impl table;
-    if (!fast())
+    static const struct {
+        const char *family;
+        oc_entry_point entry;
+    } hostile[] = {
+        {"schedule-megatron", (oc_entry_point)schedule_eval},
+        {"loss-scale-torch", (oc_entry_point)loss_scale_update},
+        {"clip-torch", (oc_entry_point)clip_step},
+        {"muonclip-kimi", (oc_entry_point)qk_clip},
+        {"muon-adamw-route", (oc_entry_point)routed_step},
+        {"step-megatron", (oc_entry_point)guarded_step},
+    };
+    static oc_family_entry families[64];
+    static oc_impl_v3 table;
+    if (!fast() || fast()->nfamilies > 64)
         return NULL;
     table = *fast();
     table.name = "hostile-wrap";
-    table.schedule_eval = schedule_eval;
-    table.loss_scale_update = loss_scale_update;
-    table.clip_step = clip_step;
-    table.qk_clip = qk_clip;
-    table.routed_step = routed_step;
-    table.guarded_step = guarded_step;
+    memcpy(families, fast()->families, fast()->nfamilies * sizeof *families);
+    for (size_t i = 0; i < table.nfamilies; i++)
+        for (size_t k = 0; k < sizeof hostile / sizeof *hostile; k++)
+            if (strcmp(families[i].family, hostile[k].family) == 0)
+                families[i].entry = hostile[k].entry;
+    table.families = families;
     return &table;
 }
