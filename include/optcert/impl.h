@@ -1,5 +1,7 @@
 /* The plugin ABI: one table of entry points that every implementation exposes
- * (the reference, fast backends, third-party shared libraries). ARCHITECTURE §4. */
+ * (the reference, fast backends, third-party shared libraries). This header is the contract;
+ * README "Certifying your own optimizer" shows its use, spec/vectors.md §3 (VEC-PLUG-*) how a
+ * plugin is run. */
 #ifndef OPTCERT_IMPL_H
 #define OPTCERT_IMPL_H
 
