@@ -1,4 +1,5 @@
-/* Running an implementation over a family and judging its outputs (ARCHITECTURE §2, §4). */
+/* Running an implementation over a family and judging its outputs: through the plugin ABI
+ * (include/optcert/impl.h) or from a results file (spec/vectors.md §2). */
 #ifndef OPTCERT_JUDGE_H
 #define OPTCERT_JUDGE_H
 

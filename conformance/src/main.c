@@ -432,8 +432,8 @@ static int kill_matrix(const oc_algo *a, const options *o)
     return survivors;
 }
 
-/* optcert mutants: every catalogued mistake must be rejected (ARCHITECTURE §2) in every family
- * where it changes any result. */
+/* optcert mutants: every catalogued mistake (the mutant tables of spec/) must be rejected in
+ * every family where it changes any result. */
 static int cmd_mutants(const options *o)
 {
     int survivors = 0, total = 0;

@@ -72,7 +72,8 @@ int main(void)
     register_suites();
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
-    /* CU_basic_run_tests() returns 0 even when tests fail (shared/toolchain.md §2). */
+    /* CU_basic_run_tests() returns 0 even when tests fail (CUnit 2.1-3, observed: a failing test
+     * still returns CUE_SUCCESS). */
     int failed = CU_get_number_of_failures() != 0 || CU_get_number_of_tests_failed() != 0 ||
                  CU_get_error() != CUE_SUCCESS;
     CU_cleanup_registry();

@@ -1,6 +1,8 @@
 /* FAST-CUDA-NS-2: the named Newton–Schulz coefficient lists and their iteration rules, as
  * NVIDIA-NeMo/Emerging-Optimizers defines them (muon_utils.py _COEFFICIENT_SETS and
- * get_coefficient_iterator; reference-facts §5.4). Plain C: tested without a GPU. */
+ * get_coefficient_iterator: NVIDIA-NeMo/Emerging-Optimizers@fd772926
+ * emerging_optimizers/orthogonalized_optimizers/muon_utils.py L30-90, L93-129, L239-240).
+ * Plain C: tested without a GPU. */
 #include <string.h>
 #include "optcert/fast_cuda.h"
 

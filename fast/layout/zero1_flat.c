@@ -1,5 +1,6 @@
 /* zero1-flat: Megatron's DistributedOptimizer buffer layout (spec/layouts.md §2;
- * distrib_optimizer.py _compute_per_buffer_param_layout, param_layout.py: reference-facts §6.5;
+ * NVIDIA/Megatron-LM@d98e8a64 distrib_optimizer.py _compute_per_buffer_param_layout L506-588,
+ * param_layout.py L19-42;
  * the same walk as param_and_grad_buffer.py's _compute_default_per_buffer_param_layout with
  * use_distributed_optimizer). */
 #include "layout_internal.h"

@@ -28,7 +28,7 @@ typedef struct family {
 int family_init(family *f, const char *name, const char *algorithm, const char *profile,
                 const char *const *rules, const gen_options *opt);
 void family_free(family *f);
-/* Scalar families keep their values inline in the JSON (ARCHITECTURE §3): no tensors file. */
+/* Scalar families keep their values inline in the JSON (VEC-FMT-9): no tensors file. */
 void family_inline(family *f);
 void family_note(family *f, const char *flag, const char *bug_type, const char *description,
                  const char *effect, const char *link);

@@ -105,7 +105,8 @@ void gen_lion_stepper_free(gen_stepper *s)
 
 static oc_lion_hparams defaults(void)
 {
-    /* Megatron's defaults beta1 = 0.95, beta2 = 0.98 (reference-facts §8) */
+    /* Megatron's defaults beta1 = 0.95, beta2 = 0.98 (NVIDIA/Megatron-LM@d98e8a64
+     * megatron/core/optimizer/optimizer_config.py L299, L302) */
     return (oc_lion_hparams){.profile = OC_LION_TORCH, .lr = 1e-4f, .beta1 = 0.95f,
                              .beta2 = 0.98f, .weight_decay = 0.1f};
 }

@@ -1,5 +1,5 @@
-/* Benchmarks of the CUDA backend against peers measured in the same run (ARCHITECTURE §6;
- * spec/fast.md §5.3). Not a test: it prints ratios. ci/gpu-check runs it.
+/* Benchmarks of the CUDA backend against peers measured in the same run (spec/fast.md §5.3).
+ * Not a test: it prints ratios. ci/gpu-check runs it.
  *   bench_fast_cuda adamw       fused AdamW (fp32 master + bf16 copy) over the parameter
  *                               tensors of a 1.1B model (TinyLlama-1.1B shapes) vs a
  *                               device-to-device copy, in bytes moved per second

@@ -19,7 +19,8 @@ except ImportError:
     print("torch_cuda none")
     sys.exit(0)
 
-A, B, C = 3.4445, -4.7750, 2.0315  # reference-facts §5.1/§5.2
+# KellerJordan/Muon@857d1adc muon.py L16; pytorch/pytorch@b5ee4d7a torch/optim/_muon.py L26-28
+A, B, C = 3.4445, -4.7750, 2.0315
 
 
 def shapes():

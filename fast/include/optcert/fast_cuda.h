@@ -49,7 +49,8 @@ oc_status oc_cuda_grad_sumsq(oc_cuda_ctx *ctx, size_t ntensors, const oc_fast_te
 oc_status oc_cuda_grad_sumsq_read_sync(oc_cuda_ctx *ctx, double *per_tensor, double *total,
                                        int *found_nonfinite);
 /* FAST-CUDA-CLIP-1: on the device, from the last norm: clip = max_norm / (sqrt(total) + 1e-6) if
- * that is below 1, else 1 (Megatron's float path, reference-facts §6.2), rounded to binary32;
+ * that is below 1, else 1 (Megatron's float path: NVIDIA/Megatron-LM@d98e8a64
+ * megatron/core/optimizer/clip_grads.py L179, L189-192), rounded to binary32;
  * the next step uses it. */
 oc_status oc_cuda_clip_from_norm(oc_cuda_ctx *ctx, double max_norm);
 /* The non-finite flag raised by the steps since the last read; reading clears it. Waits. */
@@ -68,7 +69,8 @@ typedef struct oc_cuda_ns_coef {
     float a, b, c;
 } oc_cuda_ns_coef;
 
-/* Named coefficient lists (reference-facts §5.4): "simple" (3.4445, -4.7750, 2.0315) every
+/* Named coefficient lists (NVIDIA-NeMo/Emerging-Optimizers@fd772926 muon_utils.py L30-90,
+ * L239-240): "simple" (3.4445, -4.7750, 2.0315) every
  * iteration; "quintic" (5 tuples, cycled); "polar_express" (8 tuples, last repeated). Writes
  * the coefficients of `steps` iterations to out[0..steps-1]. */
 oc_status oc_cuda_ns_coefficients(const char *name, int steps, oc_cuda_ns_coef *out);

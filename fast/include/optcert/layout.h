@@ -66,7 +66,8 @@ void oc_layout_free(oc_layout *l);
  * (seg may be NULL to count). */
 size_t oc_layout_segments(const oc_layout *l, int rank, oc_layout_segment *seg, size_t cap);
 
-/* Megatron's padding helpers (reference-facts §6.5). */
+/* Megatron's padding helpers (NVIDIA/Megatron-LM@d98e8a64 megatron/core/optimizer/param_layout.py
+ * L19-42). */
 size_t oc_layout_pad(size_t v, size_t d);                    /* ceil(v/d)*d */
 size_t oc_layout_bucket_divisor(int dp, int high_busbw);     /* lcm(dp,128[,2^16]) */
 size_t oc_layout_lcm(size_t a, size_t b);
