@@ -8,7 +8,7 @@ set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-${OPTCERT_FUZZ_TIME:-30}}
 build=${OPTCERT_FUZZ_BUILD:-build-fuzz}
-harnesses="safetensors vectors results impl_table"
+harnesses="safetensors vectors results impl_table abi3"
 
 CC=clang cmake -S . -B "$build" -DOPTCERT_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 targets=""
