@@ -280,7 +280,13 @@ void oc_certify_case(const oc_impl *impl, const oc_case *c, oc_class cls, oc_cas
     r->tcid = c->tcid;
     if (!oc_impl_supports(impl, c)) {
         r->verdict = OC_SKIP;
-        snprintf(r->detail, sizeof r->detail, "not claimed by the implementation");
+        if (!c->algo->supports(impl, &c->hp))
+            snprintf(r->detail, sizeof r->detail, "not claimed by the implementation (no %s "
+                     "capability for this profile)", c->algo->name);
+        else
+            snprintf(r->detail, sizeof r->detail, "not claimed by the implementation (no "
+                     "mixed-precision capability for %s parameters with %s state)",
+                     oc_format_name(c->storage.param), oc_format_name(c->storage.state));
         return;
     }
     oc_outputs o;

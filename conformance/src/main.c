@@ -23,11 +23,13 @@ typedef struct options {
     oc_isolation iso; /* for a plugin given by path, unless no_isolation */
 } options;
 
-static int usage(const char *msg)
+/* The usage text: on standard output with status 0 when asked for (--help), else on standard
+ * error with status 2 after msg (bad usage). */
+static int usage_to(FILE *out, const char *msg)
 {
     if (msg)
         fprintf(stderr, "optcert: %s\n", msg);
-    fprintf(stderr,
+    fprintf(out,
             "usage:\n"
             "  optcert families [--vectors DIR]\n"
             "  optcert certify [--impl ref|fast-cpu|fast-cuda|mutant:[ALGO/]NAME|PATH.so] [--class exact|fp32|tf32|bf16] [--vectors DIR]\n"
@@ -39,9 +41,12 @@ static int usage(const char *msg)
             "  optcert vectors verify [--vectors DIR] [--precision BITS]\n"
             "  optcert vectors manifest [--vectors DIR]    (prints DIR/MANIFEST.sha256)\n"
             "  optcert vectors check [--vectors DIR]       (DIR's files against DIR/MANIFEST.sha256)\n"
-            "  optcert trace [--root DIR]\n");
-    return 2;
+            "  optcert trace [--root DIR]\n"
+            "  optcert --help\n");
+    return out == stdout ? 0 : 2;
 }
+
+static int usage(const char *msg) { return usage_to(stderr, msg); }
 
 /* Whether s is a whole number in [1, max], into *out. */
 static int positive(const char *s, long max, long *out)
@@ -61,6 +66,8 @@ static int parse(int argc, char **argv, int first, options *o)
         const char *a = argv[i];
         int has = i + 1 < argc;
         long n;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+            return 1; /* usage on standard output, status 0 */
         if (strcmp(a, "--verbose") == 0)
             o->verbose = 1;
         else if (strcmp(a, "--vectors") == 0 && has)
@@ -514,14 +521,17 @@ int main(int argc, char **argv)
         return usage(NULL);
     const char *cmd = argv[1];
     int first = 2;
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0)
+        return usage_to(stdout, NULL);
     if (strcmp(cmd, "vectors") == 0) {
         if (argc < 3 || (strcmp(argv[2], "verify") != 0 && strcmp(argv[2], "manifest") != 0 &&
                          strcmp(argv[2], "check") != 0))
             return usage("unknown vectors subcommand");
         first = 3;
     }
-    if (parse(argc, argv, first, &o) != 0)
-        return usage(NULL);
+    int parsed = parse(argc, argv, first, &o);
+    if (parsed != 0)
+        return parsed > 0 ? usage_to(stdout, NULL) : usage(NULL);
     if (strcmp(cmd, "trace") != 0 && !is_directory(o.vectors))
         return 2; /* every command but trace reads the vector directory */
     if (strcmp(cmd, "families") == 0)
