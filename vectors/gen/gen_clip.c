@@ -183,12 +183,16 @@ static void emit(clip_gen *g, clip_case *c, const char *comment, const char *fla
          * each gradient within its magnitude times the norm's bound + 5 u, plus 2^-149. */
         int ranks = c->cfg.tp_size * c->cfg.pp_size * c->cfg.dp_size;
         double rel = disabled ? 0 : gen_clip_norm_rel(m, ranks, c->cfg.inf_norm);
+        /* CLIP-SKIP-1: the skip decision, megatron only, on the binary32 norm (the float
+         * ChainedOptimizer.step compares with grad_norm_skip_threshold) */
+        int skipped = c->cfg.profile == OC_CLIP_MEGATRON && !disabled &&
+                      (double)norm32 > c->cfg.skip_threshold;
         json_object_set_new(
             test, "expected",
-            json_pack("{s:o,s:o,s:o,s:o}", "norm", hexfloat(norm32), "normTol",
+            json_pack("{s:o,s:o,s:o,s:o,s:b}", "norm", hexfloat(norm32), "normTol",
                       hexfloat(gen_bound_up(rel * norm32)), "gradRelTol",
                       hexfloat(gen_bound_up(disabled ? 0 : rel + 5 * U32)), "grad",
-                      views_json(c, clipped, 0)));
+                      views_json(c, clipped, 0), "skipped", skipped));
         for (int i = 0; i < c->np; i++)
             free(clipped[i]);
     }
@@ -332,6 +336,24 @@ static void invalid_cases(clip_gen *g)
     }
 }
 
+/* CLIP-SKIP-1's boundary: a norm every float32 evaluation gets exactly (3-4-5: exact squares,
+ * an exact sum and square root), with the threshold at it (N > threshold is false: no skip)
+ * and one binary32 ulp below it (skip). Generated after the invalid cases: appended tcIds. */
+static void threshold_cases(clip_gen *g)
+{
+    for (int below = 0; below < 2; below++) {
+        clip_case c = {.cfg = single(OC_CLIP_MEGATRON, 1.0)};
+        c.p[c.np++] = (lparam){.numel = 2, .g = malloc(2 * sizeof(float))};
+        c.p[0].g[0] = -3.0f;
+        c.p[0].g[1] = 4.0f;
+        c.cfg.skip_threshold = below ? nextafterf(5.0f, 0.0f) : 5.0;
+        emit(g, &c, below ? "norm 5, grad_norm_skip_threshold one ulp below it: skipped"
+                          : "norm 5 exactly at grad_norm_skip_threshold: not skipped (N > threshold)",
+             "SkipBoundary", "CLIP-SKIP-1", "valid");
+        free_case(&c);
+    }
+}
+
 static void notes(family *f)
 {
     static const char *const n[][4] = {
@@ -357,6 +379,8 @@ static void notes(family *f)
         {"Distributed", "SHARDING", "ZeRO-1 shards", "every DP rank's shard enters the norm"},
         {"Chained", "SHARDING", "two sub-optimizers", "one global norm, one coefficient"},
         {"SkipThreshold", "EDGE_CASE", "grad_norm_skip_threshold", "clipped, then the step is skipped above it"},
+        {"SkipBoundary", "EDGE_CASE", "norm at grad_norm_skip_threshold and one ulp above it",
+         "the comparison is strict"},
         {"InvalidInput", "INVALID_INPUT", "configuration or gradient outside CLIP-CFG-1",
          "must be rejected with nothing written"},
     };
@@ -387,6 +411,8 @@ int gen_clip(const gen_options *opt, const char *outdir)
             if (p == OC_CLIP_MEGATRON)
                 layout_cases(&g);
             invalid_cases(&g);
+            if (p == OC_CLIP_MEGATRON)
+                threshold_cases(&g);
             rc = family_save(&f, outdir);
             family_free(&f);
         }
