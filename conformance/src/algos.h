@@ -79,6 +79,10 @@ typedef struct oc_algo {
                   struct oc_case_result *r);
     int (*explains)(const struct oc_case *c, const struct oc_outputs *got,
                     const struct oc_outputs *mutant);
+    /* The quantity entry j of output k holds where one output packs several (clip: "norm",
+     * "grad", "skipped"; the guarded step's rows); NULL: every entry is the output's name. The
+     * harness self-test (optcert selftest) shows each quantity judged. */
+    const char *(*quantity)(const struct oc_case *c, int k, size_t j);
 } oc_algo;
 
 extern const oc_algo oc_algo_adam, oc_algo_sgd, oc_algo_lion, oc_algo_schedule;

@@ -178,6 +178,14 @@ static void clip_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_st
     free(views);
 }
 
+/* VEC-FMT-11: value = norm, every view's gradient, the skip decision. */
+static const char *clip_quantity(const oc_case *c, int k, size_t j)
+{
+    (void)k;
+    return j == 0 ? "norm" : j == c->n - 1 ? "skipped" : "grad";
+}
+
 const oc_algo oc_algo_clip = {"clip", "ClipStep", {"value"}, 24, OC_CLIP_MUTANT_COUNT,
                               clip_mutant, clip_nstate, clip_parse, clip_supports,
-                              clip_load_case, clip_run, NULL, 0, OC_ALG_COUNT, NULL, NULL};
+                              clip_load_case, clip_run, NULL, 0, OC_ALG_COUNT, NULL, NULL,
+                              clip_quantity};

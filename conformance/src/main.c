@@ -9,6 +9,7 @@
 #include "certify.h"
 #include "isolate.h"
 #include "manifest.h"
+#include "selftest.h"
 #include "trace.h"
 
 #ifndef OPTCERT_SOURCE_DIR
@@ -41,6 +42,7 @@ static int usage_to(FILE *out, const char *msg)
             "  optcert vectors verify [--vectors DIR] [--precision BITS]\n"
             "  optcert vectors manifest [--vectors DIR]    (prints DIR/MANIFEST.sha256)\n"
             "  optcert vectors check [--vectors DIR]       (DIR's files against DIR/MANIFEST.sha256)\n"
+            "  optcert selftest [--vectors DIR] [--family NAME]  (VEC-JUDGE-1: every output judged)\n"
             "  optcert trace [--root DIR]\n"
             "  optcert --help\n");
     return out == stdout ? 0 : 2;
@@ -542,6 +544,11 @@ int main(int argc, char **argv)
         return cmd_judge(&o);
     if (strcmp(cmd, "mutants") == 0)
         return cmd_mutants(&o);
+    if (strcmp(cmd, "selftest") == 0) {
+        oc_diag d;
+        int rc = oc_selftest(o.vectors, o.family, stdout, &d);
+        return rc < 0 ? fail_input(&d) : rc;
+    }
     if (strcmp(cmd, "vectors") == 0 && strcmp(argv[2], "manifest") == 0)
         return cmd_manifest(&o);
     if (strcmp(cmd, "vectors") == 0 && strcmp(argv[2], "check") == 0)

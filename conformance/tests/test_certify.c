@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "certify.h"
 #include "cunit_main.h"
+#include "selftest.h"
 #include "test_plugin.h"
 #include "../../vectors/gen/st_writer.h"
 
@@ -259,6 +260,34 @@ static void test_reports(void)
     oc_certificate_free(&cert);
 }
 
+/* VEC-JUDGE-1, CLIP-SKIP-1: every output of every shipped family is judged; and the self-test
+ * has teeth: with the skip decision's bound opened (the judgement before issue 19 compared no
+ * skip flag) it names the unjudged output. */
+static void test_every_output_judged(void)
+{
+    oc_diag d;
+    FILE *sink = tmpfile();
+    CU_ASSERT_EQUAL(oc_selftest(vector_dir(), NULL, sink, &d), 0);
+    oc_family fam;
+    char path[4096], line[512];
+    snprintf(path, sizeof path, "%s/clip-megatron/clip-megatron.json", vector_dir());
+    CU_ASSERT_EQUAL_FATAL(oc_family_load(path, &fam, &d), OC_OK);
+    CU_ASSERT_EQUAL(oc_selftest_family(&fam, sink), 0);
+    for (size_t k = 0; k < fam.ncases; k++)
+        if (fam.cases[k].result == OC_RESULT_VALID)
+            fam.cases[k].exp[0].tol[fam.cases[k].n - 1] = INFINITY;
+    rewind(sink);
+    CU_ASSERT_EQUAL(oc_selftest_family(&fam, sink), 1);
+    fflush(sink);
+    rewind(sink);
+    int named = 0;
+    while (fgets(line, sizeof line, sink))
+        named |= strstr(line, "skipped (value[") != NULL && strstr(line, "is not judged") != NULL;
+    CU_ASSERT(named);
+    oc_family_free(&fam);
+    fclose(sink);
+}
+
 void register_suites(void)
 {
     ADD_SUITE("certify",
@@ -268,5 +297,6 @@ void register_suites(void)
               {"invalid inputs rejected cleanly (VEC-FMT-3)", test_invalid_inputs_must_be_rejected_cleanly},
               {"results path (VEC-RES-1..3)", test_results_path},
               {"ulp32", test_ulp32},
-              {"reports", test_reports});
+              {"reports", test_reports},
+              {"every output judged (VEC-JUDGE-1)", test_every_output_judged});
 }
