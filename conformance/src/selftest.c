@@ -1,10 +1,10 @@
-/* The harness self-test (spec/vectors.md VEC-JUDGE-1): for every family, every
- * quantity the harness reads from an implementation is judged. The reference's outputs of each
- * valid case pass; then, one entry at a time (the first and the last entry of each quantity in
- * each case), a wrong value of that entry alone must fail the case. The wrong value: the other
- * decision for a route; else the entry moved by 1, 16, 256, ... ulps of its format until the
- * case fails (a non-finite entry: replaced by 0). An entry that no wrong value fails is a
- * quantity the certificate does not judge. */
+/* The harness self-test (spec/vectors.md VEC-JUDGE-1): for every family, every quantity the
+ * harness reads from an implementation is judged. The reference's outputs of each valid case
+ * pass; then, one entry at a time (the first and the last entry of each quantity in each case),
+ * a wrong value of that entry alone must fail the case. The wrong value: the other decision for
+ * a route; a non-finite entry replaced by 0; else the entry moved by 1, 16, 256, ... ulps of its
+ * format until the case fails, up to 2^64 times its magnitude (2^64 for a 0). An entry that no
+ * wrong value fails is a quantity the certificate does not judge. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@
 typedef struct tally {
     const char *name;
     size_t cases, entries, failed;
-    double worst; /* the largest move (in ulps of the entry's format) a case needed to fail */
+    double worst; /* the largest move (2^worst ulps of the entry's format) a case needed */
 } tally;
 
 static tally *find(tally *t, int *nt, const char *name)
@@ -45,8 +45,8 @@ static int fails(const oc_case *c, const oc_outputs *o)
     return r.verdict == OC_FAIL;
 }
 
-/* Moves entry j of output k until the case fails; returns the move in ulps (0 for a route or a
- * non-finite entry), or -1 if no move fails it. The entry is restored. */
+/* Moves entry j of output k until the case fails; returns the move as e for 2^e ulps (0 for a
+ * route or a non-finite entry), or -1 if no move fails it. The entry is restored. */
 static double wrong_fails(const oc_case *c, oc_outputs *o, int k, size_t j)
 {
     double keep = o->out[k][j], moved = -1;
@@ -58,11 +58,11 @@ static double wrong_fails(const oc_case *c, oc_outputs *o, int k, size_t j)
         o->out[k][j] = 0;
         moved = fails(c, o) ? 0 : -1;
     } else
-        for (double u = 1; u * oc_ulp(keep, prec) <= 0x1p64 * fmax(fabs(keep), 1) && moved < 0;
-             u *= 16) { /* up to 2^64 times the value (a 0 with an absolute bound needs many) */
-            o->out[k][j] = keep + u * oc_ulp(keep, prec);
+        for (int e = 0; ldexp(oc_ulp(keep, prec), e) <= 0x1p64 * fmax(fabs(keep), 1) && moved < 0;
+             e += 4) { /* up to 2^64 times the value (a 0 with an absolute bound needs many) */
+            o->out[k][j] = keep + ldexp(oc_ulp(keep, prec), e);
             if (fails(c, o))
-                moved = u;
+                moved = e;
         }
     o->out[k][j] = keep;
     return moved;
@@ -134,7 +134,7 @@ int oc_selftest_family(const oc_family *fam, FILE *out)
             t[q].cases += t[q].entries > before[q];
     }
     for (int q = 0; q < nt; q++) {
-        fprintf(out, "%-28s %-18s %6zu %8zu %8zu  %.3g\n", fam->name, t[q].name, t[q].cases,
+        fprintf(out, "%-28s %-18s %6zu %8zu %8zu  2^%.0f ulp\n", fam->name, t[q].name, t[q].cases,
                 t[q].entries, t[q].failed, t[q].worst);
         bad |= t[q].failed != t[q].entries;
     }
@@ -154,7 +154,7 @@ int oc_selftest(const char *vector_dir, const char *only, FILE *out, oc_diag *d)
     fprintf(out, "harness self-test: a wrong value of one output entry alone fails its case "
             "(class fp32; the first and last entry of each output in each valid case)\n\n");
     fprintf(out, "%-28s %-18s %6s %8s %8s  %s\n", "family", "output", "cases", "entries",
-            "failed", "largest move that a case needed to fail (ulp)");
+            "failed", "largest move a case needed to fail");
     for (size_t i = 0; paths[i]; i++) {
         oc_family fam;
         if (oc_family_load(paths[i], &fam, d) != OC_OK) {
