@@ -218,7 +218,7 @@ static void judge_one(void *ctx, const oc_family *fam, const oc_case *c, oc_case
                                                                   : -1;
     oc_judge_outputs(c, &o, rc->cls, r);
     if (r->verdict == OC_FAIL)
-        r->diagnosis = oc_diagnose(c, &o);
+        oc_explain_failure(c, &o, rc->cls, r);
     oc_outputs_free(&o);
 }
 

@@ -54,10 +54,12 @@ void oc_report_table(const oc_certificate *cert, FILE *out, int verbose)
         for (size_t k = 0; k < cert->fams[i].ncases; k++) {
             const oc_case_result *r = &cert->fams[i].cases[k];
             if (r->verdict == OC_FAIL || (verbose && r->verdict != OC_PASS && r->verdict != OC_SKIP))
-                fprintf(out, "  %s tcId %d: %s: %s%s%s\n", cert->fams[i].name, r->tcid,
+                fprintf(out, "  %s tcId %d: %s: %s%s%s%s%s\n", cert->fams[i].name, r->tcid,
                         oc_verdict_name(r->verdict), r->detail,
                         r->diagnosis ? " -- behaves like " : "",
-                        r->diagnosis ? r->diagnosis : "");
+                        r->diagnosis ? r->diagnosis : "",
+                        r->locate[0] ? "\n      no catalogued mistake reproduces it; " : "",
+                        r->locate);
         }
     fprintf(out, "\nverdict: %s\n", cert->conforms ? "CONFORMS" : "DOES NOT CONFORM");
 }
@@ -76,10 +78,11 @@ oc_status oc_report_json(const oc_certificate *cert, const char *path, oc_diag *
         for (size_t k = 0; k < f->ncases; k++) {
             const oc_case_result *r = &f->cases[k];
             json_array_append_new(
-                cases, json_pack("{s:i,s:s,s:o,s:o,s:s,s:s?}", "tcId", r->tcid, "verdict",
+                cases, json_pack("{s:i,s:s,s:o,s:o,s:s,s:s?,s:s?}", "tcId", r->tcid, "verdict",
                                  oc_verdict_name(r->verdict), "maxUlps", num(r->max_ulps),
                                  "maxErrorOverBound", num(r->max_ratio), "detail", r->detail,
-                                 "behavesLike", r->diagnosis));
+                                 "behavesLike", r->diagnosis, "localisation",
+                                 r->locate[0] ? r->locate : NULL));
         }
         json_array_append_new(
             fams, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:s,s:o}", "family", f->name,
@@ -139,6 +142,10 @@ oc_status oc_report_junit(const oc_certificate *cert, const char *path, oc_diag 
                 if (r->diagnosis) {
                     fputs(" -- behaves like ", f);
                     xml_escaped(f, r->diagnosis);
+                }
+                if (r->locate[0]) {
+                    fputs(" -- ", f);
+                    xml_escaped(f, r->locate);
                 }
                 fputs("\"/>", f);
             } else if (r->verdict == OC_SKIP) {

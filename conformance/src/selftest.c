@@ -35,7 +35,7 @@ static const char *quantity(const oc_case *c, int k, size_t j)
 {
     if (k == OC_ROUTE_OUTPUT && c->algo == &oc_algo_muon_route)
         return "route"; /* ROUTE-RULE-1, VEC-RES-4 */
-    return c->algo->quantity ? c->algo->quantity(c, k, j) : c->names[k];
+    return oc_quantity(c, k, j);
 }
 
 static int fails(const oc_case *c, const oc_outputs *o)
