@@ -188,4 +188,4 @@ static const char *clip_quantity(const oc_case *c, int k, size_t j)
 const oc_algo oc_algo_clip = {"clip", "ClipStep", {"value"}, 24, OC_CLIP_MUTANT_COUNT,
                               clip_mutant, clip_nstate, clip_parse, clip_supports,
                               clip_load_case, clip_run, NULL, 0, OC_ALG_COUNT, NULL, NULL,
-                              clip_quantity};
+                              clip_quantity, NULL};

@@ -231,6 +231,40 @@ const char *oc_quantity(const oc_case *c, int k, size_t j)
 
 #define LOC_MAX 16 /* quantities listed per step */
 
+/* VEC-DIAG-1: entry i of p at step `step` against the terms of its update: one step of the
+ * reference from the expected state before the step, with the case's weight decay and without
+ * it; the decay term is their difference, the rest the update without it. "" where the
+ * algorithm has no decay term or its value is 0, or the storage is not fp32. */
+static void against_terms(const oc_case *c, size_t step, size_t i, double err, char *buf,
+                          size_t size)
+{
+    oc_hparams hp[2] = {c->hp, c->hp};
+    double *wd = c->algo->decay ? c->algo->decay(&hp[1]) : NULL, update[2];
+    buf[0] = '\0';
+    if (!wd || *wd == 0 || !c->algo->step || c->storage.param != OC_FMT_F32 ||
+        c->storage.state != OC_FMT_F32)
+        return;
+    *wd = 0;
+    for (int h = 0; h < 2; h++) {
+        float *s[OC_MAX_STATE] = {0};
+        for (int k = 0; k < c->nstate; k++) {
+            s[k] = malloc(c->n * sizeof(float));
+            for (size_t e = 0; e < c->n; e++)
+                s[k][e] = step ? (float)c->exp[k].stored[(step - 1) * c->n + e] : c->in[k][e];
+        }
+        float before = s[0][i];
+        oc_status st = c->algo->step(oc_ref(), &hp[h], c->first_step + (int64_t)step, c->n, s,
+                                     c->g + step * c->n);
+        update[h] = st == OC_OK ? (double)s[0][i] - before : NAN;
+        for (int k = 0; k < c->nstate; k++)
+            free(s[k]);
+    }
+    double decay = update[0] - update[1], rest = update[1];
+    if (isfinite(decay) && isfinite(rest) && decay != 0 && rest != 0)
+        snprintf(buf, size, "; against the terms of the update of p: %+.3g x the weight decay "
+                 "term (%+.3g), %+.3g x the rest (%+.3g)", err / decay, decay, err / rest, rest);
+}
+
 /* Issue 19 item 6, VEC-DIAG-1: where a failure no catalogued mistake reproduces goes wrong
  * (element-wise judgement only): the first step with a wrong entry, each quantity wrong there
  * (how many entries, how far past the bound) and each still within bound, and the first wrong
@@ -283,14 +317,17 @@ static void localise(const oc_case *c, const oc_outputs *o, oc_class cls, oc_cas
         double before = step ? c->exp[first_k].stored[first_j - c->n]
                         : c->in[first_k] ? c->in[first_k][i] : NAN;
         double change = e - before, err = got - e;
-        char versus[96] = "";
+        char versus[96] = "", terms[160] = "";
         if (isfinite(change) && change != 0 && isfinite(err))
             snprintf(versus, sizeof versus, " = %+.3g x the step's change of it (%+.3g)",
                      err / change, change);
+        if (first_k == 0 && isfinite(err))
+            against_terms(c, step, i, err, terms, sizeof terms);
         snprintf(r->locate, sizeof r->locate,
-                 "first wrong at step %lld: %s; within bound there: %s%s; %s[%zu] off by %+.3g%s",
+                 "first wrong at step %lld: %s; within bound there: %s%s; %s[%zu] off by %+.3g%s%s",
                  (long long)(c->first_step + (int64_t)step), wrong, g ? right : "nothing",
-                 g ? " (the error is not in them)" : "", oc_quantity(c, first_k, i), i, err, versus);
+                 g ? " (the error is not in them)" : "", oc_quantity(c, first_k, i), i, err, versus,
+                 terms);
         return;
     }
 }

@@ -26,7 +26,7 @@ typedef struct oc_case_result {
     double max_ratio;   /* max |got - f32| / tolFp32 (0 when both are 0) */
     char detail[256];   /* first failing entry, or why skipped */
     const char *diagnosis; /* mutant name that reproduces the failure, or NULL */
-    char locate[384];      /* without one: where the failure starts (VEC-DIAG-1), or "" */
+    char locate[512];      /* without one: where the failure starts (VEC-DIAG-1), or "" */
 } oc_case_result;
 
 /* Outputs of one case: per output name a [steps * n] array (binary32 values widened). */

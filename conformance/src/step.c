@@ -373,4 +373,4 @@ static void step_judge(const oc_case *c, const oc_outputs *o, int cls, oc_case_r
 
 const oc_algo oc_algo_step = {"guarded-step", "GuardedStep", {"value"}, 24, OC_GUARD_MUTANT_COUNT,
                               step_mutant, step_nstate, step_parse, step_supports, step_load_case,
-                              step_run, NULL, 0, OC_ALG_COUNT, step_judge, NULL, step_quantity};
+                              step_run, NULL, 0, OC_ALG_COUNT, step_judge, NULL, step_quantity, NULL};

@@ -355,6 +355,33 @@ static void test_diagnosis_beyond_the_catalogue(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.locate, "within bound there: m (the error is not in them)"));
     oc_outputs_free(&o);
     oc_family_free(&fam);
+    /* a lion that forgets its weight decay (no such mutant): -1 x the decay term at step 1 */
+    char path2[4096];
+    snprintf(path2, sizeof path2, "%s/lion-torch/lion-torch.json", vector_dir());
+    CU_ASSERT_EQUAL_FATAL(oc_family_load(path2, &fam, &d), OC_OK);
+    int seen = 0;
+    for (size_t k = 0; k < fam.ncases && !seen; k++) {
+        oc_case forgot = fam.cases[k];
+        oc_status st;
+        int dirty;
+        if (forgot.result != OC_RESULT_VALID || forgot.hp.lion.weight_decay == 0)
+            continue;
+        forgot.hp.lion.weight_decay = 0;
+        oc_run_case(oc_ref(), &forgot, &o, &st, &dirty);
+        oc_case_result rr = {0};
+        oc_judge_outputs(&fam.cases[k], &o, OC_CLASS_FP32, &rr);
+        if (st == OC_OK && rr.verdict == OC_FAIL) {
+            oc_explain_failure(&fam.cases[k], &o, OC_CLASS_FP32, &rr);
+            const char *t = strstr(rr.locate, "against the terms of the update of p: ");
+            CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+            double times = strtod(t + strlen("against the terms of the update of p: "), NULL);
+            CU_ASSERT(times > -1.01 && times < -0.99);
+            seen = 1;
+        }
+        oc_outputs_free(&o);
+    }
+    CU_ASSERT(seen);
+    oc_family_free(&fam);
 }
 
 void register_suites(void)
