@@ -302,8 +302,12 @@ static int cmd_families(const options *o)
     char **paths;
     if (oc_family_list(o->vectors, &paths, &d) != OC_OK)
         return fail_input(&d);
-    int rc = 0;
-    printf("%-14s %-8s %6s %6s %8s %10s  %s\n", "family", "profile", "valid", "invalid",
+    int rc = 0, wn = 6, wp = 20; /* the name column as wide as the longest name */
+    for (size_t i = 0; paths[i]; i++) {
+        int len = (int)strlen(strrchr(paths[i], '/') + 1) - 5; /* DIR/NAME/NAME.json */
+        wn = len > wn ? len : wn;
+    }
+    printf("%-*s %-*s %6s %6s %8s %10s  %s\n", wn, "family", wp, "profile", "valid", "invalid",
            "accept.", "elem-steps", "spec rules");
     for (size_t i = 0; paths[i] && rc == 0; i++) {
         oc_family fam;
@@ -316,7 +320,7 @@ static int cmd_families(const options *o)
             count[fam.cases[k].result]++;
             work += fam.cases[k].steps * fam.cases[k].n;
         }
-        printf("%-14s %-8s %6zu %6zu %8zu %10zu  ", fam.name, fam.profile, count[0], count[1],
+        printf("%-*s %-*s %6zu %6zu %8zu %10zu  ", wn, fam.name, wp, fam.profile, count[0], count[1],
                count[2], work);
         size_t j;
         json_t *r;
