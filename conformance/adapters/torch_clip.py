@@ -5,7 +5,8 @@ For every test (spec/clip.md, spec/vectors.md VEC-FMT-11): one float32 CPU param
 (the torch family has one rank), its .grad set to the view's gradient; call
 `torch.nn.utils.clip_grad_norm_(params, max_norm, norm_type, error_if_nonfinite=True)` (norm
 type 2.0 or inf; the flag is torch's way to refuse non-finite gradients, CLIP-FINITE-1) and
-record the returned total norm followed by every clipped gradient, as the harness's `value` output. An
+record the returned total norm, every clipped gradient and the skip decision (always 0:
+torch has no skip threshold, CLIP-PROF-TORCH) as the harness's `value` output. An
 exception (torch rejects the input) marks the case `rejected`.
 
     /usr/bin/python3 conformance/adapters/torch_clip.py \\
@@ -19,7 +20,7 @@ import torch
 
 import results_file
 
-ADAPTER = "optcert torch_clip.py 1"
+ADAPTER = "optcert torch_clip.py 2"
 
 
 def run_case(h, views):
@@ -31,7 +32,7 @@ def run_case(h, views):
     norm_type = float("inf") if h["normType"] == "inf" else 2.0
     total = torch.nn.utils.clip_grad_norm_(params, float.fromhex(h["maxNorm"]), norm_type,
                                            error_if_nonfinite=True)
-    values = [float(total)] + [x for p in params for x in p.grad.tolist()]
+    values = [float(total)] + [x for p in params for x in p.grad.tolist()] + [0.0]
     return np.array([values], dtype=np.float32)
 
 

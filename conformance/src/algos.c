@@ -102,10 +102,13 @@ static oc_status adam_step(const oc_impl *impl, const oc_hparams *hp, int64_t t,
                            hp->adam.amsgrad ? s[3] : NULL, g);
 }
 
+static double *adam_decay(oc_hparams *hp) { return &hp->adam.weight_decay; }
+
 const oc_algo oc_algo_adam = {"adam", "AdamStep", {"p", "m", "v", "vmax"}, 24,
                               OC_ADAM_MUTANT_COUNT + MIXED_MUTANTS, adam_mutant, adam_nstate,
                               adam_parse, adam_supports, oc_load_tensor_case, oc_run_elementwise,
-                              adam_step, OC_ADAM_MUTANT_COUNT, OC_ALG_ADAM, NULL, NULL};
+                              adam_step, OC_ADAM_MUTANT_COUNT, OC_ALG_ADAM, NULL, NULL, NULL,
+                              adam_decay};
 
 /* ---- SGD ---- */
 static const char *sgd_mutant(int mu)
@@ -150,10 +153,13 @@ static oc_status sgd_step(const oc_impl *impl, const oc_hparams *hp, int64_t t, 
                           g);
 }
 
+static double *sgd_decay(oc_hparams *hp) { return &hp->sgd.weight_decay; }
+
 const oc_algo oc_algo_sgd = {"sgd", "SgdStep", {"p", "buf"}, 24,
                              OC_SGD_MUTANT_COUNT + MIXED_MUTANTS, sgd_mutant, sgd_nstate,
                              sgd_parse, sgd_supports, oc_load_tensor_case, oc_run_elementwise,
-                             sgd_step, OC_SGD_MUTANT_COUNT, OC_ALG_SGD, NULL, NULL};
+                             sgd_step, OC_SGD_MUTANT_COUNT, OC_ALG_SGD, NULL, NULL, NULL,
+                             sgd_decay};
 
 /* ---- Lion ---- */
 static const char *lion_mutant(int mu)
@@ -189,10 +195,13 @@ static oc_status lion_step(const oc_impl *impl, const oc_hparams *hp, int64_t t,
     return impl->lion_step(impl->ctx, &hp->lion, t, n, s[0], s[1], g);
 }
 
+static double *lion_decay(oc_hparams *hp) { return &hp->lion.weight_decay; }
+
 const oc_algo oc_algo_lion = {"lion", "LionStep", {"p", "m"}, 24,
                               OC_LION_MUTANT_COUNT + MIXED_MUTANTS, lion_mutant, lion_nstate,
                               lion_parse, lion_supports, oc_load_tensor_case, oc_run_elementwise,
-                              lion_step, OC_LION_MUTANT_COUNT, OC_ALG_LION, NULL, NULL};
+                              lion_step, OC_LION_MUTANT_COUNT, OC_ALG_LION, NULL, NULL, NULL,
+                              lion_decay};
 
 const oc_algo *const oc_algos[OC_NALGOS] = {&oc_algo_adam, &oc_algo_sgd, &oc_algo_lion,
                                             &oc_algo_schedule, &oc_algo_loss_scale,

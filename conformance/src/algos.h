@@ -79,6 +79,13 @@ typedef struct oc_algo {
                   struct oc_case_result *r);
     int (*explains)(const struct oc_case *c, const struct oc_outputs *got,
                     const struct oc_outputs *mutant);
+    /* The quantity entry j of output k holds where one output packs several (clip: "norm",
+     * "grad", "skipped"; the guarded step's rows); NULL: every entry is the output's name. The
+     * harness self-test (optcert selftest) shows each quantity judged. */
+    const char *(*quantity)(const struct oc_case *c, int k, size_t j);
+    /* Element-wise algorithms: the weight decay of hp, which the localisation of a failure
+     * separates from the rest of the update (VEC-DIAG-1); NULL elsewhere. */
+    double *(*decay)(oc_hparams *hp);
 } oc_algo;
 
 extern const oc_algo oc_algo_adam, oc_algo_sgd, oc_algo_lion, oc_algo_schedule;

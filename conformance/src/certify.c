@@ -10,6 +10,14 @@ static const char *const class_names[] = {"exact", "fp32", "tf32", "bf16"};
 
 const char *oc_class_name(oc_class cls) { return class_names[cls]; }
 
+const char *oc_bound_class_name(const char *algorithm, oc_class cls)
+{
+    const oc_algo *a = oc_algo_find(algorithm);
+    if (a && a->judge == oc_judge_matrix) /* NS-TOL-1: the class's own row of the tol table */
+        return oc_class_name(cls);
+    return a && a->precision == 53 ? "fp64" : "fp32"; /* ADAM-TOL-2, SCHED-TOL-2, ... */
+}
+
 int oc_class_parse(const char *name, oc_class *out)
 {
     for (int i = 0; i < (int)(sizeof class_names / sizeof class_names[0]); i++)
@@ -249,7 +257,7 @@ static void judge_one(void *ctx, const oc_family *fam, const oc_case *c, oc_case
                                                                   : -1;
     oc_judge_outputs(c, &o, rc->cls, r);
     if (r->verdict == OC_FAIL)
-        r->diagnosis = oc_diagnose(c, &o);
+        oc_explain_failure(c, &o, rc->cls, r);
     oc_outputs_free(&o);
 }
 

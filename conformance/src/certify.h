@@ -62,6 +62,10 @@ void oc_certificate_free(oc_certificate *cert);
 void oc_family_add_result(oc_family_report *fr, const oc_case_result *r);
 
 const char *oc_class_name(oc_class cls);
+/* The class whose bound a family's worst/bound refers to under class cls: cls itself for the
+ * matrix-judged families (NS-TOL-1), else the fp32 bound of each entry (fp64 for the binary64
+ * families), which the exact class reports beside its 1-ulp test. */
+const char *oc_bound_class_name(const char *algorithm, oc_class cls);
 /* "exact", "fp32", "tf32", "bf16"; 0 on success, -1 for an unknown name. */
 int oc_class_parse(const char *name, oc_class *out);
 const char *oc_verdict_name(oc_verdict v);

@@ -1,6 +1,7 @@
 /* The clipping family's descriptor (spec/clip.md): values inline in the JSON (VEC-FMT-11). A
  * test is a configuration and the per-rank views of a logical parameter set; the one output,
- * "value", is the total norm followed by every view's clipped gradient, in view order. */
+ * "value", is the total norm, every view's clipped gradient in view order, then the skip
+ * decision (1 skipped, 0 not: CLIP-SKIP-1). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +80,7 @@ static oc_status clip_load_case(const char *path, const oc_st_file *st, json_t *
         return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: views must be a list", path, c->tcid);
     json_array_foreach(views, i, v) total += json_array_size(json_object_get(v, "grad"));
     c->steps = 1;
-    c->n = 1 + total;
+    c->n = 2 + total; /* norm, gradients, skip decision */
     c->positions = calloc(json_array_size(views) * VIEW_FIELDS + 1, sizeof *c->positions);
     c->positions[0] = (int64_t)json_array_size(views);
     c->in[0] = calloc(c->n, sizeof(float));
@@ -104,8 +105,10 @@ static oc_status clip_load_case(const char *path, const oc_st_file *st, json_t *
         return OC_OK;
     json_t *exp = json_object_get(t, "expected"), *eg = json_object_get(exp, "grad");
     double rel, norm, norm_tol;
+    int skipped;
     oc_status s;
-    if ((s = oc_get_hex(path, exp, "norm", &norm, d)) ||
+    if ((s = oc_get_bool(path, exp, "skipped", &skipped, d)) ||
+        (s = oc_get_hex(path, exp, "norm", &norm, d)) ||
         (s = oc_get_hex64(path, exp, "normTol", &norm_tol, d)) ||
         (s = oc_get_hex64(path, exp, "gradRelTol", &rel, d)))
         return s;
@@ -135,10 +138,12 @@ static oc_status clip_load_case(const char *path, const oc_st_file *st, json_t *
         at += json_array_size(v);
     }
     x[0] = (float)norm;
+    x[c->n - 1] = (float)skipped;
     for (size_t j = 0; j < c->n; j++) { /* CLIP-TOL-2: relative bounds, 2^-149 below them */
         c->exp[0].stored[j] = c->exp[0].f64[j] = x[j];
         c->exp[0].tol[j] = j == 0 ? norm_tol : fabs((double)x[j]) * rel + 0x1p-149;
     }
+    c->exp[0].tol[c->n - 1] = 0; /* CLIP-SKIP-1: the decision is exact */
     free(x);
     return OC_OK;
 }
@@ -176,12 +181,21 @@ static void clip_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_st
         at += len;
         free(grads[i]);
     }
+    o->out[0][c->n - 1] = skipped; /* VEC-FMT-11: value = norm, gradients, skip decision */
     if (*st != OC_OK)
-        *dirty |= norm != -1.0f;
+        *dirty |= norm != -1.0f || skipped != -1;
     free(grads);
     free(views);
 }
 
+/* VEC-FMT-11: value = norm, every view's gradient, the skip decision. */
+static const char *clip_quantity(const oc_case *c, int k, size_t j)
+{
+    (void)k;
+    return j == 0 ? "norm" : j == c->n - 1 ? "skipped" : "grad";
+}
+
 const oc_algo oc_algo_clip = {"clip", "ClipStep", {"value"}, 24, OC_CLIP_MUTANT_COUNT,
                               clip_mutant, clip_nstate, clip_parse, clip_supports,
-                              clip_load_case, clip_run, NULL, 0, OC_ALG_COUNT, NULL, NULL};
+                              clip_load_case, clip_run, NULL, 0, OC_ALG_COUNT, NULL, NULL,
+                              clip_quantity, NULL};

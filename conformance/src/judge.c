@@ -199,26 +199,36 @@ void oc_judge_outputs(const oc_case *c, const oc_outputs *o, oc_class cls, oc_ca
         oc_judge_elementwise(c, o, cls, r);
 }
 
+/* One entry j of output k against its expected value: within the class's bound (ADAM-TOL-1/2
+ * and the other element-wise families; overflow and NaN judged exactly, ADAM-STORE-2), its
+ * error in ulps of the exact value and over the fp32 bound. */
+static int entry_ok(const oc_case *c, int k, size_t j, double got, oc_class cls, double *ulps,
+                    double *ratio)
+{
+    double e = c->exp[k].stored[j], x = c->exp[k].f64[j], tol = c->exp[k].tol[j];
+    int ok;
+    if (!isfinite(e)) {
+        ok = (isnan(e) && isnan(got)) || e == got;
+        *ulps = *ratio = ok ? 0 : INFINITY;
+    } else if (!isfinite(got)) {
+        ok = 0;
+        *ulps = *ratio = INFINITY;
+    } else {
+        *ulps = fabs(got - x) / oc_ulp(x, c->precision[k]);
+        *ratio = tol > 0 ? fabs(got - e) / tol : (got == e ? 0 : INFINITY);
+        ok = cls == OC_CLASS_EXACT ? *ulps <= 1.0 : fabs(got - e) <= tol;
+    }
+    return ok;
+}
+
 void oc_judge_elementwise(const oc_case *c, const oc_outputs *o, oc_class cls, oc_case_result *r)
 {
     for (size_t step = 0; step < c->steps; step++)
         for (int k = 0; k < c->nstate; k++)
             for (size_t i = 0; i < c->n; i++) {
                 size_t j = step * c->n + i;
-                double got = o->out[k][j], e = c->exp[k].stored[j], x = c->exp[k].f64[j];
-                double tol = c->exp[k].tol[j], ulps, ratio;
-                int ok;
-                if (!isfinite(e)) { /* ADAM-STORE-2: overflow and NaN are judged exactly */
-                    ok = (isnan(e) && isnan(got)) || e == got;
-                    ulps = ratio = ok ? 0 : INFINITY;
-                } else if (!isfinite(got)) {
-                    ok = 0;
-                    ulps = ratio = INFINITY;
-                } else {
-                    ulps = fabs(got - x) / oc_ulp(x, c->precision[k]);
-                    ratio = tol > 0 ? fabs(got - e) / tol : (got == e ? 0 : INFINITY);
-                    ok = cls == OC_CLASS_EXACT ? ulps <= 1.0 : fabs(got - e) <= tol; /* ADAM-TOL-1/2 */
-                }
+                double got = o->out[k][j], ulps, ratio;
+                int ok = entry_ok(c, k, j, got, cls, &ulps, &ratio);
                 r->max_ulps = fmax(r->max_ulps, ulps);
                 r->max_ratio = fmax(r->max_ratio, ratio);
                 if (!ok && r->verdict == OC_PASS) {
@@ -228,9 +238,126 @@ void oc_judge_elementwise(const oc_case *c, const oc_outputs *o, oc_class cls, o
                              "step %lld, %s[%zu]: got %.*g, expected %.*g (exact %.17g): "
                              "%.3g ulp, bound %.3g",
                              (long long)(c->first_step + (int64_t)step), c->names[k], i,
-                             digits, got, digits, e, x, ulps, tol);
+                             digits, got, digits, c->exp[k].stored[j], c->exp[k].f64[j], ulps,
+                             c->exp[k].tol[j]);
                 }
             }
+}
+
+/* The quantity entry j of output k holds (oc_algo.quantity), else the output's name. */
+const char *oc_quantity(const oc_case *c, int k, size_t j)
+{
+    return c->algo->quantity ? c->algo->quantity(c, k, j) : c->names[k];
+}
+
+#define LOC_MAX 16 /* quantities listed per step */
+
+/* VEC-DIAG-1: entry i of p at step `step` against the terms of its update: one step of the
+ * reference from the expected state before the step, with the case's weight decay and without
+ * it; the decay term is their difference, the rest the update without it. "" where the
+ * algorithm has no decay term or its value is 0, or the storage is not fp32. */
+static void against_terms(const oc_case *c, size_t step, size_t i, double err, char *buf,
+                          size_t size)
+{
+    oc_hparams hp[2] = {c->hp, c->hp};
+    double *wd = c->algo->decay ? c->algo->decay(&hp[1]) : NULL, update[2];
+    buf[0] = '\0';
+    if (!wd || *wd == 0 || !c->algo->step || c->storage.param != OC_FMT_F32 ||
+        c->storage.state != OC_FMT_F32)
+        return;
+    *wd = 0;
+    for (int h = 0; h < 2; h++) {
+        float *s[OC_MAX_STATE] = {0};
+        for (int k = 0; k < c->nstate; k++) {
+            s[k] = malloc(c->n * sizeof(float));
+            for (size_t e = 0; e < c->n; e++)
+                s[k][e] = step ? (float)c->exp[k].stored[(step - 1) * c->n + e] : c->in[k][e];
+        }
+        float before = s[0][i];
+        oc_status st = c->algo->step(oc_ref(), &hp[h], c->first_step + (int64_t)step, c->n, s,
+                                     c->g + step * c->n);
+        update[h] = st == OC_OK ? (double)s[0][i] - before : NAN;
+        for (int k = 0; k < c->nstate; k++)
+            free(s[k]);
+    }
+    double decay = update[0] - update[1], rest = update[1];
+    if (isfinite(decay) && isfinite(rest) && decay != 0 && rest != 0)
+        snprintf(buf, size, "; against the terms of the update of p: %+.3g x the weight decay "
+                 "term (%+.3g), %+.3g x the rest (%+.3g)", err / decay, decay, err / rest, rest);
+}
+
+/* Issue 19 item 6, VEC-DIAG-1: where a failure no catalogued mistake reproduces goes wrong
+ * (element-wise judgement only): the first step with a wrong entry, each quantity wrong there
+ * (how many entries, how far past the bound) and each still within bound, and the first wrong
+ * entry's error against the change the step should have made to it. */
+static void localise(const oc_case *c, const oc_outputs *o, oc_class cls, oc_case_result *r)
+{
+    for (size_t step = 0; step < c->steps; step++) {
+        const char *name[LOC_MAX];
+        size_t bad[LOC_MAX] = {0}, total[LOC_MAX] = {0};
+        double worst[LOC_MAX] = {0};
+        int nq = 0, first_k = -1;
+        size_t first_j = 0;
+        for (int k = 0; k < c->nstate; k++)
+            for (size_t i = 0; i < c->n; i++) {
+                size_t j = step * c->n + i;
+                double ulps, ratio;
+                int ok = entry_ok(c, k, j, o->out[k][j], cls, &ulps, &ratio), q = 0;
+                const char *qn = oc_quantity(c, k, i);
+                while (q < nq && strcmp(name[q], qn) != 0)
+                    q++;
+                if (q == LOC_MAX)
+                    continue;
+                if (q == nq)
+                    name[nq++] = qn;
+                total[q]++;
+                if (!ok) {
+                    bad[q]++;
+                    worst[q] = fmax(worst[q], ratio);
+                    if (first_k < 0) {
+                        first_k = k;
+                        first_j = j;
+                    }
+                }
+            }
+        if (first_k < 0)
+            continue;
+        char wrong[160] = "", right[96] = "";
+        size_t w = 0, g = 0;
+        for (int q = 0; q < nq; q++) {
+            if (bad[q] && w < sizeof wrong)
+                w += (size_t)snprintf(wrong + w, sizeof wrong - w, "%s%s (%zu of %zu, up to %.3g x "
+                                      "the bound)", w ? ", " : "", name[q], bad[q], total[q],
+                                      worst[q]);
+            else if (!bad[q] && g < sizeof right)
+                g += (size_t)snprintf(right + g, sizeof right - g, "%s%s", g ? ", " : "", name[q]);
+        }
+        /* the first wrong entry against the change the step should make to it */
+        size_t i = first_j % c->n;
+        double got = o->out[first_k][first_j], e = c->exp[first_k].stored[first_j];
+        double before = step ? c->exp[first_k].stored[first_j - c->n]
+                        : c->in[first_k] ? c->in[first_k][i] : NAN;
+        double change = e - before, err = got - e;
+        char versus[96] = "", terms[160] = "";
+        if (isfinite(change) && change != 0 && isfinite(err))
+            snprintf(versus, sizeof versus, " = %+.3g x the step's change of it (%+.3g)",
+                     err / change, change);
+        if (first_k == 0 && isfinite(err))
+            against_terms(c, step, i, err, terms, sizeof terms);
+        snprintf(r->locate, sizeof r->locate,
+                 "first wrong at step %lld: %s; within bound there: %s%s; %s[%zu] off by %+.3g%s%s",
+                 (long long)(c->first_step + (int64_t)step), wrong, g ? right : "nothing",
+                 g ? " (the error is not in them)" : "", oc_quantity(c, first_k, i), i, err, versus,
+                 terms);
+        return;
+    }
+}
+
+void oc_explain_failure(const oc_case *c, const oc_outputs *o, oc_class cls, oc_case_result *r)
+{
+    r->diagnosis = oc_diagnose(c, o);
+    if (!r->diagnosis && !c->algo->judge)
+        localise(c, o, cls, r);
 }
 
 const char *oc_diagnose(const oc_case *c, const oc_outputs *o)
@@ -252,9 +379,8 @@ const char *oc_diagnose(const oc_case *c, const oc_outputs *o)
                 double got = o->out[k][j], want = mo.out[k][j];
                 if (!isfinite(want) || !isfinite(got))
                     match = (isnan(got) && isnan(want)) || got == want;
-                else
-                    match = fabs(got - want) <=
-                            c->exp[k].tol[j] + 2 * oc_ulp(want, c->precision[k]);
+                else /* VEC-DIAG-1: within the entry's own bound, nothing more */
+                    match = fabs(got - want) <= c->exp[k].tol[j];
             }
         oc_outputs_free(&mo);
         if (st == OC_OK && match)
@@ -275,7 +401,7 @@ static void judge_run(const oc_case *c, const oc_outputs *o, oc_status st, int d
         } else {
             oc_judge_outputs(c, o, cls, r);
             if (r->verdict == OC_FAIL)
-                r->diagnosis = oc_diagnose(c, o);
+                oc_explain_failure(c, o, cls, r);
         }
         break;
     case OC_RESULT_INVALID: /* VEC-FMT-3, ADAM-ERR-1 */
@@ -301,7 +427,13 @@ void oc_certify_case(const oc_impl *impl, const oc_case *c, oc_class cls, oc_cas
     r->tcid = c->tcid;
     if (!oc_impl_supports(impl, c)) {
         r->verdict = OC_SKIP;
-        snprintf(r->detail, sizeof r->detail, "not claimed by the implementation");
+        if (!c->algo->supports(impl, &c->hp))
+            snprintf(r->detail, sizeof r->detail, "not claimed by the implementation (no %s "
+                     "capability for this profile)", c->algo->name);
+        else
+            snprintf(r->detail, sizeof r->detail, "not claimed by the implementation (no "
+                     "mixed-precision capability for %s parameters with %s state)",
+                     oc_format_name(c->storage.param), oc_format_name(c->storage.state));
         return;
     }
     oc_outputs o;

@@ -27,6 +27,7 @@ typedef struct oc_case_result {
     double max_ratio;   /* max |got - f32| / tolFp32 (0 when both are 0) */
     char detail[256];   /* first failing entry, or why skipped */
     const char *diagnosis; /* mutant name that reproduces the failure, or NULL */
+    char locate[512];      /* without one: where the failure starts (VEC-DIAG-1), or "" */
 } oc_case_result;
 
 /* Outputs of one case: per output name a [steps * n] array (binary32 values widened). */
@@ -79,8 +80,13 @@ void oc_judge_matrix(const oc_case *c, const oc_outputs *o, int cls, oc_case_res
 /* Runs and judges one case of any result kind; diagnoses failures with the mutants. */
 void oc_certify_case(const oc_impl *impl, const oc_case *c, oc_class cls, oc_case_result *r);
 
-/* Finds the catalogued mistake whose outputs match o (within the fp32 bound of the case,
- * plus 2 ulps); NULL if none. */
+/* Finds the catalogued mistake whose outputs match o, every entry within its own fp32 bound
+ * (VEC-DIAG-1); NULL if none. */
 const char *oc_diagnose(const oc_case *c, const oc_outputs *o);
+/* A failed valid case: its diagnosis, or else (element-wise judgement) where it goes wrong in
+ * r->locate (VEC-DIAG-1). */
+void oc_explain_failure(const oc_case *c, const oc_outputs *o, oc_class cls, oc_case_result *r);
+/* The quantity entry j of output k holds (oc_algo.quantity, else the output's name). */
+const char *oc_quantity(const oc_case *c, int k, size_t j);
 
 #endif

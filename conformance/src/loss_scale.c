@@ -128,4 +128,4 @@ const oc_algo oc_algo_loss_scale = {"loss-scale", "LossScaleUpdate",
                                     {"scale", "growthTracker", "hysteresisTracker"}, 24,
                                     OC_LS_MUTANT_COUNT, ls_mutant, ls_nstate, ls_parse,
                                     ls_supports, ls_load_case, ls_run, NULL, 0,
-                                    OC_ALG_COUNT, NULL, NULL};
+                                    OC_ALG_COUNT, NULL, NULL, NULL, NULL};

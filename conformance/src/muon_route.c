@@ -214,4 +214,4 @@ static int route_explains(const oc_case *c, const oc_outputs *got, const oc_outp
 const oc_algo oc_algo_muon_route = {
     "muon_route", "RoutedStep", {"p", "m", "v"}, 24, OC_ROUTE_MUTANT_COUNT, route_mutant,
     route_nstate, route_parse, route_supports, route_load_case, route_run, NULL, 0,
-    OC_ALG_COUNT, route_judge, route_explains};
+    OC_ALG_COUNT, route_judge, route_explains, NULL, NULL};

@@ -224,7 +224,7 @@ static int ns_explains(const oc_case *c, const oc_outputs *got, const oc_outputs
 
 const oc_algo oc_algo_newton_schulz = {
     "newton_schulz", "NewtonSchulz", {"x"}, 24, OC_NS_MUTANT_COUNT, ns_mutant, ns_nstate,
-    ns_parse, ns_supports, ns_load_case, ns_run, NULL, 0, OC_ALG_COUNT, oc_judge_matrix, ns_explains};
+    ns_parse, ns_supports, ns_load_case, ns_run, NULL, 0, OC_ALG_COUNT, oc_judge_matrix, ns_explains, NULL, NULL};
 
 /* ---- The Muon step (MUON-*) ---- */
 static const char *muon_mutant(int mu) { return oc_muon_mutant_name((oc_muon_mutant)mu); }
@@ -320,7 +320,7 @@ static void muon_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_st
 const oc_algo oc_algo_muon = {
     "muon", "MuonStep", {"p", "m"}, 24, OC_MUON_MUTANT_COUNT, muon_mutant, muon_nstate,
     muon_parse, muon_supports, muon_load_case, muon_run, NULL, 0, OC_ALG_COUNT, oc_judge_matrix,
-    ns_explains};
+    ns_explains, NULL, NULL};
 
 /* ---- Muon over blocks: split QKV, blockwise tensor parallelism (MUON-BLK-*) ---- */
 static const char *blocks_mutant(int mu)
@@ -388,4 +388,4 @@ static void blocks_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_
 const oc_algo oc_algo_muon_blocks = {
     "muon_blocks", "MuonBlockStep", {"p", "m"}, 24, OC_MUON_BLOCK_MUTANT_COUNT, blocks_mutant,
     muon_nstate, blocks_parse, blocks_supports, muon_load_case, blocks_run, NULL, 0,
-    OC_ALG_COUNT, oc_judge_matrix, ns_explains};
+    OC_ALG_COUNT, oc_judge_matrix, ns_explains, NULL, NULL};

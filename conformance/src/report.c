@@ -4,6 +4,22 @@
 #include <string.h>
 #include "certify.h"
 
+/* Why a family's cases were skipped: each distinct reason once, with its count. */
+static void skip_reasons(const oc_family_report *f, FILE *out)
+{
+    for (size_t k = 0; k < f->ncases; k++) {
+        const char *why = f->cases[k].detail;
+        size_t count = 0, seen = 0;
+        if (f->cases[k].verdict != OC_SKIP)
+            continue;
+        for (size_t j = 0; j < f->ncases; j++)
+            if (f->cases[j].verdict == OC_SKIP && strcmp(f->cases[j].detail, why) == 0)
+                seen |= j < k, count++;
+        if (!seen)
+            fprintf(out, "  %s: %zu of %zu cases skipped: %s\n", f->name, count, f->ncases, why);
+    }
+}
+
 void oc_report_table(const oc_certificate *cert, FILE *out, int verbose)
 {
     fprintf(out, "optcert certificate\n  implementation: %s %s (%s)\n  class: %s%s\n",
@@ -14,23 +30,36 @@ void oc_report_table(const oc_certificate *cert, FILE *out, int verbose)
             cert->vectors_custom ? "custom vectors (they differ from the shipped manifest)"
                                  : "the shipped vectors",
             cert->level[0] ? cert->level : "?", cert->vectors_sha256[0] ? cert->vectors_sha256 : "?");
-    fprintf(out, "%-18s %-8s %6s %6s %6s %8s %8s %11s %11s\n", "family", "profile", "pass",
-            "FAIL", "skip", "accepted", "rejected", "worst ulp", "worst/bound");
+    /* columns as wide as the longest family name and profile */
+    int wn = 6, wp = 7;
+    for (size_t i = 0; i < cert->nfams; i++) {
+        wn = (int)fmax(wn, (double)strlen(cert->fams[i].name));
+        wp = (int)fmax(wp, (double)strlen(cert->fams[i].profile));
+    }
+    fprintf(out, "%-*s %-*s %6s %6s %6s %8s %8s %11s %11s %5s\n", wn, "family", wp, "profile",
+            "pass", "FAIL", "skip", "accepted", "rejected", "worst ulp", "worst/bound",
+            "bound");
     for (size_t i = 0; i < cert->nfams; i++) {
         const oc_family_report *f = &cert->fams[i];
-        fprintf(out, "%-18s %-8s %6zu %6zu %6zu %8zu %8zu %11.3g %11.3g\n", f->name, f->profile,
-                f->counts[OC_PASS], f->counts[OC_FAIL], f->counts[OC_SKIP],
-                f->counts[OC_ACCEPTED], f->counts[OC_REJECTED], f->worst_ulps, f->worst_ratio);
+        fprintf(out, "%-*s %-*s %6zu %6zu %6zu %8zu %8zu %11.3g %11.3g %5s\n", wn, f->name, wp,
+                f->profile, f->counts[OC_PASS], f->counts[OC_FAIL], f->counts[OC_SKIP],
+                f->counts[OC_ACCEPTED], f->counts[OC_REJECTED], f->worst_ulps, f->worst_ratio,
+                oc_bound_class_name(f->algorithm, cert->cls));
     }
+    fprintf(out, "\n  worst/bound: the largest error over the bound of the class named in "
+            "column bound\n");
+    for (size_t i = 0; i < cert->nfams; i++)
+        skip_reasons(&cert->fams[i], out);
     for (size_t i = 0; i < cert->nfams; i++)
         for (size_t k = 0; k < cert->fams[i].ncases; k++) {
             const oc_case_result *r = &cert->fams[i].cases[k];
-            int all_skipped = cert->fams[i].counts[OC_SKIP] == cert->fams[i].ncases;
-            if (r->verdict == OC_FAIL || (verbose && r->verdict != OC_PASS && !all_skipped))
-                fprintf(out, "  %s tcId %d: %s: %s%s%s\n", cert->fams[i].name, r->tcid,
+            if (r->verdict == OC_FAIL || (verbose && r->verdict != OC_PASS && r->verdict != OC_SKIP))
+                fprintf(out, "  %s tcId %d: %s: %s%s%s%s%s\n", cert->fams[i].name, r->tcid,
                         oc_verdict_name(r->verdict), r->detail,
                         r->diagnosis ? " -- behaves like " : "",
-                        r->diagnosis ? r->diagnosis : "");
+                        r->diagnosis ? r->diagnosis : "",
+                        r->locate[0] ? "\n      no catalogued mistake reproduces it; " : "",
+                        r->locate);
         }
     fprintf(out, "\nverdict: %s\n", cert->conforms ? "CONFORMS" : "DOES NOT CONFORM");
 }
@@ -49,19 +78,21 @@ oc_status oc_report_json(const oc_certificate *cert, const char *path, oc_diag *
         for (size_t k = 0; k < f->ncases; k++) {
             const oc_case_result *r = &f->cases[k];
             json_array_append_new(
-                cases, json_pack("{s:i,s:s,s:o,s:o,s:s,s:s?}", "tcId", r->tcid, "verdict",
+                cases, json_pack("{s:i,s:s,s:o,s:o,s:s,s:s?,s:s?}", "tcId", r->tcid, "verdict",
                                  oc_verdict_name(r->verdict), "maxUlps", num(r->max_ulps),
                                  "maxErrorOverBound", num(r->max_ratio), "detail", r->detail,
-                                 "behavesLike", r->diagnosis));
+                                 "behavesLike", r->diagnosis, "localisation",
+                                 r->locate[0] ? r->locate : NULL));
         }
         json_array_append_new(
-            fams, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:o}", "family", f->name,
+            fams, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:s,s:o}", "family", f->name,
                             "profile", f->profile, "pass", (json_int_t)f->counts[OC_PASS],
                             "fail", (json_int_t)f->counts[OC_FAIL], "skipped",
                             (json_int_t)f->counts[OC_SKIP], "accepted",
                             (json_int_t)f->counts[OC_ACCEPTED], "rejected",
                             (json_int_t)f->counts[OC_REJECTED], "worstUlps",
                             num(f->worst_ulps), "worstErrorOverBound", num(f->worst_ratio),
+                            "boundClass", oc_bound_class_name(f->algorithm, cert->cls),
                             "cases", cases));
     }
     json_t *vectors = json_pack("{s:s,s:s,s:b}", "manifestSha256", cert->vectors_sha256,
@@ -111,6 +142,10 @@ oc_status oc_report_junit(const oc_certificate *cert, const char *path, oc_diag 
                 if (r->diagnosis) {
                     fputs(" -- behaves like ", f);
                     xml_escaped(f, r->diagnosis);
+                }
+                if (r->locate[0]) {
+                    fputs(" -- ", f);
+                    xml_escaped(f, r->locate);
                 }
                 fputs("\"/>", f);
             } else if (r->verdict == OC_SKIP) {

@@ -135,4 +135,4 @@ static void schedule_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, o
 const oc_algo oc_algo_schedule = {"schedule", "ScheduleEval", {"lr", "wd"}, 53,
                                   OC_SCHED_MUTANT_COUNT, schedule_mutant, schedule_nstate,
                                   schedule_parse, schedule_supports, schedule_load_case,
-                                  schedule_run, NULL, 0, OC_ALG_COUNT, NULL, NULL};
+                                  schedule_run, NULL, 0, OC_ALG_COUNT, NULL, NULL, NULL, NULL};

@@ -324,18 +324,35 @@ static void step_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_st
     free(snap);
 }
 
-/* Whether entry i of a row is a parameter or state value (not a gradient, not the head). */
-static int is_state_entry(const step_meta *m, size_t i)
+/* VEC-FMT-17: the quantity at entry j of the rows (the head, the counters, then per parameter
+ * its p and state tensors and its gradient). */
+static const char *step_quantity(const oc_case *c, int k, size_t j)
 {
-    size_t at = HEAD + m->nsub;
-    for (size_t k = 0; k < m->nsub; k++)
-        for (size_t q = m->first[k]; q < m->first[k] + m->sub[k].nparams; q++) {
-            size_t states = m->n[q] * (size_t)sub_nstate(&m->sub[k]);
-            if (i >= at && i < at + states)
-                return 1;
-            at += states + m->n[q];
+    static const char *const head[HEAD] = {"outcome", "norm", "position", "scale",
+                                           "growthTracker", "hysteresisTracker"};
+    static const char *const names[OC_SUB_KIND_COUNT][4] = {
+        {"p", "m", "v", "vmax"}, {"p", "buf"}, {"p", "m"}};
+    const step_meta *m = meta(c);
+    size_t i = j % c->n, at = HEAD + m->nsub;
+    (void)k;
+    if (i < HEAD)
+        return head[i];
+    if (i < at)
+        return "counter";
+    for (size_t s = 0; s < m->nsub; s++)
+        for (size_t q = m->first[s]; q < m->first[s] + m->sub[s].nparams; q++) {
+            size_t ns = (size_t)sub_nstate(&m->sub[s]);
+            if (i < at + (ns + 1) * m->n[q])
+                return i < at + ns * m->n[q] ? names[m->sub[s].kind][(i - at) / m->n[q]] : "grad";
+            at += (ns + 1) * m->n[q];
         }
-    return 0;
+    return "?";
+}
+
+/* Whether entry i of a row is a parameter or state value (not a gradient, not the head). */
+static int is_state_entry(const oc_case *c, size_t i)
+{
+    return i >= HEAD + meta(c)->nsub && strcmp(step_quantity(c, 0, i), "grad") != 0;
 }
 
 /* STEP-SKIP-1: a skipped iteration leaves every parameter and state bit-identical to the
@@ -345,7 +362,7 @@ static int skip_kept_state(const oc_case *c, const oc_outputs *o, size_t step, s
     const step_meta *m = meta(c);
     size_t in = 0;
     for (size_t i = HEAD + m->nsub; i < c->n; i++) {
-        if (!is_state_entry(m, i))
+        if (!is_state_entry(c, i))
             continue;
         double before = step ? o->out[0][(step - 1) * c->n + i] : c->in[0][in++];
         double now = o->out[0][step * c->n + i];
@@ -400,4 +417,4 @@ static void step_judge(const oc_case *c, const oc_outputs *o, int cls, oc_case_r
 
 const oc_algo oc_algo_step = {"guarded-step", "GuardedStep", {"value"}, 24, OC_GUARD_MUTANT_COUNT,
                               step_mutant, step_nstate, step_parse, step_supports, step_load_case,
-                              step_run, NULL, 0, OC_ALG_COUNT, step_judge, NULL};
+                              step_run, NULL, 0, OC_ALG_COUNT, step_judge, NULL, step_quantity, NULL};

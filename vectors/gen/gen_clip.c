@@ -183,12 +183,16 @@ static void emit(clip_gen *g, clip_case *c, const char *comment, const char *fla
          * each gradient within its magnitude times the norm's bound + 5 u, plus 2^-149. */
         int ranks = c->cfg.tp_size * c->cfg.pp_size * c->cfg.dp_size;
         double rel = disabled ? 0 : gen_clip_norm_rel(m, ranks, c->cfg.inf_norm);
+        /* CLIP-SKIP-1: the skip decision, megatron only, on the binary32 norm (the float
+         * ChainedOptimizer.step compares with grad_norm_skip_threshold) */
+        int skipped = c->cfg.profile == OC_CLIP_MEGATRON && !disabled &&
+                      (double)norm32 > c->cfg.skip_threshold;
         json_object_set_new(
             test, "expected",
-            json_pack("{s:o,s:o,s:o,s:o}", "norm", hexfloat(norm32), "normTol",
+            json_pack("{s:o,s:o,s:o,s:o,s:b}", "norm", hexfloat(norm32), "normTol",
                       hexfloat(gen_bound_up(rel * norm32)), "gradRelTol",
                       hexfloat(gen_bound_up(disabled ? 0 : rel + 5 * U32)), "grad",
-                      views_json(c, clipped, 0)));
+                      views_json(c, clipped, 0), "skipped", skipped));
         for (int i = 0; i < c->np; i++)
             free(clipped[i]);
     }
@@ -259,13 +263,39 @@ static void single_rank_cases(clip_gen *g)
     free_case(&c);
 }
 
+/* A layout of Megatron's: TP x PP x DP ranks, ZeRO-1 or not, a tied embedding or not, the
+ * last stage's parameters in a second sub-optimizer or not. */
+typedef struct layout {
+    int tp, pp, dp, distributed, tied, chained;
+    const char *comment, *flag, *rules;
+} layout;
+
+/* Four parameters (embedding, layer norm, sharded weight, row-parallel bias) under layout l. */
+static void layout_case(clip_gen *g, const layout *l)
+{
+    clip_case c = {.cfg = {.profile = OC_CLIP_MEGATRON, .max_norm = 1.0,
+                           .skip_threshold = INFINITY, .distributed = l->distributed,
+                           .tp_size = l->tp, .pp_size = l->pp, .dp_size = l->dp}};
+    int last = l->pp - 1;
+    c.p[c.np++] = param(g, 24, -2, 1);                      /* embedding, stage 0 */
+    c.p[0].tensor_parallel = 1;
+    c.p[0].tied = l->tied;
+    c.p[c.np++] = param(g, 7, 0, 2);                        /* layer norm: TP duplicate */
+    c.p[c.np++] = param(g, 18, -3, 0);                      /* sharded weight, last stage */
+    c.p[2].tensor_parallel = 1;
+    c.p[2].stage = last;
+    c.p[c.np++] = param(g, 5, 0, 1);                        /* row-parallel bias: duplicate */
+    c.p[3].stage = last;
+    c.p[3].optimizer = l->chained;
+    c.p[2].optimizer = l->chained;
+    emit(g, &c, l->comment, l->flag, l->rules, "valid");
+    free_case(&c);
+}
+
 /* Megatron's layouts (CLIP-DEDUP-*) and chained optimizers (CLIP-CHAIN-1), skip threshold. */
 static void layout_cases(clip_gen *g)
 {
-    static const struct {
-        int tp, pp, dp, distributed, tied, chained;
-        const char *comment, *flag, *rules;
-    } k[] = {
+    static const layout k[] = {
         {2, 1, 1, 0, 0, 0, "TP 2: sharded weights, duplicated layer norms and biases",
          "TensorParallel", "CLIP-DEDUP-TP-1"},
         {4, 1, 1, 0, 0, 0, "TP 4", "TensorParallel", "CLIP-DEDUP-TP-1"},
@@ -281,25 +311,8 @@ static void layout_cases(clip_gen *g)
         {2, 1, 1, 0, 0, 1, "chained optimizer: two sub-optimizers, one global norm", "Chained",
          "CLIP-CHAIN-1"},
     };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
-        clip_case c = {.cfg = {.profile = OC_CLIP_MEGATRON, .max_norm = 1.0,
-                               .skip_threshold = INFINITY, .distributed = k[i].distributed,
-                               .tp_size = k[i].tp, .pp_size = k[i].pp, .dp_size = k[i].dp}};
-        int last = k[i].pp - 1;
-        c.p[c.np++] = param(g, 24, -2, 1);                      /* embedding, stage 0 */
-        c.p[0].tensor_parallel = 1;
-        c.p[0].tied = k[i].tied;
-        c.p[c.np++] = param(g, 7, 0, 2);                        /* layer norm: TP duplicate */
-        c.p[c.np++] = param(g, 18, -3, 0);                      /* sharded weight, last stage */
-        c.p[2].tensor_parallel = 1;
-        c.p[2].stage = last;
-        c.p[c.np++] = param(g, 5, 0, 1);                        /* row-parallel bias: duplicate */
-        c.p[3].stage = last;
-        c.p[3].optimizer = k[i].chained;
-        c.p[2].optimizer = k[i].chained;
-        emit(g, &c, k[i].comment, k[i].flag, k[i].rules, "valid");
-        free_case(&c);
-    }
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        layout_case(g, &k[i]);
     /* grad_norm_skip_threshold: exceeded (skip, nothing scaled) and not exceeded */
     for (int exceed = 1; exceed >= 0; exceed--) {
         clip_case c = {.cfg = single(OC_CLIP_MEGATRON, 1.0)};
@@ -332,6 +345,30 @@ static void invalid_cases(clip_gen *g)
     }
 }
 
+/* Generated after the invalid cases (appended tcIds). CLIP-SKIP-1's boundary: a norm every
+ * float32 evaluation gets exactly (3-4-5: exact squares, an exact sum and square root), below
+ * max_norm 8 (Megatron leaves the gradients: always-scale would multiply them by 8/5), with the
+ * threshold at it (N > threshold is false: no skip) and one binary32 ulp below it (skip). Then a
+ * second chained optimizer (CLIP-CHAIN-1), over DP 2 ZeRO-1 shards. */
+static void appended_cases(clip_gen *g)
+{
+    static const layout chained = {1, 1, 2, 1, 0, 1,
+                                   "chained optimizer over DP 2 ZeRO-1 shards: one global norm",
+                                   "Chained", "CLIP-CHAIN-1 CLIP-DEDUP-DP-1"};
+    for (int below = 0; below < 2; below++) {
+        clip_case c = {.cfg = single(OC_CLIP_MEGATRON, 8.0)};
+        c.p[c.np++] = (lparam){.numel = 2, .g = malloc(2 * sizeof(float))};
+        c.p[0].g[0] = -3.0f;
+        c.p[0].g[1] = 4.0f;
+        c.cfg.skip_threshold = below ? nextafterf(5.0f, 0.0f) : 5.0;
+        emit(g, &c, below ? "norm 5, grad_norm_skip_threshold one ulp below it: skipped"
+                          : "norm 5 exactly at grad_norm_skip_threshold: not skipped (N > threshold)",
+             "SkipBoundary", "CLIP-SKIP-1 CLIP-COEF-1", "valid");
+        free_case(&c);
+    }
+    layout_case(g, &chained);
+}
+
 static void notes(family *f)
 {
     static const char *const n[][4] = {
@@ -357,6 +394,8 @@ static void notes(family *f)
         {"Distributed", "SHARDING", "ZeRO-1 shards", "every DP rank's shard enters the norm"},
         {"Chained", "SHARDING", "two sub-optimizers", "one global norm, one coefficient"},
         {"SkipThreshold", "EDGE_CASE", "grad_norm_skip_threshold", "clipped, then the step is skipped above it"},
+        {"SkipBoundary", "EDGE_CASE", "norm at grad_norm_skip_threshold and one ulp above it",
+         "the comparison is strict"},
         {"InvalidInput", "INVALID_INPUT", "configuration or gradient outside CLIP-CFG-1",
          "must be rejected with nothing written"},
     };
@@ -387,6 +426,8 @@ int gen_clip(const gen_options *opt, const char *outdir)
             if (p == OC_CLIP_MEGATRON)
                 layout_cases(&g);
             invalid_cases(&g);
+            if (p == OC_CLIP_MEGATRON)
+                appended_cases(&g);
             rc = family_save(&f, outdir);
             family_free(&f);
         }

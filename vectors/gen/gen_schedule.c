@@ -314,6 +314,32 @@ static void cases(family *f, sched_ctx *cx)
                               : "warmup from init_lr > 0, then cosine to min_lr",
              "InitLr", "SCHED-WARMUP-1", "valid", pos, np);
     }
+    /* appended: the boundaries of the configuration (SCHED-CFG-1) not reached above. W = 0 for
+     * every style (cosine has it above); the WSD decay as long as the whole decay (S = D); a
+     * second cosine weight-decay increment, from start 0 with the multiplier 1 */
+    for (int st = 0; st < OC_LR_DECAY_STYLE_COUNT; st++) {
+        if (st == OC_LR_COSINE)
+            continue;
+        s = defaults((oc_lr_decay_style)st);
+        s.warmup_steps = 0;
+        np = boundaries(&s, pos);
+        emit(f, cx, &s, "no warmup: the first position already decays", "NoWarmup",
+             style_rules[st], "valid", pos, np);
+    }
+    s = defaults(OC_LR_WSD);
+    s.wsd_decay_steps = s.decay_steps;
+    s.wsd_style = OC_WSD_COSINE;
+    np = boundaries(&s, pos);
+    emit(f, cx, &s, "WSD decay as long as the whole decay (S = D): no stable phase",
+         "WsdWholeDecay", style_rules[OC_LR_WSD], "valid", pos, np);
+    s = defaults(OC_LR_LINEAR);
+    s.wd_style = OC_WD_COSINE;
+    s.start_wd = 0.0;
+    s.end_wd = 0.05;
+    s.wd_incr_steps = 30000;
+    np = boundaries(&s, pos);
+    emit(f, cx, &s, "cosine weight-decay increment from 0 to 0.05", "WeightDecayIncrement",
+         "SCHED-WD-1 SCHED-MULT-1", "valid", pos, np);
 }
 
 static void notes(family *f)
@@ -327,6 +353,8 @@ static void notes(family *f)
          "min_lr must clamp the inverse square root"},
         {"WeightDecayIncrement", "KNOWN_MISTAKE", "weight decay increasing over time",
          "the cosine increment rises as 0.5 (cos(pi (1 - r)) + 1); a decreasing cosine shows"},
+        {"WsdWholeDecay", "EDGE_CASE", "wsd_decay_steps = decay_steps",
+         "the WSD decay starts right after the warmup"},
         {"BatchRamp", "EDGE_CASE", "positions reached with growing increments",
          "the schedule depends on samples consumed only"},
         {"InvalidSchedule", "INVALID_INPUT", "configuration or position outside SCHED-CFG-1",

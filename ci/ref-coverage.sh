@@ -1,0 +1,13 @@
+#!/bin/sh
+# Branch coverage of ref/ by the committed vectors (issue 19 item 3): builds optcert with ref/
+# instrumented (gcov) in BUILD_DIR (default build-cov), certifies the reference against the
+# vectors and prints the figure per file and in total; fails below ci/ref-coverage-floor.txt
+# (ci/ref_coverage.py says how branches are counted).
+#   ci/ref-coverage.sh [BUILD_DIR] [--list] [--mutants]
+set -eu
+cd "$(dirname "$0")/.."
+build=build-cov
+case ${1:-} in --*|'') ;; *) build=$1; shift ;; esac
+cmake -S . -B "$build" -DOPTCERT_REF_COVERAGE=ON >/dev/null
+cmake --build "$build" -j"$(nproc)" --target optcert >/dev/null
+exec /usr/bin/python3 ci/ref_coverage.py "$build" "$@"

@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+"""Branch coverage of the reference (ref/) by the committed vectors (issue 19 item 3).
+
+    ci/ref_coverage.py BUILD_DIR [--list] [--mutants]
+
+BUILD_DIR is a build configured with -DOPTCERT_REF_COVERAGE=ON (ci/ref-coverage.sh makes one).
+Its optcert runs `optcert certify --impl ref --class exact` over the committed vectors (must
+conform) from zeroed counters, then gcov -b -c reads every ref/*.c. A branch is
+  - covered: taken by some vector case;
+  - a mutant branch: not taken, on a source line that names a mutant (the catalogued mistakes
+    are the mutants' code paths, not the reference's; ctest cli_mutants shows each of them
+    killed). With --mutants, `optcert mutants` then runs from zeroed counters too (a minute on
+    2 cores) and such a branch must be taken there;
+  - excepted: listed in ci/ref-coverage-exceptions.txt (`ref/FILE.c:LINE justification`, one
+    line of justification per excepted source line);
+  - otherwise uncovered.
+Prints per file and in total: branches (mutant branches left out), covered, excepted, uncovered,
+and the figure covered / (branches - excepted). Exit 1 if the figure is below the floor in
+ci/ref-coverage-floor.txt, or an exception names a line with no untaken branch (stale); 2 on bad
+usage or when the reference does not conform. --list prints every uncovered branch.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+MUTANT_LINE = re.compile(r"mutant|_MUT_", re.IGNORECASE)
+
+
+def gcov(build):
+    """{(file, line): [taken count per branch]} for every ref/*.c, and the source lines."""
+    objdir = os.path.join(build, "CMakeFiles", "optcert_ref.dir", "ref")
+    branches, source = {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in sorted(os.listdir(os.path.join(ROOT, "ref"))):
+            if not name.endswith(".c"):
+                continue
+            src = os.path.join(ROOT, "ref", name)
+            subprocess.run(["gcov", "-b", "-c", "-o", os.path.join(objdir, name + ".gcno"), src],
+                           cwd=tmp, check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+            path = os.path.join(tmp, name + ".gcov")
+            if not os.path.exists(path):
+                continue
+            line = None
+            for text in open(path, encoding="utf-8", errors="replace"):
+                m = re.match(r"\s*([^:]+):\s*(\d+):(.*)", text)
+                if m and not text.startswith("branch") and not text.startswith("call"):
+                    line = int(m.group(2))
+                    source[("ref/" + name, line)] = m.group(3)
+                    continue
+                b = re.match(r"branch\s+\d+\s+(taken (\d+)|never executed)", text)
+                if b and line is not None:
+                    taken = int(b.group(2)) if b.group(2) is not None else 0
+                    branches.setdefault(("ref/" + name, line), []).append(taken)
+    return branches, source
+
+
+def zero(build):
+    for d, _, files in os.walk(build):
+        for f in files:
+            if f.endswith(".gcda"):
+                os.remove(os.path.join(d, f))
+
+
+def run(build, args):
+    return subprocess.run([os.path.join(build, "optcert")] + args, cwd=ROOT,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+
+
+def main(argv):
+    if len(argv) < 2 or not os.path.isdir(argv[1]):
+        print(__doc__, file=sys.stderr)
+        return 2
+    build, listing = os.path.abspath(argv[1]), "--list" in argv[2:]
+    verify = "--mutants" in argv[2:]
+    zero(build)
+    if run(build, ["certify", "--impl", "ref", "--class", "exact"]) != 0:
+        print("ref_coverage: the reference does not conform to the vectors", file=sys.stderr)
+        return 2
+    ref, source = gcov(build)
+    mut = None
+    if verify:
+        zero(build)
+        run(build, ["mutants"])  # exit 1 would mean a surviving mutant: ctest cli_mutants says so
+        mut, _ = gcov(build)
+    exceptions = {}
+    for text in open(os.path.join(ROOT, "ci", "ref-coverage-exceptions.txt"), encoding="utf-8"):
+        m = re.match(r"(ref/\S+\.c):(\d+)\s+(\S.*)", text)
+        if m:
+            exceptions[(m.group(1), int(m.group(2)))] = m.group(3)
+    floor = float(open(os.path.join(ROOT, "ci", "ref-coverage-floor.txt")).read().split()[0])
+    per_file, uncovered, used = {}, [], set()
+    for key, counts in sorted(ref.items()):
+        mcounts = mut.get(key, [0] * len(counts)) if mut is not None else [1] * len(counts)
+        f = per_file.setdefault(key[0], [0, 0, 0, 0])  # branches, covered, excepted, uncovered
+        for b, taken in enumerate(counts):
+            if taken:
+                f[0] += 1
+                f[1] += 1
+            elif MUTANT_LINE.search(source.get(key, "")) and b < len(mcounts) and mcounts[b]:
+                continue  # a mutant branch
+            elif key in exceptions:
+                f[0] += 1
+                f[2] += 1
+                used.add(key)
+            else:
+                f[0] += 1
+                f[3] += 1
+                uncovered.append((key, b))
+    total = [sum(v[i] for v in per_file.values()) for i in range(4)]
+    print("branch coverage of ref/ by the committed vectors (gcov; mutant branches left out)")
+    print(f"{'file':26} {'branches':>8} {'covered':>8} {'excepted':>8} {'uncovered':>9} {'figure':>7}")
+    for name, v in sorted(per_file.items()) + [("total", total)]:
+        fig = 100.0 * v[1] / max(v[0] - v[2], 1)
+        print(f"{name:26} {v[0]:8d} {v[1]:8d} {v[2]:8d} {v[3]:9d} {fig:6.2f}%")
+    figure = 100.0 * total[1] / max(total[0] - total[2], 1)
+    stale = sorted(set(exceptions) - used)
+    for key in stale:
+        print(f"stale exception (no untaken branch there): {key[0]}:{key[1]}")
+    if listing:
+        for (key, b) in uncovered:
+            print(f"uncovered: {key[0]}:{key[1]} branch {b}: {source.get(key, '').strip()}")
+    print(f"figure: {figure:.2f}% of the reference's branches taken by a vector case "
+          f"(floor {floor:.2f}%)")
+    return 1 if figure < floor or stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
