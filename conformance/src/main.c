@@ -24,7 +24,7 @@
 #endif
 
 typedef struct options {
-    const char *vectors, *impl, *results, *root, *cls, *family;
+    const char *vectors, *impl, *results, *root, *cls, *family, *html;
     const char *reports[8];
     int nreports, verbose, no_isolation;
     long precision;
@@ -39,10 +39,10 @@ static int usage(const char *msg)
             "usage:\n"
             "  optcert families [--vectors DIR]\n"
             "  optcert certify [--impl ref|fast-cpu|fast-cuda|mutant:[ALGO/]NAME|PATH.so] [--class exact|fp32|tf32|bf16] [--vectors DIR]\n"
-            "                  [--family NAME] [--report table|json:FILE|junit:FILE]... [--verbose]\n"
+            "                  [--family NAME] [--report table|json:FILE|junit:FILE|html:FILE]... [--html FILE] [--verbose]\n"
             "                  [--timeout SECONDS] [--memory MIB] [--no-isolation]\n"
             "  optcert judge --results FILE [--class exact|fp32|tf32|bf16] [--vectors DIR] [--family NAME]\n"
-            "                [--report ...] [--verbose]\n"
+            "                [--report ...] [--html FILE] [--verbose]\n"
             "  optcert mutants [--vectors DIR] [--family NAME]\n"
             "  optcert vectors verify [--vectors DIR] [--precision BITS]\n"
             "  optcert vectors manifest [--vectors DIR]    (prints DIR/MANIFEST.sha256)\n"
@@ -124,6 +124,8 @@ static int parse(int argc, char **argv, int first, options *o)
             o->iso.memory_mib = (size_t)n;
         else if (strcmp(a, "--report") == 0 && has && o->nreports < 8)
             o->reports[o->nreports++] = argv[++i];
+        else if (strcmp(a, "--html") == 0 && has) /* --report html:FILE beside the table */
+            o->html = argv[++i];
         else {
             fprintf(stderr, "optcert: unknown or incomplete option '%s'\n", a);
             return -1;
@@ -199,11 +201,16 @@ static int emit_reports(oc_certificate *cert, const options *o)
             st = oc_report_json(cert, colon + 1, &d);
         else if (colon && strncmp(r, "junit:", 6) == 0)
             st = oc_report_junit(cert, colon + 1, &d);
+        else if (colon && strncmp(r, "html:", 5) == 0)
+            st = oc_report_html(cert, colon + 1, &d);
         else
-            return usage("--report takes table, json:FILE or junit:FILE");
+            return usage("--report takes table, json:FILE, junit:FILE or html:FILE");
         if (st != OC_OK)
             return fail_input(&d);
     }
+    oc_diag d;
+    if (o->html && oc_report_html(cert, o->html, &d) != OC_OK)
+        return fail_input(&d);
     if (table)
         oc_report_table(cert, stdout, o->verbose);
     return cert->conforms ? 0 : 1;

@@ -22,14 +22,16 @@ def test_adamw_conforms():
     assert len(passed) >= 40, cert.table  # the valid decoupled cases run, not only skips
 
 
-def test_wrong_subclass_fails_naming_cases():
-    cert = optcert.torch.certify(SquaredEpsAdamW, family="adam-torch")
+def test_wrong_subclass_fails_naming_cases(tmp_path):
+    cert = optcert.torch.certify(SquaredEpsAdamW, family="adam-torch", html=tmp_path / "c.html")
     assert not cert.conforms
     assert cert.failures
     for c in cert.failures:
         assert re.match(rf"adam-torch tcId {c.tc_id}: FAIL: ", c.message), c.message
     with_values = [c for c in cert.failures if "got" in c.message and "expected" in c.message]
     assert with_values, [c.message for c in cert.failures]
+    page = (tmp_path / "c.html").read_text()  # the HTML certificate of the same judgement
+    assert "DOES NOT CONFORM" in page and f'data-tcid="{cert.failures[0].tc_id}"' in page
 
 
 class RenamedAdamW(torch.optim.Optimizer):

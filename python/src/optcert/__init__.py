@@ -93,8 +93,9 @@ class Certificate:
             raise AssertionError("DOES NOT CONFORM:\n" + "\n".join(c.message for c in self.failures))
 
 
-def judge(results, family=None, cls="fp32", vectors=None):
-    """`optcert judge --results FILE`: the Certificate. Raises OptcertError on bad input (exit 2)."""
+def judge(results, family=None, cls="fp32", vectors=None, html=None):
+    """`optcert judge --results FILE`: the Certificate; html: also write the HTML certificate
+    there (--html). Raises OptcertError on bad input (exit 2)."""
     with tempfile.TemporaryDirectory(prefix="optcert-") as tmp:
         report = os.path.join(tmp, "report.json")
         cmd = [executable(), "judge", "--results", str(results), "--class", cls,
@@ -102,6 +103,8 @@ def judge(results, family=None, cls="fp32", vectors=None):
                "--report", f"json:{report}", "--verbose"]
         if family:
             cmd += ["--family", family]
+        if html:
+            cmd += ["--html", str(html)]
         run = subprocess.run(cmd, capture_output=True, text=True)
         if run.returncode not in (0, 1):
             raise OptcertError(f"optcert judge exited {run.returncode}: {run.stderr.strip()}")
@@ -122,14 +125,15 @@ def write_results(path, family, results, statuses, impl, impl_version, adapter, 
                       meta)
 
 
-def certify_results(write, family, cls="fp32", vectors=None, out=None):
-    """Calls write(family_json_path, results_path), then judges the results file. The file is
-    kept at `out` if given, else written to a temporary directory."""
+def certify_results(write, family, cls="fp32", vectors=None, out=None, html=None):
+    """Calls write(family_json_path, results_path), then judges the results file (html: the
+    HTML certificate's path). The file is kept at `out` if given, else written to a temporary
+    directory."""
     path = family_path(family, vectors)
     with tempfile.TemporaryDirectory(prefix="optcert-") as tmp:
         results = out or os.path.join(tmp, f"{family}.results.safetensors")
         write(path, results)
-        return judge(results, family, cls, vectors or path.parent.parent)
+        return judge(results, family, cls, vectors or path.parent.parent, html)
 
 
 

@@ -131,12 +131,14 @@ def write(vectors_json, out, pick, adapter=f"optcert.optax {__version__}", label
     return fam.name, counts, versions
 
 
-def certify(factory, family="adam-optax", mapping=None, cls="fp32", vectors=None, out=None):
+def certify(factory, family="adam-optax", mapping=None, cls="fp32", vectors=None, out=None,
+            html=None):
     """Certifies factory (a function returning an optax GradientTransformation, called with
     keywords) on `family`: returns the optcert.Certificate. mapping: a Mapping when the factory
-    is not optax.adam or optax.adamw (BUILTIN) or names things otherwise."""
+    is not optax.adam or optax.adamw (BUILTIN) or names things otherwise; out, html: keep the
+    results file, write the HTML certificate there."""
     chosen = mapping or BUILTIN.get(factory)
     if chosen is None:
         raise ValueError(f"no built-in mapping for {public_name(factory)}: pass mapping=optcert.optax.Mapping(...)")
     return certify_results(lambda path, res: write(path, res, lambda hp: (factory, chosen)),
-                           family, cls, vectors, out)
+                           family, cls, vectors, out, html)

@@ -217,13 +217,14 @@ def write(vectors_json, out, pick, adapter=f"optcert.torch {__version__}", label
 
 
 def certify(factory, family="adam-torch", mapping=None, cls="fp32", vectors=None, out=None,
-            verbose=False):
+            html=None, verbose=False):
     """Certifies factory (a torch.optim.Optimizer-compatible class, or a functools.partial of one
     with extra keywords such as foreach=True) on `family`: returns the optcert.Certificate.
     mapping: a Mapping when the class names hyper-parameters or state otherwise than its known
-    base class (builtin_mappings) or torch.optim (DEFAULT); out: keep the results file there."""
+    base class (builtin_mappings) or torch.optim (DEFAULT); out: keep the results file there;
+    html: write the HTML certificate there."""
     def pick(alg, hp):
         return factory, mapping or mapping_for(factory, alg)
 
     return certify_results(lambda path, res: write(path, res, pick, verbose=verbose), family, cls,
-                           vectors, out)
+                           vectors, out, html)
