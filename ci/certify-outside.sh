@@ -16,10 +16,13 @@
 # against their torch families. The adapter runs the library over the vectors,
 # `optcert judge` prints the certificate. Exit 0 when every failure is a known divergence listed
 # (and explained) in conformance/adapters/known-divergences.txt, and every listed one still fails.
-#   ci/certify-outside.sh [BUILD_DIR]
+# --matrix FILE also writes the certification matrix (ci/matrix.py) of all the runs to FILE.
+#   ci/certify-outside.sh [BUILD_DIR] [--matrix FILE]
 set -eu
 cd "$(dirname "$0")/.."
 build=${1:-build}
+matrix=
+[ "${2:-}" = "--matrix" ] && matrix=${3:?--matrix needs a file}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 rc=0
@@ -59,6 +62,7 @@ for run in torch_optim:adam-torch torch_optim:adam-torch:--foreach torch_optim:s
         --vectors "vectors/$family/$family.json" --out "$res.safetensors"
     "$build"/optcert judge --results "$res.safetensors" --family "$family" --class "$cls" --verbose \
         --report table --report "json:$res.json" || true
+    echo "$adapter $family ${flag:--} $res.json" >>"$out/index"
     /usr/bin/python3 - "$res.json" "$adapter" "$family" conformance/adapters/known-divergences.txt <<'PY' || rc=1
 import json, sys
 report, adapter, family, known_path = sys.argv[1:]
@@ -74,4 +78,5 @@ passed = sum(f["pass"] for f in doc["families"])
 print(f"{adapter} {family}: {passed} cases pass; failures are exactly the {len(known)} known divergences")
 PY
 done
+[ -z "$matrix" ] || /usr/bin/python3 ci/matrix.py "$out/index" conformance/adapters/known-divergences.txt >"$matrix"
 exit $rc

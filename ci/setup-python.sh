@@ -49,6 +49,12 @@ T2=/opt/optcert-torch2
     "$PY" -m venv "$T2"
     "$T2/bin/python" -m pip install -q torch==2.15.0 numpy==2.4.6 safetensors==0.8.0
 }
+# the Python package (python/, python/tests/check_package.sh): built with scikit-build-core
+# without build isolation and tested with pytest, in both virtual environments
+for venv in "$JAX" "$T2"; do
+    "$venv/bin/python" -c 'import scikit_build_core, pytest' >/dev/null 2>&1 ||
+        "$venv/bin/python" -m pip install -q scikit-build-core==1.1.2 pytest==9.2.0
+done
 "$T2/bin/python" -c 'import torch, numpy; print("torch2 venv ok: torch", torch.__version__, "numpy", numpy.__version__)'
 
 "$PY" -c 'import torch, numpy, safetensors; from importlib import metadata as m

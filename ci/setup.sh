@@ -10,6 +10,8 @@ pkgs="build-essential cmake pkg-config libmpfr-dev libcunit1-dev libjansson-dev 
 pkgs="$pkgs libopenblas-dev openmpi-bin libopenmpi-dev"
 # conformance/fuzz: the libFuzzer harnesses (ci/fuzz.sh) need clang and its runtime
 pkgs="$pkgs clang libclang-rt-14-dev"
+# ctest html_browser: the HTML certificate rendered by headless chromium
+pkgs="$pkgs chromium"
 missing=""
 for p in $pkgs; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -74,5 +74,9 @@ const char *oc_verdict_name(oc_verdict v);
 void oc_report_table(const oc_certificate *cert, FILE *out, int verbose);
 oc_status oc_report_json(const oc_certificate *cert, const char *path, oc_diag *d);
 oc_status oc_report_junit(const oc_certificate *cert, const char *path, oc_diag *d);
+/* The HTML certificate with a plot of error / bound per case (report_html.c). */
+oc_status oc_report_html(const oc_certificate *cert, const char *path, oc_diag *d);
+/* s with XML's five special characters escaped (JUnit, HTML). */
+void oc_xml_escaped(FILE *f, const char *s);
 
 #endif

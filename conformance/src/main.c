@@ -17,9 +17,17 @@
 #ifndef OPTCERT_SOURCE_DIR
 #define OPTCERT_SOURCE_DIR "."
 #endif
+/* Where `cmake --install` puts the shipped vectors and the fast backends, relative to the
+ * installed optcert's directory (cmake/install.cmake). */
+#ifndef OPTCERT_REL_DATADIR
+#define OPTCERT_REL_DATADIR "../share/optcert"
+#endif
+#ifndef OPTCERT_REL_PLUGINDIR
+#define OPTCERT_REL_PLUGINDIR "../lib/optcert"
+#endif
 
 typedef struct options {
-    const char *vectors, *impl, *results, *root, *cls, *family;
+    const char *vectors, *impl, *results, *root, *cls, *family, *html;
     const char *reports[8];
     int nreports, verbose, no_isolation;
     long precision;
@@ -36,10 +44,10 @@ static int usage_to(FILE *out, const char *msg)
             "usage:\n"
             "  optcert families [--vectors DIR]\n"
             "  optcert certify [--impl ref|fast-cpu|fast-cuda|mutant:[ALGO/]NAME|PATH.so] [--class exact|fp32|tf32|bf16] [--vectors DIR]\n"
-            "                  [--family NAME] [--report table|json:FILE|junit:FILE]... [--verbose]\n"
+            "                  [--family NAME] [--report table|json:FILE|junit:FILE|html:FILE]... [--html FILE] [--verbose]\n"
             "                  [--timeout SECONDS] [--memory MIB] [--no-isolation]\n"
             "  optcert judge --results FILE [--class exact|fp32|tf32|bf16] [--vectors DIR] [--family NAME]\n"
-            "                [--report ...] [--verbose]\n"
+            "                [--report ...] [--html FILE] [--verbose]\n"
             "  optcert mutants [--vectors DIR] [--family NAME]\n"
             "  optcert vectors verify [--vectors DIR] [--precision BITS]\n"
             "  optcert vectors manifest [--vectors DIR]    (prints DIR/MANIFEST.sha256)\n"
@@ -60,10 +68,41 @@ static int positive(const char *s, long max, long *out)
     return end != s && *end == '\0' && *out >= 1 && *out <= max;
 }
 
+/* The directory of this executable into dir; 0, or -1 when it cannot be found. */
+static int exe_dir(char *dir, size_t size)
+{
+    ssize_t len = readlink("/proc/self/exe", dir, size - 1);
+    if (len <= 0)
+        return -1;
+    dir[len] = '\0';
+    *strrchr(dir, '/') = '\0';
+    return 0;
+}
+
+/* The directory holding the shipped vectors/: beside an installed optcert (cmake --install, the
+ * Python wheel; found by its manifest, VEC-SET-1) OPTCERT_REL_DATADIR from its directory, so the
+ * installed tree can be moved; otherwise the source tree this optcert was built from. */
+static const char *shipped_root(void)
+{
+    static char root[4200];
+    char dir[4096], manifest[4600];
+    struct stat sb;
+    if (root[0])
+        return root;
+    snprintf(root, sizeof root, "%s", OPTCERT_SOURCE_DIR);
+    if (exe_dir(dir, sizeof dir) == 0) {
+        snprintf(manifest, sizeof manifest, "%s/%s/vectors/MANIFEST.sha256", dir,
+                 OPTCERT_REL_DATADIR);
+        if (stat(manifest, &sb) == 0)
+            snprintf(root, sizeof root, "%s/%s", dir, OPTCERT_REL_DATADIR);
+    }
+    return root;
+}
+
 static int parse(int argc, char **argv, int first, options *o)
 {
-    static char vdir[4096];
-    snprintf(vdir, sizeof vdir, "%s/vectors", OPTCERT_SOURCE_DIR);
+    static char vdir[4300];
+    snprintf(vdir, sizeof vdir, "%s/vectors", shipped_root());
     *o = (options){.vectors = vdir, .impl = "ref", .root = OPTCERT_SOURCE_DIR, .precision = 256,
                    .iso = OC_ISOLATION_DEFAULT};
     for (int i = first; i < argc; i++) {
@@ -96,6 +135,8 @@ static int parse(int argc, char **argv, int first, options *o)
             o->iso.memory_mib = (size_t)n;
         else if (strcmp(a, "--report") == 0 && has && o->nreports < 8)
             o->reports[o->nreports++] = argv[++i];
+        else if (strcmp(a, "--html") == 0 && has) /* --report html:FILE beside the table */
+            o->html = argv[++i];
         else {
             fprintf(stderr, "optcert: unknown or incomplete option '%s'\n", a);
             return -1;
@@ -140,14 +181,14 @@ static char *slurp(const char *path)
 }
 
 /* VEC-SET-2: names the vector set in the certificate: its manifest's SHA-256, and whether it
- * is the shipped set (the files listed in OPTCERT_SOURCE_DIR/vectors/MANIFEST.sha256). */
+ * is the shipped set (the files listed in the shipped vectors/MANIFEST.sha256). */
 static int identify_vectors(oc_certificate *cert, const options *o)
 {
-    char path[4096], *text, *shipped;
+    char path[4300], *text, *shipped;
     oc_diag d;
     if (oc_manifest_text(o->vectors, &text, &d) != OC_OK)
         return fail_input(&d);
-    snprintf(path, sizeof path, "%s/vectors/MANIFEST.sha256", OPTCERT_SOURCE_DIR);
+    snprintf(path, sizeof path, "%s/vectors/MANIFEST.sha256", shipped_root());
     shipped = slurp(path);
     oc_sha256_hex(text, strlen(text), cert->vectors_sha256);
     cert->vectors_custom = !shipped || strcmp(shipped, text) != 0;
@@ -171,11 +212,16 @@ static int emit_reports(oc_certificate *cert, const options *o)
             st = oc_report_json(cert, colon + 1, &d);
         else if (colon && strncmp(r, "junit:", 6) == 0)
             st = oc_report_junit(cert, colon + 1, &d);
+        else if (colon && strncmp(r, "html:", 5) == 0)
+            st = oc_report_html(cert, colon + 1, &d);
         else
-            return usage("--report takes table, json:FILE or junit:FILE");
+            return usage("--report takes table, json:FILE, junit:FILE or html:FILE");
         if (st != OC_OK)
             return fail_input(&d);
     }
+    oc_diag d;
+    if (o->html && oc_report_html(cert, o->html, &d) != OC_OK)
+        return fail_input(&d);
     if (table)
         oc_report_table(cert, stdout, o->verbose);
     return cert->conforms ? 0 : 1;
@@ -227,11 +273,27 @@ static int probe_plugin(const char *path, oc_diag *d)
     return load_plugin(path, &p, d);
 }
 
+#if defined OPTCERT_FAST_CPU_PLUGIN || defined OPTCERT_FAST_CUDA_PLUGIN
+/* A fast backend built as build_path: an installed optcert loads the installed copy,
+ * OPTCERT_REL_PLUGINDIR from its directory (cmake/install.cmake). */
+static const char *backend_path(const char *build_path)
+{
+    static char path[8400];
+    char dir[4096];
+    if (strcmp(shipped_root(), OPTCERT_SOURCE_DIR) == 0 || exe_dir(dir, sizeof dir) != 0)
+        return build_path;
+    snprintf(path, sizeof path, "%s/%s/%s", dir, OPTCERT_REL_PLUGINDIR,
+             strrchr(build_path, '/') + 1);
+    return path;
+}
+#endif
+
 #ifdef OPTCERT_FAST_CUDA_PLUGIN
 /* The CUDA backend, after asking it whether a device can run it (FAST-CUDA-DEV-1). */
 static const oc_impl *load_fast_cuda(oc_diag *d)
 {
-    void *h = dlopen(OPTCERT_FAST_CUDA_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+    const char *path = backend_path(OPTCERT_FAST_CUDA_PLUGIN);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     const char *(*unavailable)(void) = NULL;
     if (h)
         *(void **)&unavailable = dlsym(h, "optcert_fast_cuda_unavailable");
@@ -241,7 +303,7 @@ static const oc_impl *load_fast_cuda(oc_diag *d)
         return NULL;
     }
     plugin p;
-    return load_plugin(OPTCERT_FAST_CUDA_PLUGIN, &p, d) == 0 ? p.v2 : NULL;
+    return load_plugin(path, &p, d) == 0 ? p.v2 : NULL;
 }
 #endif
 
@@ -270,7 +332,7 @@ static int cmd_certify(const options *o)
     }
 #ifdef OPTCERT_FAST_CPU_PLUGIN
     else if (strcmp(o->impl, "fast-cpu") == 0) /* the fast CPU backend (fast/cpu) */
-        load_plugin(OPTCERT_FAST_CPU_PLUGIN, &p, &d);
+        load_plugin(backend_path(OPTCERT_FAST_CPU_PLUGIN), &p, &d);
 #endif
 #ifdef OPTCERT_FAST_CUDA_PLUGIN
     else if (strcmp(o->impl, "fast-cuda") == 0) /* the CUDA backend (fast/cuda) */
@@ -480,13 +542,10 @@ static int cmd_mutants(const options *o)
 static int cmd_verify(const options *o)
 {
     char self[4096], gen[4200], prec[32];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0) {
+    if (exe_dir(self, sizeof self) != 0) {
         fprintf(stderr, "optcert: cannot find the directory of this executable\n");
         return 2;
     }
-    self[len] = '\0';
-    *strrchr(self, '/') = '\0';
     snprintf(gen, sizeof gen, "%s/optcert-gen", self);
     snprintf(prec, sizeof prec, "%ld", o->precision);
     fflush(stdout);

@@ -106,7 +106,7 @@ oc_status oc_report_json(const oc_certificate *cert, const char *path, oc_diag *
     return rc == 0 ? OC_OK : oc_fail(d, OC_ERR_IO, "%s: cannot write JSON report", path);
 }
 
-static void xml_escaped(FILE *f, const char *s)
+void oc_xml_escaped(FILE *f, const char *s)
 {
     for (; *s; s++)
         switch (*s) {
@@ -130,7 +130,7 @@ oc_status oc_report_junit(const oc_certificate *cert, const char *path, oc_diag 
                 fr->name, fr->ncases, fr->counts[OC_FAIL], fr->counts[OC_SKIP]);
         fprintf(f, "  <properties><property name=\"vectors.manifestSha256\" value=\"%s\"/>"
                 "<property name=\"vectors.level\" value=\"", cert->vectors_sha256);
-        xml_escaped(f, cert->level);
+        oc_xml_escaped(f, cert->level);
         fprintf(f, "\"/><property name=\"vectors.custom\" value=\"%s\"/></properties>\n",
                 cert->vectors_custom ? "true" : "false");
         for (size_t k = 0; k < fr->ncases; k++) {
@@ -138,19 +138,19 @@ oc_status oc_report_junit(const oc_certificate *cert, const char *path, oc_diag 
             fprintf(f, "  <testcase classname=\"%s\" name=\"tcId %d\">", fr->name, r->tcid);
             if (r->verdict == OC_FAIL) {
                 fputs("<failure message=\"", f);
-                xml_escaped(f, r->detail);
+                oc_xml_escaped(f, r->detail);
                 if (r->diagnosis) {
                     fputs(" -- behaves like ", f);
-                    xml_escaped(f, r->diagnosis);
+                    oc_xml_escaped(f, r->diagnosis);
                 }
                 if (r->locate[0]) {
                     fputs(" -- ", f);
-                    xml_escaped(f, r->locate);
+                    oc_xml_escaped(f, r->locate);
                 }
                 fputs("\"/>", f);
             } else if (r->verdict == OC_SKIP) {
                 fputs("<skipped message=\"", f);
-                xml_escaped(f, r->detail);
+                oc_xml_escaped(f, r->detail);
                 fputs("\"/>", f);
             }
             fputs("</testcase>\n", f);
