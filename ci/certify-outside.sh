@@ -38,7 +38,9 @@ for run in torch_optim:adam-torch torch_optim:adam-torch:--foreach torch_optim:s
     muon_ns:ns-polar-express:--impl=optax muon_ns:ns-aol:--impl=optax \
     muon_ns:muon-keller:--impl=keller muon_ns@torch2:ns-simple:--impl=torch \
     muon_ns@torch2:muon-keller:--impl=torch muon_ns@torch2:muon-moonlight:--impl=torch \
-    muon_ns@torch2:muon-megatron:--impl=torch torch_optim@torch2:adam-torch \
+    muon_ns@torch2:muon-megatron:--impl=torch muon_ns@emerging:ns-simple:--impl=emerging \
+    muon_ns@emerging:ns-quintic:--impl=emerging muon_ns@emerging:ns-polar-express:--impl=emerging \
+    muon_ns@emerging:ns-aol:--impl=emerging torch_optim@torch2:adam-torch \
     torch_optim@torch2:adam-torch:--foreach torch_optim@torch2:adam-torch:--fused \
     torch_optim@torch2:sgd-torch torch_optim@torch2:sgd-torch:--foreach \
     torch_optim@torch2:sgd-torch:--fused torch_optim@torch2:adam-torch-mixed \
@@ -56,7 +58,8 @@ for run in torch_optim:adam-torch torch_optim:adam-torch:--foreach torch_optim:s
     py=/usr/bin/python3 cls=fp32
     case $adapter$flag in optax_* | *--impl=optax) py=/opt/optcert-jax/bin/python ;; esac
     # ADAPTER@torch2: the same adapter under torch 2.15 (its own virtual environment)
-    case $adapter in *@torch2) py=/opt/optcert-torch2/bin/python ;; esac
+    # ADAPTER@emerging: the same environment, Emerging-Optimizers' runs (their own divergences)
+    case $adapter in *@torch2 | *@emerging) py=/opt/optcert-torch2/bin/python ;; esac
     case $flag in --impl=keller | --impl=torch) cls=bf16 ;; esac
     "$py" "conformance/adapters/$script.py" $flag \
         --vectors "vectors/$family/$family.json" --out "$res.safetensors"

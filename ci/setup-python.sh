@@ -55,6 +55,13 @@ for venv in "$JAX" "$T2"; do
     "$venv/bin/python" -c 'import scikit_build_core, pytest' >/dev/null 2>&1 ||
         "$venv/bin/python" -m pip install -q scikit-build-core==1.1.2 pytest==9.2.0
 done
+# NVIDIA-NeMo Emerging-Optimizers 0.3.0 (its newton_schulz, muon_ns.py --impl emerging): it
+# declares Python >= 3.12; installed without that check and without its dependencies (torch is
+# here; absl-py is what muon_utils needs besides; typing.override comes from typing_extensions)
+"$T2/bin/python" -c 'from importlib import metadata as m; assert m.version("emerging-optimizers") == "0.3.0"; import absl' \
+    >/dev/null 2>&1 ||
+    "$T2/bin/python" -m pip install -q --no-deps --ignore-requires-python emerging-optimizers==0.3.0 \
+        absl-py==2.5.1
 "$T2/bin/python" -c 'import torch, numpy; print("torch2 venv ok: torch", torch.__version__, "numpy", numpy.__version__)'
 
 "$PY" -c 'import torch, numpy, safetensors; from importlib import metadata as m

@@ -15,6 +15,14 @@ vector family, or its Muon step (MUON-*) on a muon-* family, through the results
                  coefficient array exactly once (a single tuple ns_steps times): cases with
                  normScale != 1, or several tuples and steps != their number, are `unsupported`; max-mode families run with optax's add mode (they
                  differ only where ||G||_F ~ eps: known divergences).
+  --impl emerging  emerging_optimizers.orthogonalized_optimizers.muon_utils.newton_schulz of
+                 PyPI emerging-optimizers 0.3.0 (/opt/optcert-torch2; it declares Python >= 3.12
+                 and is installed with --ignore-requires-python: on 3.11 typing.override comes
+                 from typing_extensions), fp32 class, with the case's eps: its named coefficient
+                 set where the case's tuples and schedule are one (simple, quintic, aol cycled;
+                 polar_express repeated last), else coefficient_type "custom" (cycled).
+                 X / max(||X||_F, eps) (max mode): add-mode families differ only where
+                 ||G||_F ~ eps (known divergences); normScale != 1 is `unsupported`.
   --impl torch   torch.optim.Muon of torch >= 2.9 (/opt/optcert-torch2: ci/setup-python.sh), bf16 class:
                  on ns-* its _zeropower_via_newtonschulz (the function Muon.step calls: one
                  (a, b, c) tuple, any steps, X / max(||X||_F, eps) (max mode) in bf16) on the cases
@@ -146,9 +154,38 @@ def optax_ns(hp):
     return "optax.contrib muon orthogonalize_via_newton_schulz", optax.__version__, run
 
 
+def emerging_ns(hp):
+    """Emerging-Optimizers' muon_utils.newton_schulz (fp32 in and out): a named coefficient set
+    where the case's tuples and schedule are one, else "custom" (cycled); max mode only."""
+    import typing
+    import typing_extensions
+    if not hasattr(typing, "override"):  # Python 3.11: the package imports typing.override (3.12)
+        typing.override = typing_extensions.override
+    import torch
+    from emerging_optimizers.orthogonalized_optimizers import muon_utils
+    if hexf(hp["normScale"]) != 1.0:
+        return None
+    coef = [tuple(hexf(v) for v in t) for t in hp["coefficients"]]
+    repeat_last = ("polar_express", "cans", "deepseekv4")  # newton_schulz's own list
+    named = [name for name, sets in muon_utils._COEFFICIENT_SETS.items()
+             if len(sets) == len(coef) and (hp["schedule"] == "repeat_last") == (name in repeat_last)
+             and all(np.float32(x) == np.float32(y) for a, b in zip(sets, coef) for x, y in zip(a, b))]
+    if not named and hp["schedule"] == "repeat_last" and hp["steps"] > len(coef):
+        return None  # "custom" cycles
+    kind = named[0] if named else "custom"
+
+    def run(g):
+        x = muon_utils.newton_schulz(torch.from_numpy(g), hp["steps"], coefficient_type=kind,
+                                     custom_coefficient_sets=None if named else coef,
+                                     eps=hexf(hp["eps"]))
+        return x.float().numpy()
+    return f"emerging_optimizers newton_schulz ({kind})", metadata.version("emerging-optimizers"), run
+
+
 # --impl: (its Newton-Schulz, its Muon step); each maps a group's hparams to
 # (name, version, run) or None (the group is `unsupported`)
-IMPLS = {"keller": (keller, keller_step), "optax": (optax_ns, lambda hp: None), "torch": (torch_ns, torch_step)}
+IMPLS = {"keller": (keller, keller_step), "optax": (optax_ns, lambda hp: None), "torch": (torch_ns, torch_step),
+         "emerging": (emerging_ns, lambda hp: None)}
 
 
 def main():
