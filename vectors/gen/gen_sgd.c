@@ -72,23 +72,25 @@ static void sgd_element(void *ctx, float grad, float *s, double *E, gen_golden *
     mpfr_sub(x[P], x[P], x[T1], MPFR_RNDN);
     s[SGD_P] = gen_store(x[P], out, SGD_P);
 
-    /* ---- fp32-class bound (spec/sgd.md §4) ---- */
-    double Eg = l2 > 0 ? l2 * E[SGD_P] + 2 * U * (fabs(grad) + l2 * (P0 + E[SGD_P])) + ETA : 0;
+    /* ---- fp32-class bound (spec/sgd.md §4; coefficients SGD-TOL-3) ---- */
+    const gen_tol *K = gen_tol_model;
+    gen_tol_range(lr == 0 || (lr >= 0x1p-60 && lr <= 0x1p20 && decay <= 0.5));
+    double Eg = l2 > 0 ? l2 * E[SGD_P] + K->grad * U * (fabs(grad) + l2 * (P0 + E[SGD_P])) + ETA : 0;
     double Eb = 0, Ed = Eg;
     if (momentum) {
         if (torch && cx->t == 1)
             Eb = Eg + 2 * U * (Ge + Eg) + ETA;
         else
             Eb = mu * E[SGD_BUF] + (1 - damp) * Eg +
-                 6 * U * (mu * (B0 + E[SGD_BUF]) + (1 - damp) * (Ge + Eg)) + 4 * ETA;
+                 K->moment * U * (mu * (B0 + E[SGD_BUF]) + (1 - damp) * (Ge + Eg)) + 4 * ETA;
         double Bbar = fabs((double)out->f32[SGD_BUF]);
         double wg = torch ? 1.0 : 1.0 - mu;
-        Ed = hp->nesterov ? wg * Eg + mu * Eb + 4 * U * (wg * (Ge + Eg) + mu * (Bbar + Eb)) + 2 * ETA
+        Ed = hp->nesterov ? wg * Eg + mu * Eb + K->nesterov * U * (wg * (Ge + Eg) + mu * (Bbar + Eb)) + 2 * ETA
                           : Eb;
     }
     double A = fabs(1 - decay);
     double Ep = A * E[SGD_P] + lr * Ed +
-                8 * U * ((P0 + E[SGD_P]) * (A + decay) + lr * (dabs + Ed)) + 4 * ETA * fmax(1, lr);
+                K->param * U * ((P0 + E[SGD_P]) * (A + decay) + lr * (dabs + Ed)) + 4 * ETA * fmax(1, lr);
     E[SGD_P] = gen_bound_up(Ep);
     E[SGD_BUF] = momentum ? gen_bound_up(Eb) : 0;
     for (int k = 0; k < SGD_NOUT; k++)
