@@ -185,7 +185,7 @@ void adam_exact_element(adam_exact_ctx *cx, const oc_adam_hparams *hp, float gra
         Evh = Y + r * 3 * U * (Vh + Y) + ETA;
     }
     double Ed, Dlo = hp->eps * (1 - r * 2 * U);
-    gen_tol_range(hp->eps >= 0x1p-200 && hp->eps <= 0x1p20 && hp->eps_root <= 0x1p20 &&
+    gen_tol_range((b1 == 0 || b1 >= 0.5) && hp->eps >= 0x1p-200 && hp->eps <= 0x1p20 && hp->eps_root <= 0x1p20 &&
                   cx->bc1 >= 0x1p-30 && cx->bc2 >= 0x1p-30 && stepm <= 0x1p20 &&
                   (stepm == 0 || stepm >= 0x1p-60) && decay <= 0.5 &&
                   (VV == 0 || isinf(VV) || (VV >= 0x1p-300 && VV <= 0x1p300)));

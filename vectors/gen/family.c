@@ -136,9 +136,11 @@ static double narrow_bound(oc_format f, double b, double E)
     return fmax(fabs(r - lo), fabs(hi - r));
 }
 
-/* grad: 2 roundings and their product term (2 + u, l2.g); 2 + 2^-20 covers it (SGD-TOL-3) */
-const gen_tol gen_tol_generator = {.grad = 2 + 0x1p-20, .moment = 6, .square = 6, .nesterov = 4,
-                                   .interp = 4, .param = 8, .param_lion = 6};
+/* grad: 2 roundings and their product term (2 + u, l2.g); nesterov, interp: 4 roundings, and
+ * the lerp order's product terms (4 + 3u, lerp_same.g): 2^-20 covers them (ADAM-TOL-3) */
+const gen_tol gen_tol_generator = {.grad = 2 + 0x1p-20, .moment = 6, .square = 6,
+                                   .nesterov = 4 + 0x1p-20, .interp = 4 + 0x1p-20, .param = 8,
+                                   .param_lion = 6};
 const gen_tol *gen_tol_model = &gen_tol_generator;
 gen_tolcheck *gen_tolcheck_active;
 

@@ -53,7 +53,8 @@ static void lion_element(void *ctx, float grad, float *s, double *E, gen_golden 
 
     /* ---- fp32-class bound (spec/lion.md §4; coefficients LION-TOL-3) ---- */
     const gen_tol *K = gen_tol_model;
-    gen_tol_range(lr == 0 || (lr >= 0x1p-60 && lr <= 0x1p20 && decay <= 0.5));
+    gen_tol_range((lr == 0 || (lr >= 0x1p-60 && lr <= 0x1p20 && decay <= 0.5)) &&
+                  (b1 == 0 || b1 >= 0.5) && (b2 == 0 || b2 >= 0.5)); /* lerp_*.g */
     /* C: the interpolation's error; exact zeros stay exact zeros (no rounding, no underflow) */
     double cmag = b1 * (M0 + E[LION_M]) + (1 - b1) * G0;
     double Ec = b1 * E[LION_M] + K->interp * U * cmag + (cmag > 0 ? 3 * ETA : 0);
@@ -134,7 +135,7 @@ static void one_case(family *f, lion_ctx *cx, const oc_lion_hparams *hp, int64_t
 {
     gen_case c = {.comment = comment, .flags = {flag},
                   .rules = {rule, "LION-UPD-1", "LION-STORE-1", "LION-TOL-1", "LION-TOL-2",
-                            "LION-PROF-TORCH"},
+                            "LION-TOL-3", "LION-PROF-TORCH"},
                   .result = "valid", .first_step = t};
     gen_case_alloc(&c, n, steps);
     fill(&c);
@@ -282,7 +283,8 @@ int gen_lion(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {"LION-HP-1", "LION-ERR-1", "LION-DIR-1", "LION-SIGN-1",
                                         "LION-M-1", "LION-WD-1", "LION-UPD-1", "LION-STORE-1",
-                                        "LION-TOL-1", "LION-TOL-2", "LION-PROF-TORCH", NULL};
+                                        "LION-TOL-1", "LION-TOL-2", "LION-TOL-3",
+                                        "LION-PROF-TORCH", NULL};
     lion_ctx cx;
     for (int i = 0; i < NVARS; i++)
         mpfr_init2(cx.x[i], opt->prec);

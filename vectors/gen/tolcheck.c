@@ -26,10 +26,10 @@ typedef struct source {
 
 static const source sources[] = {
     {offsetof(gen_tol, grad), {"l2:"}},
-    {offsetof(gen_tol, moment), {"sum2_same:k_", "sum2_opp:k_"}},
+    {offsetof(gen_tol, moment), {"sum2_same:k_", "sum2_opp:k_", "lerp_same:k_", "lerp_opp:k_"}},
     {offsetof(gen_tol, square), {"adam_v:k_"}},
-    {offsetof(gen_tol, nesterov), {"l2:", "sum2_same:l_", "sum2_opp:l_"}},
-    {offsetof(gen_tol, interp), {"sum2_same:l_", "sum2_opp:l_"}},
+    {offsetof(gen_tol, nesterov), {"l2:", "sum2_same:l_", "sum2_opp:l_", "lerp_same:l_", "lerp_opp:l_"}},
+    {offsetof(gen_tol, interp), {"sum2_same:l_", "sum2_opp:l_", "lerp_same:l_", "lerp_opp:l_"}},
     {offsetof(gen_tol, param), {"param_sub:k_", "param_add:k_"}},
     {offsetof(gen_tol, param_lion), {"param_sub:k_", "param_add:k_"}},
     {offsetof(gen_tol, dir), {"adam_dir:k_paper", "adam_dir:k_torch"}},
@@ -37,11 +37,12 @@ static const source sources[] = {
 };
 
 /* The largest magnitude of the goals of `files` (the cache entry's "gappa" object) that `spec`
- * names; NAN when it names none, or the file was not proved. */
+ * names; -1 when the part has no such file (the family does not use that order), NAN when the
+ * file was not proved or has no such goal. */
 static double proven_max(json_t *files, const char *spec)
 {
     const char *colon = strchr(spec, ':');
-    double m = NAN;
+    double m = -1;
     const char *path;
     json_t *r;
     json_object_foreach(files, path, r) {
@@ -57,14 +58,16 @@ static double proven_max(json_t *files, const char *spec)
             if (strncmp(goal, colon + 1, strlen(colon + 1)) != 0)
                 continue;
             double x = json_real_value(json_array_get(v, 2));
-            m = isnan(m) ? x : fmax(m, x);
+            m = m < 0 ? x : fmax(m, x);
         }
+        return m < 0 ? NAN : m;
     }
-    return m;
+    return -1;
 }
 
-/* The proven model of one family; a coefficient its part does not prove stays NaN, which fails
- * every entry that uses it. Returns -1 when the cache entry is missing. */
+/* The proven model of one family; a coefficient its part does not prove (no file, or a file
+ * not proved) is NaN, which fails every entry that uses it. Returns -1 when the cache entry is
+ * missing. */
 static int load_proven(const char *cache, const char *fam, gen_tol *out)
 {
     char path[4096];
@@ -79,12 +82,12 @@ static int load_proven(const char *cache, const char *fam, gen_tol *out)
         return -1;
     }
     for (size_t i = 0; i < sizeof sources / sizeof *sources; i++) {
-        double m = NAN;
-        for (int k = 0; k < 6 && sources[i].goals[k]; k++) {
+        double m = -1;
+        for (int k = 0; k < 6 && sources[i].goals[k] && !isnan(m); k++) {
             double x = proven_max(files, sources[i].goals[k]);
-            m = isnan(m) ? x : isnan(x) ? m : fmax(m, x);
+            m = isnan(x) ? NAN : fmax(m, x);
         }
-        *(double *)((char *)out + sources[i].field) = m;
+        *(double *)((char *)out + sources[i].field) = m < 0 ? NAN : m;
     }
     json_decref(doc);
     return 0;
