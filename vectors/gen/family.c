@@ -240,9 +240,11 @@ static void compute(const gen_stepper *s, const gen_case *c, float **stored, dou
             float before[GEN_MAX_STATE];
             memcpy(before, state, sizeof before);
             s->element(s->ctx, c->g[j], state, E, &o);
-            if (gen_tolcheck_active && !mixed_param(c) && c->storage.state == OC_FMT_F32)
-                tolcheck_element(s, c->g[j], before, proven + i * GEN_MAX_STATE, &o);
+            double *Ep = proven + i * GEN_MAX_STATE;
+            if (gen_tolcheck_active) /* the fp32 bounds, before any narrowing */
+                tolcheck_element(s, c->g[j], before, Ep, &o);
             for (int k = 1; k < s->nstate && c->storage.state != OC_FMT_F32; k++) {
+                Ep[k] = narrow_bound(c->storage.state, o.f32[k], Ep[k]); /* MP-TOL-1, as E */
                 o.tol[k] = E[k] = narrow_bound(c->storage.state, o.f32[k], E[k]);
                 o.f32[k] = state[k] = (float)gen_round_format(c->storage.state, o.f32[k]);
             }
