@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs and configures the proof toolchain (Frama-C 25 + WP/Eva, Why3 1.5.1, Z3, cvc5)
-# on Debian 12. Idempotent. The system part (apt, two files under /usr/share/why3) needs
+# Installs and configures the proof toolchain (Frama-C 25 + WP/Eva, Why3 1.5.1, Z3, cvc5, and
+# Gappa 1.4 for the fp32 error bounds of proofs/gappa/) on Debian 12. Idempotent. The system part (apt, two files under /usr/share/why3) needs
 # root when something is missing. The prover configuration (~/.why3.conf) is per user: a
 # user other than root who runs the proofs runs this script too, after root has.
 # Why each step is needed:
@@ -17,7 +17,7 @@ need_root() {
     fi
 }
 
-pkgs=(frama-c-base why3 z3 cvc5)
+pkgs=(frama-c-base why3 z3 cvc5 gappa)
 missing=()
 for p in "${pkgs[@]}"; do
     status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
@@ -98,4 +98,4 @@ for p in z3 cvc5; do
         exit 1
     fi
 done
-echo "setup.sh: ok ($(frama-c -version), why3 $(why3 --version | awk '{print $NF}'))"
+echo "setup.sh: ok ($(frama-c -version), why3 $(why3 --version | awk '{print $NF}'), $(gappa --version))"

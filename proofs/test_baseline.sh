@@ -4,13 +4,8 @@
 #   1. a runtime-error goal renumbered (typed_..._rte_mem_access_3 -> _99, still Valid): passes;
 #   2. one runtime-error goal no longer proved (Timeout): fails, naming its function;
 #   3. a named clause no longer proved: fails, naming the goal.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cp -r ref include proofs fast "$tmp/"
-rm -rf "$tmp/proofs/out"
-entry=proofs/cache/adam.main.json
+name=test_baseline part=adam.main entry=proofs/cache/adam.main.json
+. "$(dirname "$0")/test_common.sh"
 edit() { # edit PYTHON-EXPRESSION-ON-goals: rewrites the scratch copy's entry
     python3 - "$tmp/$entry" "$1" <<'PY'
 import json, sys
@@ -20,20 +15,6 @@ goals = e["goals"]
 exec(code)
 json.dump(e, open(path, "w"))
 PY
-}
-run() { (cd "$tmp" && proofs/prove --only adam.main > "$tmp/out.txt" 2>&1); }
-fails=0
-check() { # check DESCRIPTION EXPECTED-STATUS [PATTERN]
-    local rc=0
-    run || rc=$?
-    if [ "$rc" != "$2" ] || { [ -n "${3:-}" ] && ! grep -q -- "$3" "$tmp/out.txt"; }; then
-        echo "test_baseline: FAIL: $1: exit $rc (expected $2${3:+, output with '$3'})" >&2
-        cat "$tmp/out.txt" >&2
-        fails=$((fails + 1))
-    else
-        echo "test_baseline: ok: $1 (exit $rc)"
-    fi
-    cp "$entry" "$tmp/$entry"
 }
 check "the committed results" 0
 rte=$(python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["goals"]

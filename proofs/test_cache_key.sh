@@ -3,7 +3,9 @@
 # its own: in a scratch copy of the tree, a header the part includes (include/optcert/status.h,
 # reached from ref/adam.c), an option of the part (its timeout), and a prover's version (a z3 on
 # PATH that reports another version) each give adam.main a new key; a header it does not include
-# (include/optcert/muon.h) and another family's parts file leave it as it was.
+# (include/optcert/muon.h) and another family's parts file leave it as it was. A Gappa part's key
+# (adam.gappa) changes with its files, proofs/gappa_log.py and Gappa's version, and not with
+# proofs/observe.py, which in turn leaves gappa_log.py out of the Frama-C parts' keys.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
@@ -45,6 +47,21 @@ mkdir "$tmp/bin"
 printf '#!/bin/sh\necho "Z3 version 4.8.13 - 64 bit"\n' > "$tmp/bin/z3"
 chmod +x "$tmp/bin/z3"
 expect changed "z3 reporting another version" "$k3" "$(key adam.main "$tmp/bin:$PATH")"
+g0=$(key adam.gappa)
 echo '# an edit' >> "$tmp/proofs/observe.py"
 expect changed "edit of proofs/observe.py (reads the logs)" "$k3" "$(key adam.main)"
+expect same "edit of proofs/observe.py for a Gappa part" "$g0" "$(key adam.gappa)"
+k4=$(key adam.main)
+echo '# an edit' >> "$tmp/proofs/gappa_log.py"
+g1=$(key adam.gappa)
+expect changed "edit of proofs/gappa_log.py (reads Gappa's output)" "$g0" "$g1"
+expect same "edit of proofs/gappa_log.py for a Frama-C part" "$k4" "$(key adam.main)"
+s1=$(key sgd.gappa)
+echo '# an edit' >> "$tmp/proofs/gappa/adam_dir.g"
+g2=$(key adam.gappa)
+expect changed "edit of proofs/gappa/adam_dir.g (a file of adam.gappa)" "$g1" "$g2"
+expect same "edit of proofs/gappa/adam_dir.g for sgd.gappa (not one of its files)" "$s1" "$(key sgd.gappa)"
+printf '#!/bin/sh\necho "Gappa 1.3.5"\n' > "$tmp/bin/gappa"
+chmod +x "$tmp/bin/gappa"
+expect changed "gappa reporting another version" "$g2" "$(key adam.gappa "$tmp/bin:$PATH")"
 [ "$fails" = 0 ] || exit 1

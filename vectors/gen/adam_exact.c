@@ -69,12 +69,17 @@ void adam_exact_begin_step(adam_exact_ctx *cx, const oc_adam_hparams *hp, int64_
     cx->r2 = bc_rel_error(hp->beta2, mpfr_get_d(x[BT2], MPFR_RNDN), cx->bc2, (double)t);
 }
 
-/* Error of sqrt(X~) against sqrt(X) when |X~ - X| <= e, plus one rounding (§4.2, item D). */
+/* Error of sqrt(X~) against sqrt(X) when |X~ - X| <= e (§4.2, item D). */
+static double sqrt_propagated(double x, double e)
+{
+    return x > 0 ? fmin(sqrt(e), e / sqrt(x)) : sqrt(e);
+}
+
+/* The same plus one rounding of the square root. */
 static double sqrt_error(double x, double e)
 {
-    double s = sqrt(x);
-    double ds = x > 0 ? fmin(sqrt(e), e / s) : sqrt(e);
-    return ds + U * (s + ds);
+    double ds = sqrt_propagated(x, e);
+    return ds + U * (sqrt(x) + ds);
 }
 
 void adam_exact_element(adam_exact_ctx *cx, const oc_adam_hparams *hp, float grad, float *s,
@@ -135,18 +140,19 @@ void adam_exact_element(adam_exact_ctx *cx, const oc_adam_hparams *hp, float gra
     mpfr_sub(x[P], x[P], x[T1], MPFR_RNDN);
     s[ADAM_P] = gen_store(x[P], out, ADAM_P);
 
-    /* ---- fp32-class bound (spec/adam.md §4.2), first order in u with explicit slack ---- */
+    /* ---- fp32-class bound (spec/adam.md §4.2; coefficients ADAM-TOL-3) ---- */
+    const gen_tol *K = gen_tol_model;
     const double l2 = hp->decoupled ? 0.0 : hp->weight_decay;
     const double decay = fabs(mpfr_get_d(x[DECAY], MPFR_RNDN));
     const double stepm = mpfr_get_d(x[STEPM], MPFR_RNDN);
     /* A: gradient with L2 term */
-    double Eg = l2 > 0 ? l2 * E[ADAM_P] + 2 * U * (fabs(grad) + l2 * (P0 + E[ADAM_P])) + ETA : 0;
+    double Eg = l2 > 0 ? l2 * E[ADAM_P] + K->grad * U * (fabs(grad) + l2 * (P0 + E[ADAM_P])) + ETA : 0;
     /* B: moments, propagated (contraction by beta) plus 6 roundings incl. storage */
     double Em = b1 * E[ADAM_M] + (1 - b1) * Eg +
-                6 * U * (b1 * (M0 + E[ADAM_M]) + (1 - b1) * (Ge + Eg)) + 4 * ETA;
+                K->moment * U * (b1 * (M0 + E[ADAM_M]) + (1 - b1) * (Ge + Eg)) + 4 * ETA;
     double Eg2 = (2 * Ge + Eg) * Eg;
     double Ev = b2 * E[ADAM_V] + (1 - b2) * Eg2 +
-                6 * U * (b2 * (V0 + E[ADAM_V]) + (1 - b2) * (Ge * Ge + Eg2)) +
+                K->square * U * (b2 * (V0 + E[ADAM_V]) + (1 - b2) * (Ge * Ge + Eg2)) +
                 4 * ETA * fmax(1, Ge + Eg); /* (1-b2)*g may underflow before the product with g */
     double Vbar = out->f32[ADAM_V];
     if (isinf(Vbar))
@@ -159,30 +165,38 @@ void adam_exact_element(adam_exact_ctx *cx, const oc_adam_hparams *hp, float gra
     }
     /* C, D: direction numerator and denominator */
     double Mbar = fabs((double)out->f32[ADAM_M]);
+    /* the proven model (ADAM-TOL-3): the propagated errors of D below without their roundings
+     * (r = 0), and the whole quotient's rounding as one proven relative error kd */
+    const double r = K->dir > 0 ? 0 : 1;
+    const double kd = hp->profile == OC_ADAM_KERAS ? K->dir_keras : K->dir;
     double N, En, Vh, Evh;
     if (hp->profile == OC_ADAM_KERAS) {
         double c = mpfr_get_d(x[KCOEF], MPFR_RNDN), rc = (cx->r2 / 2 + cx->r1 + 3 * U) * 1.01;
         N = c * Mbar;
-        En = c * Em * (1 + rc) + N * rc + U * N;
+        En = c * Em * (1 + rc) + N * rc + r * U * N;
         Vh = VV;
         Evh = Evv;
     } else {
         double X = (Em + Mbar * cx->r1) / (cx->bc1 * (1 - cx->r1));
         N = Mbar / cx->bc1;
-        En = X + 2 * U * (N + X);
+        En = X + r * 2 * U * (N + X);
         Vh = VV / cx->bc2 + hp->eps_root;
         double Y = (Evv + VV * cx->r2) / (cx->bc2 * (1 - cx->r2));
-        Evh = Y + 3 * U * (Vh + Y) + ETA;
+        Evh = Y + r * 3 * U * (Vh + Y) + ETA;
     }
-    double Ed, Dlo = hp->eps * (1 - 2 * U);
+    double Ed, Dlo = hp->eps * (1 - r * 2 * U);
+    gen_tol_range((b1 == 0 || b1 >= 0.5) && hp->eps >= 0x1p-200 && hp->eps <= 0x1p20 && hp->eps_root <= 0x1p20 &&
+                  cx->bc1 >= 0x1p-30 && cx->bc2 >= 0x1p-30 && stepm <= 0x1p20 &&
+                  (stepm == 0 || stepm >= 0x1p-60) && decay <= 0.5 &&
+                  (VV == 0 || isinf(VV) || (VV >= 0x1p-300 && VV <= 0x1p300)));
     if (isinf(Vh)) {
         Ed = 0; /* direction is exactly 0 */
     } else {
-        double Es = sqrt_error(Vh, Evh);
+        double Es = r > 0 ? sqrt_error(Vh, Evh) : sqrt_propagated(Vh, Evh);
         double Dn = sqrt(Vh) + hp->eps;
-        double Edn = Es + 2 * U * (Dn + Es);
+        double Edn = Es + r * 2 * U * (Dn + Es);
         Dlo = fmax(Dn - Edn, Dlo);
-        Ed = En / Dlo + N * Edn / (Dn * Dlo) + 3 * U * (N + En) / Dlo;
+        Ed = En / Dlo + N * Edn / (Dn * Dlo) + (r > 0 ? 3 : kd) * U * (N + En) / Dlo;
     }
     /* E: parameter update */
     double A = fabs(1 - decay);
@@ -190,7 +204,7 @@ void adam_exact_element(adam_exact_ctx *cx, const oc_adam_hparams *hp, float gra
      * remaining factors (each of lr, 1/bc1, 1/D in any order) can amplify */
     double underflow = 4 * ETA * fmax(1, stepm) * fmax(1, 1 / cx->bc1) * fmax(1, 1 / Dlo);
     double Ep = A * E[ADAM_P] + stepm * Ed +
-                8 * U * ((P0 + E[ADAM_P]) * (A + decay) + stepm * (dabs + Ed)) + underflow;
+                K->param * U * ((P0 + E[ADAM_P]) * (A + decay) + stepm * (dabs + Ed)) + underflow;
 
     E[ADAM_P] = gen_bound_up(Ep);
     E[ADAM_M] = gen_bound_up(Em);

@@ -136,6 +136,44 @@ static double narrow_bound(oc_format f, double b, double E)
     return fmax(fabs(r - lo), fabs(hi - r));
 }
 
+/* grad: 2 roundings and their product term (2 + u, l2.g); nesterov, interp: 4 roundings, and
+ * the lerp order's product terms (4 + 3u, lerp_same.g): 2^-20 covers them (ADAM-TOL-3) */
+const gen_tol gen_tol_generator = {.grad = 2 + 0x1p-20, .moment = 6, .square = 6,
+                                   .nesterov = 4 + 0x1p-20, .interp = 4 + 0x1p-20, .param = 8,
+                                   .param_lion = 6};
+const gen_tol *gen_tol_model = &gen_tol_generator;
+gen_tolcheck *gen_tolcheck_active;
+
+void gen_tol_range(int inside)
+{
+    if (gen_tolcheck_active && gen_tol_model == gen_tolcheck_active->proven && !inside)
+        gen_tolcheck_active->outside++;
+}
+
+/* tolcheck: the same element step with the proven model, from the same stored state and the
+ * proven bound carried in Ep; each output's two bounds compared (ADAM-TOL-3). */
+static void tolcheck_element(const gen_stepper *s, float grad, const float *state, double *Ep,
+                             const gen_golden *o)
+{
+    gen_tolcheck *tc = gen_tolcheck_active;
+    float st[GEN_MAX_STATE];
+    gen_golden op;
+    memcpy(st, state, sizeof st);
+    gen_tol_model = tc->proven;
+    s->element(s->ctx, grad, st, Ep, &op);
+    gen_tol_model = &gen_tol_generator;
+    for (int k = 0; k < s->nstate; k++) {
+        if (o->tol[k] == 0 && op.tol[k] == 0)
+            continue; /* judged exactly in both */
+        double r = o->tol[k] / op.tol[k];
+        tc->entries++;
+        tc->unsound += !(o->tol[k] >= op.tol[k]);
+        tc->loose += !(r <= tc->factor);
+        tc->min_ratio = tc->entries == 1 ? r : fmin(tc->min_ratio, r);
+        tc->max_ratio = tc->entries == 1 ? r : fmax(tc->max_ratio, r);
+    }
+}
+
 double gen_bound_up(double e)
 {
     return nextafter(e * (1 + 0x1p-40), INFINITY);
@@ -186,6 +224,7 @@ static void compute(const gen_stepper *s, const gen_case *c, float **stored, dou
 {
     float state[GEN_MAX_STATE];
     double *bound = calloc(c->n * GEN_MAX_STATE, sizeof(double));
+    double *proven = calloc(c->n * GEN_MAX_STATE, sizeof(double)); /* tolcheck only */
     float *st = malloc(c->n * GEN_MAX_STATE * sizeof(float));
     for (size_t i = 0; i < c->n; i++)
         for (int k = 0; k < GEN_MAX_STATE; k++)
@@ -198,8 +237,14 @@ static void compute(const gen_stepper *s, const gen_case *c, float **stored, dou
             double *E = bound + i * GEN_MAX_STATE;
             for (int k = 0; k < GEN_MAX_STATE; k++)
                 state[k] = st[i * GEN_MAX_STATE + k];
+            float before[GEN_MAX_STATE];
+            memcpy(before, state, sizeof before);
             s->element(s->ctx, c->g[j], state, E, &o);
+            double *Ep = proven + i * GEN_MAX_STATE;
+            if (gen_tolcheck_active) /* the fp32 bounds, before any narrowing */
+                tolcheck_element(s, c->g[j], before, Ep, &o);
             for (int k = 1; k < s->nstate && c->storage.state != OC_FMT_F32; k++) {
+                Ep[k] = narrow_bound(c->storage.state, o.f32[k], Ep[k]); /* MP-TOL-1, as E */
                 o.tol[k] = E[k] = narrow_bound(c->storage.state, o.f32[k], E[k]);
                 o.f32[k] = state[k] = (float)gen_round_format(c->storage.state, o.f32[k]);
             }
@@ -218,6 +263,7 @@ static void compute(const gen_stepper *s, const gen_case *c, float **stored, dou
         }
     }
     free(bound);
+    free(proven);
     free(st);
 }
 

@@ -93,6 +93,42 @@ double gen_round_format(oc_format f, double x);
  * rounded up to the next binary64. */
 double gen_bound_up(double e);
 
+/* The rounding coefficients of the fp32-class bounds of the element-wise families, in units of
+ * u = 2^-24 of the magnitudes the bounds use (spec/adam.md ADAM-TOL-2, ADAM-TOL-3,
+ * spec/sgd.md SGD-TOL-2, spec/lion.md LION-TOL-2): the generator's own (gen_tol_generator), or
+ * the ones Gappa proved, which `optcert-gen tolcheck` substitutes to compare the two bounds on
+ * every entry. */
+typedef struct gen_tol {
+    double grad;       /* g + wd*p (L2 gradient), not stored */
+    double moment;     /* b*m + (1-b)*g (Adam m, SGD buffer, Lion m), both storage roundings */
+    double square;     /* b2*v + (1-b2)*g^2, both storage roundings */
+    double nesterov;   /* SGD's Nesterov direction, not stored */
+    double interp;     /* Lion's c = b1*m + (1-b1)*g, not stored */
+    double param;      /* Adam and SGD parameter update, both storage roundings */
+    double param_lion; /* Lion's parameter update, both storage roundings */
+    /* Adam's direction: 0 selects the generator's per-operation analysis (ADAM-TOL-2 D); else
+     * the proven relative error of the whole quotient (torch/optax/paper, keras), ADAM-TOL-3 */
+    double dir, dir_keras;
+} gen_tol;
+
+extern const gen_tol gen_tol_generator;
+extern const gen_tol *gen_tol_model; /* the model the bounds use; &gen_tol_generator */
+
+/* `optcert-gen tolcheck`: while `proven` is set, every element step of a valid case is also
+ * computed with the proven model, and its bounds compared with the generator's (family.c). */
+typedef struct gen_tolcheck {
+    const gen_tol *proven;
+    double factor;      /* the looseness factor of the family being generated */
+    long entries, unsound, loose, outside;
+    double min_ratio, max_ratio; /* generator's bound / proven bound */
+} gen_tolcheck;
+
+extern gen_tolcheck *gen_tolcheck_active;
+
+/* Counts an element step whose inputs lie outside the ranges the Gappa proofs cover (only
+ * while tolcheck runs the proven model). */
+void gen_tol_range(int inside);
+
 /* Allocates zeroed inputs for n elements and `steps` gradients. */
 void gen_case_alloc(gen_case *c, size_t n, size_t steps);
 

@@ -113,4 +113,12 @@ int gen_all(const gen_options *opt, const char *outdir);
  * regeneration fails (vectors/gen/verify.c). */
 int gen_verify(const char *vectors, long prec);
 
+/* Removes a directory tree (the generators' temporary output). */
+void gen_remove_tree(const char *dir);
+
+/* optcert-gen tolcheck: the generator's fp32-class bounds against the proven ones on every
+ * entry of the element-wise families (tolcheck.c), with the Gappa results of the proofs cache
+ * directory `cache`. 0 all within, 1 an entry outside, 2 missing results or a failure. */
+int gen_tolcheck_run(const char *cache);
+
 #endif

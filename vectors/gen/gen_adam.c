@@ -163,7 +163,7 @@ static void trajectory(family *f, adam_exact_ctx *cx, oc_adam_hparams hp, int64_
 {
     gen_case c = {.comment = comment, .flags = {"Trajectory"},
                    .rules = {"ADAM-BC-1", "ADAM-STORE-1", "ADAM-UPD-1", "ADAM-TOL-1", "ADAM-TOL-2",
-                             profile_rules[hp.profile]},
+                             "ADAM-TOL-3", profile_rules[hp.profile]},
                    .result = "valid", .first_step = first};
     gen_case_alloc(&c, n, steps);
     if (first > 1)
@@ -188,7 +188,7 @@ static void discriminating(family *f, adam_exact_ctx *cx, oc_adam_hparams hp, in
                            const char *comment, fill_fn fill)
 {
     gen_case c = {.comment = comment, .flags = {flag},
-                   .rules = {rule, "ADAM-TOL-1", "ADAM-TOL-2", profile_rules[hp.profile]},
+                   .rules = {rule, "ADAM-TOL-1", "ADAM-TOL-2", "ADAM-TOL-3", profile_rules[hp.profile]},
                    .result = "valid", .first_step = first};
     gen_case_alloc(&c, 16, steps);
     fill(&c);
@@ -433,7 +433,7 @@ int gen_adam(const gen_options *opt, const char *outdir)
     static const char *const rules[] = {
         "ADAM-HP-1", "ADAM-HP-2", "ADAM-M-1", "ADAM-V-1", "ADAM-BC-1", "ADAM-EPS-1", "ADAM-DIR-1",
         "ADAM-UPD-1", "ADAM-WD-1", "ADAM-WD-2", "ADAM-AMS-1", "ADAM-MAX-1", "ADAM-STORE-1",
-        "ADAM-STORE-2", "ADAM-ERR-1", "ADAM-TOL-1", "ADAM-TOL-2", NULL};
+        "ADAM-STORE-2", "ADAM-ERR-1", "ADAM-TOL-1", "ADAM-TOL-2", "ADAM-TOL-3", NULL};
     int cert = strcmp(opt->level, "cert") == 0;
     adam_exact_ctx *cx = adam_exact_new(opt->prec);
     if (!cx)

@@ -51,15 +51,18 @@ static void lion_element(void *ctx, float grad, float *s, double *E, gen_golden 
     mpfr_add(x[M], x[M], x[T1], MPFR_RNDN);
     s[LION_M] = gen_store(x[M], out, LION_M);                         /* LION-STORE-1 */
 
-    /* ---- fp32-class bound (spec/lion.md §4) ---- */
+    /* ---- fp32-class bound (spec/lion.md §4; coefficients LION-TOL-3) ---- */
+    const gen_tol *K = gen_tol_model;
+    gen_tol_range((lr == 0 || (lr >= 0x1p-60 && lr <= 0x1p20 && decay <= 0.5)) &&
+                  (b1 == 0 || b1 >= 0.5) && (b2 == 0 || b2 >= 0.5)); /* lerp_*.g */
     /* C: the interpolation's error; exact zeros stay exact zeros (no rounding, no underflow) */
     double cmag = b1 * (M0 + E[LION_M]) + (1 - b1) * G0;
-    double Ec = b1 * E[LION_M] + 4 * U * cmag + (cmag > 0 ? 3 * ETA : 0);
+    double Ec = b1 * E[LION_M] + K->interp * U * cmag + (cmag > 0 ? 3 * ETA : 0);
     double sign_error = cabs <= Ec && Ec > 0 ? 2.0 : 0.0; /* the sign itself may differ */
     double A = fabs(1 - decay);
     double Ep = A * E[LION_P] + lr * sign_error +
-                6 * U * ((P0 + E[LION_P]) * (A + decay) + lr) + 4 * ETA;
-    double Em = b2 * E[LION_M] + 6 * U * (b2 * (M0 + E[LION_M]) + (1 - b2) * G0) + 4 * ETA;
+                K->param_lion * U * ((P0 + E[LION_P]) * (A + decay) + lr) + 4 * ETA;
+    double Em = b2 * E[LION_M] + K->moment * U * (b2 * (M0 + E[LION_M]) + (1 - b2) * G0) + 4 * ETA;
     E[LION_P] = gen_bound_up(Ep);
     E[LION_M] = gen_bound_up(Em);
     for (int k = 0; k < LION_NOUT; k++)
@@ -133,7 +136,7 @@ static void one_case(family *f, lion_ctx *cx, const oc_lion_hparams *hp, int64_t
 {
     gen_case c = {.comment = comment, .flags = {flag},
                   .rules = {rule, "LION-UPD-1", "LION-STORE-1", "LION-TOL-1", "LION-TOL-2",
-                            "LION-PROF-TORCH"},
+                            "LION-TOL-3", "LION-PROF-TORCH"},
                   .result = "valid", .first_step = t};
     gen_case_alloc(&c, n, steps);
     fill(&c);
@@ -281,7 +284,8 @@ int gen_lion(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {"LION-HP-1", "LION-ERR-1", "LION-DIR-1", "LION-SIGN-1",
                                         "LION-M-1", "LION-WD-1", "LION-UPD-1", "LION-STORE-1",
-                                        "LION-TOL-1", "LION-TOL-2", "LION-PROF-TORCH", NULL};
+                                        "LION-TOL-1", "LION-TOL-2", "LION-TOL-3",
+                                        "LION-PROF-TORCH", NULL};
     lion_ctx cx;
     for (int i = 0; i < NVARS; i++)
         mpfr_init2(cx.x[i], opt->prec);

@@ -72,23 +72,26 @@ static void sgd_element(void *ctx, float grad, float *s, double *E, gen_golden *
     mpfr_sub(x[P], x[P], x[T1], MPFR_RNDN);
     s[SGD_P] = gen_store(x[P], out, SGD_P);
 
-    /* ---- fp32-class bound (spec/sgd.md §4) ---- */
-    double Eg = l2 > 0 ? l2 * E[SGD_P] + 2 * U * (fabs(grad) + l2 * (P0 + E[SGD_P])) + ETA : 0;
+    /* ---- fp32-class bound (spec/sgd.md §4; coefficients SGD-TOL-3) ---- */
+    const gen_tol *K = gen_tol_model;
+    gen_tol_range((lr == 0 || (lr >= 0x1p-60 && lr <= 0x1p20 && decay <= 0.5)) &&
+                  (torch || mu == 0 || mu >= 0.5)); /* ema: lerp_ (lerp_*.g) */
+    double Eg = l2 > 0 ? l2 * E[SGD_P] + K->grad * U * (fabs(grad) + l2 * (P0 + E[SGD_P])) + ETA : 0;
     double Eb = 0, Ed = Eg;
     if (momentum) {
         if (torch && cx->t == 1)
             Eb = Eg + 2 * U * (Ge + Eg) + ETA;
         else
             Eb = mu * E[SGD_BUF] + (1 - damp) * Eg +
-                 6 * U * (mu * (B0 + E[SGD_BUF]) + (1 - damp) * (Ge + Eg)) + 4 * ETA;
+                 K->moment * U * (mu * (B0 + E[SGD_BUF]) + (1 - damp) * (Ge + Eg)) + 4 * ETA;
         double Bbar = fabs((double)out->f32[SGD_BUF]);
         double wg = torch ? 1.0 : 1.0 - mu;
-        Ed = hp->nesterov ? wg * Eg + mu * Eb + 4 * U * (wg * (Ge + Eg) + mu * (Bbar + Eb)) + 2 * ETA
+        Ed = hp->nesterov ? wg * Eg + mu * Eb + K->nesterov * U * (wg * (Ge + Eg) + mu * (Bbar + Eb)) + 2 * ETA
                           : Eb;
     }
     double A = fabs(1 - decay);
     double Ep = A * E[SGD_P] + lr * Ed +
-                8 * U * ((P0 + E[SGD_P]) * (A + decay) + lr * (dabs + Ed)) + 4 * ETA * fmax(1, lr);
+                K->param * U * ((P0 + E[SGD_P]) * (A + decay) + lr * (dabs + Ed)) + 4 * ETA * fmax(1, lr);
     E[SGD_P] = gen_bound_up(Ep);
     E[SGD_BUF] = momentum ? gen_bound_up(Eb) : 0;
     for (int k = 0; k < SGD_NOUT; k++)
@@ -181,7 +184,7 @@ static void one_case(family *f, sgd_ctx *cx, const oc_sgd_hparams *hp, int64_t t
                      const char *result, int random_start)
 {
     gen_case c = {.comment = comment, .flags = {flag},
-                  .rules = {rule, "SGD-UPD-1", "SGD-STORE-1", "SGD-TOL-1", "SGD-TOL-2",
+                  .rules = {rule, "SGD-UPD-1", "SGD-STORE-1", "SGD-TOL-1", "SGD-TOL-2", "SGD-TOL-3",
                             profile_rules[hp->profile]},
                   .result = result, .first_step = t};
     gen_case_alloc(&c, n, steps);
@@ -338,7 +341,7 @@ int gen_sgd(const gen_options *opt, const char *outdir)
     static const char *const rules[] = {"SGD-HP-1", "SGD-HP-2", "SGD-ERR-1", "SGD-MAX-1",
                                         "SGD-WD-1", "SGD-WD-2", "SGD-BUF-1", "SGD-BUF-2",
                                         "SGD-NEST-1", "SGD-NEST-2", "SGD-UPD-1", "SGD-STORE-1",
-                                        "SGD-TOL-1", "SGD-TOL-2", NULL};
+                                        "SGD-TOL-1", "SGD-TOL-2", "SGD-TOL-3", NULL};
     sgd_ctx cx;
     for (int i = 0; i < NVARS; i++)
         mpfr_init2(cx.x[i], opt->prec);

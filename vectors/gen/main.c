@@ -2,8 +2,10 @@
  * ones regenerate bit for bit.
  * usage: optcert-gen [--level ci|cert] [--precision BITS] [--seed N] OUTDIR
  *        optcert-gen verify [--vectors DIR] [--precision BITS]
- * Exit status: 0 written / all identical, 1 a failure to write / a difference, 2 bad usage or a
- * missing vector directory. */
+ *        optcert-gen tolcheck [--cache DIR]
+ * Exit status: 0 written / all identical / every bound within (tolcheck, spec/adam.md
+ * ADAM-TOL-3), 1 a failure to write / a difference / a bound outside, 2 bad usage, a missing
+ * vector directory or missing proof results. */
 #define _XOPEN_SOURCE 700
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,8 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: optcert-gen [--level ci|cert] [--precision BITS>=200] [--seed N] OUTDIR\n"
-                    "       optcert-gen verify [--vectors DIR] [--precision BITS>=200]\n");
+                    "       optcert-gen verify [--vectors DIR] [--precision BITS>=200]\n"
+                    "       optcert-gen tolcheck [--cache DIR]\n");
     return 2;
 }
 
@@ -49,10 +52,26 @@ static int verify(int argc, char **argv)
     return gen_verify(vectors, prec);
 }
 
+static int tolcheck(int argc, char **argv)
+{
+    static char cdir[4096];
+    snprintf(cdir, sizeof cdir, "%s/proofs/cache", OPTCERT_SOURCE_DIR);
+    const char *cache = cdir;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--cache") == 0 && i + 1 < argc)
+            cache = argv[++i];
+        else
+            return usage();
+    }
+    return gen_tolcheck_run(cache);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "verify") == 0)
         return verify(argc, argv);
+    if (argc > 1 && strcmp(argv[1], "tolcheck") == 0)
+        return tolcheck(argc, argv);
     gen_options opt = {.level = "ci", .prec = 256, .seed = GEN_DEFAULT_SEED};
     const char *out = NULL;
     for (int i = 1; i < argc; i++) {

@@ -16,6 +16,11 @@ static int remove_entry(const char *path, const struct stat *sb, int flag, struc
     return remove(path);
 }
 
+void gen_remove_tree(const char *dir)
+{
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static int same_file(const char *a, const char *b)
 {
     FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
@@ -143,7 +148,7 @@ int gen_verify(const char *vectors, long prec)
         free(names[i]);
     }
     free(names);
-    nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    gen_remove_tree(tmp);
     if (rc == 0)
         printf("vectors reproduce bit for bit at %ld bits\n", prec);
     return rc;
