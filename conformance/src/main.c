@@ -29,7 +29,7 @@
 typedef struct options {
     const char *vectors, *impl, *results, *root, *cls, *family, *html;
     const char *reports[8];
-    int nreports, verbose, no_isolation;
+    int nreports, verbose, no_isolation, locations;
     long precision;
     oc_isolation iso; /* for a plugin given by path, unless no_isolation */
 } options;
@@ -53,7 +53,9 @@ static int usage_to(FILE *out, const char *msg)
             "  optcert vectors manifest [--vectors DIR]    (prints DIR/MANIFEST.sha256)\n"
             "  optcert vectors check [--vectors DIR]       (DIR's files against DIR/MANIFEST.sha256)\n"
             "  optcert selftest [--vectors DIR] [--family NAME]  (VEC-JUDGE-1: every output judged)\n"
-            "  optcert trace [--root DIR]\n"
+            "  optcert trace [--root DIR] [--locations]    (--locations: where each rule is implemented)\n"
+            "  optcert explain RULE-ID [--root DIR]        (the rule's text, the reference lines, vector\n"
+            "                                               cases and tests that cite it)\n"
             "  optcert --help\n");
     return out == stdout ? 0 : 2;
 }
@@ -113,6 +115,8 @@ static int parse(int argc, char **argv, int first, options *o)
             return 1; /* usage on standard output, status 0 */
         if (strcmp(a, "--verbose") == 0)
             o->verbose = 1;
+        else if (strcmp(a, "--locations") == 0)
+            o->locations = 1;
         else if (strcmp(a, "--vectors") == 0 && has)
             o->vectors = argv[++i];
         else if (strcmp(a, "--family") == 0 && has)
@@ -636,11 +640,17 @@ int main(int argc, char **argv)
             return usage("unknown vectors subcommand");
         first = 3;
     }
+    const char *rule = NULL; /* explain's RULE-ID */
+    if (strcmp(cmd, "explain") == 0 && argc > 2 && argv[2][0] != '-') {
+        rule = argv[2];
+        first = 3;
+    }
     int parsed = parse(argc, argv, first, &o);
     if (parsed != 0)
         return parsed > 0 ? usage_to(stdout, NULL) : usage(NULL);
-    if (strcmp(cmd, "trace") != 0 && !is_directory(o.vectors))
-        return 2; /* every command but trace reads the vector directory */
+    int on_tree = strcmp(cmd, "trace") == 0 || strcmp(cmd, "explain") == 0;
+    if (!on_tree && !is_directory(o.vectors))
+        return 2; /* every command but trace and explain reads the vector directory */
     if (strcmp(cmd, "families") == 0)
         return cmd_families(&o);
     if (strcmp(cmd, "certify") == 0)
@@ -661,8 +671,13 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "vectors") == 0)
         return cmd_verify(&o);
     if (strcmp(cmd, "trace") == 0) {
-        int p = oc_trace(o.root, stdout);
+        int p = oc_trace(o.root, o.locations, stdout);
         return p < 0 ? 2 : p > 0;
+    }
+    if (strcmp(cmd, "explain") == 0) {
+        if (!rule)
+            return usage("explain needs a RULE-ID (as defined in spec/*.md: optcert trace lists them)");
+        return oc_explain(o.root, rule, stdout, stderr) < 0 ? 2 : 0;
     }
     return usage("unknown command");
 }
