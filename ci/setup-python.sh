@@ -49,6 +49,9 @@ T2=/opt/optcert-torch2
     "$PY" -m venv "$T2"
     "$T2/bin/python" -m pip install -q torch==2.15.0 numpy==2.4.6 safetensors==0.8.0
 }
+# lion-pytorch beside torch 2.15 too: the Lion peer of fast/bench/bench.py
+"$T2/bin/python" -c 'import lion_pytorch' >/dev/null 2>&1 ||
+    "$T2/bin/python" -m pip install -q --no-deps lion-pytorch==0.2.5
 "$T2/bin/python" -c 'import torch, numpy; print("torch2 venv ok: torch", torch.__version__, "numpy", numpy.__version__)'
 
 "$PY" -c 'import torch, numpy, safetensors; from importlib import metadata as m
