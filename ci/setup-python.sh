@@ -62,6 +62,9 @@ done
     >/dev/null 2>&1 ||
     "$T2/bin/python" -m pip install -q --no-deps --ignore-requires-python emerging-optimizers==0.3.0 \
         absl-py==2.5.1
+# lion-pytorch beside torch 2.15 too: the Lion peer of fast/bench/bench.py
+"$T2/bin/python" -c 'import lion_pytorch' >/dev/null 2>&1 ||
+    "$T2/bin/python" -m pip install -q --no-deps lion-pytorch==0.2.5
 "$T2/bin/python" -c 'import torch, numpy; print("torch2 venv ok: torch", torch.__version__, "numpy", numpy.__version__)'
 
 "$PY" -c 'import torch, numpy, safetensors; from importlib import metadata as m

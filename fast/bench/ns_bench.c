@@ -12,13 +12,15 @@
  *     products computed once), nothing else.
  * The implementation adds the normalisation, the completion of the Gram matrix, the domain check
  * of every iterate (NS-DOM-1), the copy to the output and, in bf16 mode, the roundings. The
- * workspace is allocated once (a training loop reuses it). Best of `reps` after a warm-up.
+ * workspace is allocated once (a training loop reuses it). One warm-up round, then `reps`
+ * rounds of NS, sgemm, blas in turn (FAST-BENCH-1): the median times, and the median and the
+ * min and max of each round's ratio NS/sgemm and NS/blas. "outside" = 1 - blas/NS (median):
+ * the share of the NS time spent outside the BLAS calls.
  * `cpu` times with the process's CPU clock instead of the wall clock: on a machine shared with
  * other work, and with one thread (OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1, so that no thread
  * spins), it counts this program's own work only. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cblas.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,19 @@ static double now(void)
     struct timespec t;
     clock_gettime(clock_used, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n-1] (sorted in place). */
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static void fill(float *x, size_t n, unsigned seed)
@@ -65,7 +80,11 @@ static void blas_only(int k, int n, int steps, const float *x, float *y, float *
 
 int main(int argc, char **argv)
 {
-    int reps = argc > 1 ? atoi(argv[1]) : 5;
+    int reps = argc > 1 ? atoi(argv[1]) : 7;
+    if (reps < 1 || reps > 1000) {
+        fprintf(stderr, "ns_bench: reps must be 1..1000\n");
+        return 2;
+    }
     oc_fast_ns_precision prec = argc > 2 && strcmp(argv[2], "bf16") == 0 ? OC_FAST_NS_BF16
                                                                           : OC_FAST_NS_FP32;
     if (argc > 3 && strcmp(argv[3], "cpu") == 0)
@@ -73,11 +92,14 @@ int main(int argc, char **argv)
     static const size_t shapes[][2] = {{1024, 1024}, {4096, 1024}, {1024, 4096}};
     oc_ns_hparams hp;
     oc_ns_profile_defaults(OC_NS_QUINTIC, &hp);
-    printf("OpenBLAS threads %d (%s); best of %d; %d Newton-Schulz iterations (quintic), %s, "
+    printf("OpenBLAS threads %d (%s); %d rounds; %d Newton-Schulz iterations (quintic), %s, "
            "%s time\n", openblas_get_num_threads(), openblas_get_config(), reps, hp.steps,
            oc_fast_ns_precision_name(prec), clock_used == CLOCK_MONOTONIC ? "wall" : "CPU");
-    printf("%-10s %9s %9s %9s %8s %8s %10s\n", "shape", "NS ms", "sgemm ms", "blas ms",
-           "NS/sgemm", "NS/blas", "GFLOP/s*");
+    printf("| shape | NS ms | sgemm ms | blas ms | NS/sgemm (median) | (min) | (max) | NS/blas "
+           "(median) | (min) | (max) | outside BLAS | GFLOP/s* |\n|");
+    for (int c = 0; c < 12; c++)
+        printf(" --- |");
+    printf("\n");
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         size_t rows = shapes[s][0], cols = shapes[s][1], len = rows * cols;
         int k = (int)(rows < cols ? rows : cols), n = (int)(rows < cols ? cols : rows);
@@ -88,7 +110,9 @@ int main(int argc, char **argv)
         if (!g || !out || !work || !y || !a || !b)
             return 1;
         fill(g, len, 12345u);
-        double best[3] = {INFINITY, INFINITY, INFINITY};
+        double *t = malloc(5 * (size_t)reps * sizeof *t); /* NS, sgemm, blas, the 2 ratios */
+        if (!t)
+            return 1;
         for (int r = 0; r < reps + 1; r++) { /* the first round warms up */
             double t0 = now();
             if (oc_fast_newton_schulz(&hp, prec, rows, cols, g, out, work, wl) != OC_OK)
@@ -98,17 +122,26 @@ int main(int argc, char **argv)
             double t2 = now();
             blas_only(k, n, hp.steps, g, y, a, b);
             double t3 = now();
-            double t[3] = {t1 - t0, t2 - t1, t3 - t2};
-            for (int i = 0; r > 0 && i < 3; i++)
-                best[i] = fmin(best[i], t[i]);
+            if (r > 0) {
+                double *row = t + 5 * (r - 1);
+                row[0] = t1 - t0, row[1] = t2 - t1, row[2] = t3 - t2;
+                row[3] = row[0] / row[1], row[4] = row[0] / row[2];
+            }
         }
+        double med[5], lo[5], hi[5], col[1000];
+        for (int c = 0; c < 5; c++) {
+            for (int r = 0; r < reps; r++)
+                col[r] = t[5 * r + c];
+            med[c] = median(col, reps), lo[c] = col[0], hi[c] = col[reps - 1];
+        }
+        free(t);
         /* GFLOP/s*: the sgemm flop count (4 k^2 n + 2 k^3 per iteration) over the NS time */
         double flops = hp.steps * (4.0 * k * k * n + 2.0 * k * k * k);
         char name[32];
         snprintf(name, sizeof name, "%zux%zu", rows, cols);
-        printf("%-10s %9.1f %9.1f %9.1f %8.3f %8.3f %10.1f\n", name, best[0] * 1e3,
-               best[1] * 1e3, best[2] * 1e3, best[0] / best[1], best[0] / best[2],
-               flops / best[0] / 1e9);
+        printf("| %s | %.1f | %.1f | %.1f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f%% | "
+               "%.1f |\n", name, med[0] * 1e3, med[1] * 1e3, med[2] * 1e3, med[3], lo[3], hi[3],
+               med[4], lo[4], hi[4], 100.0 * (1.0 - 1.0 / med[4]), flops / med[0] / 1e9);
         free(g), free(out), free(work), free(y), free(a), free(b);
     }
     return 0;

@@ -28,8 +28,8 @@ static double max_abs(size_t nt, const oc_fast_tensor *t)
     return m;
 }
 
-oc_status oc_fast_clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
-                            double *partial)
+oc_status oc_fast_clip_norm_unscaled(const oc_clip_config *c, size_t nviews,
+                                     const oc_clip_view *views, float inv_scale, double *partial)
 {
     size_t nt = 0;
     oc_fast_tensor *t = nviews ? malloc(nviews * sizeof *t) : NULL;
@@ -43,9 +43,15 @@ oc_status oc_fast_clip_norm(const oc_clip_config *c, size_t nviews, const oc_cli
     if (c->inf_norm)
         *partial = max_abs(nt, t);
     else
-        st = oc_fast_grad_sumsq(nt, t, 1.0f, NULL, partial, &bad);
+        st = oc_fast_grad_sumsq(nt, t, inv_scale, NULL, partial, &bad);
     free(t);
     return st;
+}
+
+oc_status oc_fast_clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
+                            double *partial)
+{
+    return oc_fast_clip_norm_unscaled(c, nviews, views, 1.0f, partial);
 }
 
 float oc_fast_clip_coeff(const oc_clip_config *c, double norm)

@@ -1,8 +1,11 @@
-/* The guarded chained step in the fast CPU backend (spec/fast.md FAST-STEP-1, spec/step.md
- * STEP-*): the reference's checks (oc_guarded_step_check) before anything is written, then
- * STEP-ORDER-1 composed from the backend's passes: the fused unscale and non-finite check, the
- * loss-scale update (FAST-LS-1), the global norm and clipping pass (FAST-CLIP-1) and the
- * multi-tensor element-wise steps of each sub-optimizer. */
+/* The guarded chained step in the fast CPU backend (spec/fast.md FAST-STEP-1, FAST-STEP-2,
+ * spec/step.md STEP-*): the reference's checks (oc_guarded_step_check) before anything is
+ * written, then STEP-ORDER-1 in two passes over the memory when the 2-norm of the unscaled
+ * gradients is finite (FAST-STEP-2: the norm pass, then one fused pass per sub-optimizer that
+ * unscales, clips, steps and writes the gradient back), else composed from the backend's
+ * passes (FAST-STEP-1): the fused unscale and non-finite check, the loss-scale update
+ * (FAST-LS-1), the global norm and clipping pass (FAST-CLIP-1) and the multi-tensor
+ * element-wise steps of each sub-optimizer. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -20,17 +23,25 @@ static int any_nan(size_t nsub, const oc_sub_optimizer *subs, unsigned which)
     return 0;
 }
 
+/* The clipping views (CLIP-VIEW-1, one rank) of the gradients of the sub-optimizers in
+ * `which`; returns their count. */
+static size_t views_of(size_t nsub, oc_sub_optimizer *subs, unsigned which, oc_clip_view *views)
+{
+    size_t nviews = 0;
+    for (size_t k = 0; k < nsub; k++)
+        for (size_t i = 0; (which >> k & 1u) && i < subs[k].nparams; i++)
+            views[nviews++] = (oc_clip_view){0, 0, 0, (int32_t)k, 0, 0, subs[k].params[i].n,
+                                             subs[k].params[i].grad};
+    return nviews;
+}
+
 /* STEP-CLIP-1, STEP-NONFINITE-1: the global norm over the sub-optimizers in `which`, every
  * gradient multiplied by the coefficient when clipping is on (CLIP-COEF-1). */
 static oc_status norm_and_clip(const oc_clip_config *cc, size_t nsub, oc_sub_optimizer *subs,
                                unsigned which, float *norm)
 {
     oc_clip_view views[OC_GUARD_MAX_PARAMS];
-    size_t nviews = 0;
-    for (size_t k = 0; k < nsub; k++)
-        for (size_t i = 0; (which >> k & 1u) && i < subs[k].nparams; i++)
-            views[nviews++] = (oc_clip_view){0, 0, 0, (int32_t)k, 0, 0, subs[k].params[i].n,
-                                             subs[k].params[i].grad};
+    size_t nviews = views_of(nsub, subs, which, views);
     double sum;
     oc_status st = oc_fast_clip_norm(cc, nviews, views, &sum);
     if (st != OC_OK)
@@ -43,8 +54,9 @@ static oc_status norm_and_clip(const oc_clip_config *cc, size_t nsub, oc_sub_opt
     return OC_OK;
 }
 
-/* STEP-TAKE-1: one multi-tensor step of the sub-optimizer with counter step + 1. */
-static oc_status step_sub(oc_sub_optimizer *s)
+/* STEP-TAKE-1: one multi-tensor step of the sub-optimizer with counter step + 1 (grad_back:
+ * FAST-STEP-2's fused pass, o's unscaling and clipping written back over the gradients). */
+static oc_status step_sub(oc_sub_optimizer *s, const oc_fast_opts *o, int grad_back)
 {
     oc_fast_tensor t[OC_GUARD_MAX_PARAMS];
     int64_t next = s->step + 1;
@@ -57,12 +69,47 @@ static oc_status step_sub(oc_sub_optimizer *s)
         for (int j = 0; j < nstate; j++)
             t[i].state[j] = q->state[j];
     }
-    oc_status st = s->kind == OC_SUB_ADAM ? oc_fast_adam_step(&s->hp.adam, next, NULL, s->nparams, t, NULL)
-                   : s->kind == OC_SUB_SGD ? oc_fast_sgd_step(&s->hp.sgd, next, NULL, s->nparams, t, NULL)
-                   : oc_fast_lion_step(&s->hp.lion, next, NULL, s->nparams, t, NULL);
+    oc_status st = oc_fast_sub_step(s, next, o, s->nparams, t, grad_back);
     if (st == OC_OK)
         s->step = next;
     return st;
+}
+
+/* FAST-STEP-2: the rest of the step once the norm pass found sum = sum of the squared unscaled
+ * gradients finite: then no stored gradient is non-finite (STEP-FOUND-INF-1: found_inf = 0)
+ * and each stepping sub-optimizer's pass applies STEP-UNSCALE-1 and CLIP-COEF-1 as the
+ * gradient's two binary32 products (FAST-GRAD-1, the same roundings as the in-place passes)
+ * and writes the result back over the gradient. */
+static oc_status fused_rest(const oc_guard_config *cfg, const oc_clip_config *cc,
+                            const oc_loss_scaler *scaler, oc_loss_scale_state *scaler_state,
+                            size_t nsub, oc_sub_optimizer *subs, float inv, double sum,
+                            int64_t *position, int64_t increment, float *grad_norm,
+                            oc_step_outcome *outcome)
+{
+    oc_status st;
+    if (cfg->mode == OC_GUARD_SCALED && (st = oc_fast_loss_scale_update(scaler, scaler_state, 0)) != OC_OK)
+        return st; /* STEP-SCALER-1 (cannot fail: checked) */
+    double n = sqrt(sum);
+    float norm = oc_fast_to_f32(n);
+    const oc_fast_opts o = {inv, cc->max_norm > 0 ? oc_fast_clip_coeff(cc, n) : 1.0f,
+                            OC_FAST_MODEL_NONE};
+    int back = o.inv_scale != 1.0f || o.clip_coeff != 1.0f;
+    int norm_skip = cfg->skip_threshold <= DBL_MAX && norm > cfg->skip_threshold; /* CLIP-SKIP-1 */
+    for (size_t k = 0; k < nsub; k++)
+        for (size_t i = 0; norm_skip && i < subs[k].nparams; i++) { /* unscaled and clipped */
+            if (o.inv_scale != 1.0f)
+                oc_fast_scale(subs[k].params[i].grad, subs[k].params[i].n, o.inv_scale);
+            if (o.clip_coeff != 1.0f)
+                oc_fast_scale(subs[k].params[i].grad, subs[k].params[i].n, o.clip_coeff);
+        }
+    for (size_t k = 0; !norm_skip && k < nsub; k++)
+        if ((st = step_sub(&subs[k], &o, back)) != OC_OK)
+            return st;
+    if (!norm_skip)
+        *position += increment; /* STEP-SCHED-1 */
+    *grad_norm = norm;          /* STEP-NORM-1: pre-clip */
+    *outcome = norm_skip ? OC_STEP_SKIPPED_NORM : OC_STEP_TAKEN;
+    return OC_OK;
 }
 
 oc_status oc_fast_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
@@ -75,9 +122,21 @@ oc_status oc_fast_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler 
     if (st != OC_OK)
         return st;
     const oc_clip_config cc = oc_guard_clip_config(cfg);
+    const oc_fast_opts defaults = oc_fast_opts_default();
     const int scaled = cfg->mode == OC_GUARD_SCALED;
     /* STEP-UNSCALE-1: Megatron's inv_scale = scale.double().reciprocal().float() */
     float inv = scaled ? (float)(1.0 / (double)scaler_state->scale) : 1.0f;
+    const unsigned all = (unsigned)((1ull << nsub) - 1);
+    if (!cc.inf_norm) { /* FAST-STEP-2 */
+        oc_clip_view views[OC_GUARD_MAX_PARAMS];
+        double sum;
+        if ((st = oc_fast_clip_norm_unscaled(&cc, views_of(nsub, subs, all, views), views, inv,
+                                             &sum)) != OC_OK)
+            return st;
+        if (isfinite(sum))
+            return fused_rest(cfg, &cc, scaler, scaler_state, nsub, subs, inv, sum, position,
+                              increment, grad_norm, outcome);
+    }
     int found_inf = 0;
     for (size_t k = 0; cfg->mode != OC_GUARD_UNCHECKED && k < nsub; k++)
         for (size_t i = 0; i < subs[k].nparams; i++)
@@ -85,14 +144,13 @@ oc_status oc_fast_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler 
                                                scaled && inv != 1.0f); /* STEP-FOUND-INF-1 */
     if (scaled && (st = oc_fast_loss_scale_update(scaler, scaler_state, found_inf)) != OC_OK)
         return st; /* STEP-SCALER-1 (cannot fail: checked above) */
-    const unsigned all = (unsigned)((1ull << nsub) - 1);
     unsigned stepping = found_inf ? 0u : all;
     float norm = 0.0f;
     if (stepping != 0 && (st = norm_and_clip(&cc, nsub, subs, stepping, &norm)) != OC_OK)
         return st;
     int norm_skip = cfg->skip_threshold <= DBL_MAX && norm > cfg->skip_threshold; /* CLIP-SKIP-1 */
     for (size_t k = 0; !norm_skip && k < nsub; k++)
-        if ((stepping >> k & 1u) && (st = step_sub(&subs[k])) != OC_OK)
+        if ((stepping >> k & 1u) && (st = step_sub(&subs[k], &defaults, 0)) != OC_OK)
             return st;
     if (!found_inf && !norm_skip)
         *position += increment; /* STEP-SCHED-1 */

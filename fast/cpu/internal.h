@@ -3,6 +3,7 @@
 #define OPTCERT_FAST_CPU_INTERNAL_H
 
 #include "kernels.h"
+#include "optcert/fast.h"
 
 const oc_fast_kernels *oc_fast_kernels_active(void);
 
@@ -16,5 +17,16 @@ int oc_fast_any_nonfinite(const float *x, size_t n);
 int oc_fast_unscale_check(float *x, size_t n, float f, int scale);
 /* x rounded to binary32, +-inf past its range (a plain conversion would be undefined). */
 float oc_fast_to_f32(double x);
+
+/* oc_fast_clip_norm of the gradients unscaled on the fly: the 2-norm's sum over the counted
+ * views of ((float)(g * inv_scale))^2 (FAST-NORM-1); the inf-norm ignores inv_scale. */
+oc_status oc_fast_clip_norm_unscaled(const oc_clip_config *c, size_t nviews,
+                                     const oc_clip_view *views, float inv_scale, double *partial);
+
+/* FAST-STEP-2: the multi-tensor step of sub-optimizer s (its kind and hyper-parameters) with
+ * counter `step`; grad_back: no model copy, each gradient the update used, (g * inv_scale) *
+ * clip_coeff, written back over g. */
+oc_status oc_fast_sub_step(const oc_sub_optimizer *s, int64_t step, const oc_fast_opts *o,
+                           size_t nt, const oc_fast_tensor *t, int grad_back);
 
 #endif

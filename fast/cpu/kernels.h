@@ -14,9 +14,16 @@ typedef struct oc_fast_range {
     const float *g;
     float *s0, *s1, *s2; /* state tensors, NULL where unused */
     uint16_t *model;     /* NULL: no copy */
-    int model_kind;      /* oc_fast_dtype */
+    int model_kind;      /* oc_fast_dtype; OC_FAST_KIND_GRAD_BACK: no copy, the gradient the
+                            update used written back over g (FAST-STEP-2) */
     float inv_scale, clip;
 } oc_fast_range;
+
+/* Elements per block of the model copy (FAST-NT-1, kernels.inc). */
+#define OC_FAST_BLOCK 256
+
+/* The range's model_kind for FAST-STEP-2's fused pass (model must be NULL). */
+#define OC_FAST_KIND_GRAD_BACK 3
 
 /* Which SGD variant (compile-time constants inside the kernels). */
 typedef struct oc_fast_sgd_kind {

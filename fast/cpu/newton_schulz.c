@@ -57,7 +57,6 @@ static inline float bf16_round(float x)
 static void normalise(const float *g, size_t len, double d, int bf16, float *x)
 {
     long long n = (long long)len;
-#pragma omp parallel for if (n > OC_FAST_CHUNK)
     for (long long i = 0; i < n; i++) {
         float v = (float)(g[i] / d);
         x[i] = bf16 ? bf16_round(v) : v;
@@ -71,7 +70,6 @@ static void normalise(const float *g, size_t len, double d, int bf16, float *x)
 static void complete_gram(float *a, float *b, size_t k, int bf16)
 {
     long long tiles = (long long)((k + TILE - 1) / TILE);
-#pragma omp parallel for schedule(dynamic, 1) if (k > 4 * TILE)
     for (long long tr = 0; tr < tiles; tr++)
         for (size_t c0 = (size_t)tr * TILE; c0 < k; c0 += TILE) {
             size_t r_end = (size_t)tr * TILE + TILE < k ? (size_t)tr * TILE + TILE : k;
@@ -101,7 +99,6 @@ static int leaves_domain(float *y, size_t len, int bf16)
 {
     long long n = (long long)len;
     int bad = 0;
-#pragma omp parallel for reduction(| : bad) if (n > OC_FAST_CHUNK)
     for (long long i = 0; i < n; i++) {
         float v = y[i];
         if (bf16)

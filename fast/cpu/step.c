@@ -43,20 +43,24 @@ static chunk *chunks_of(size_t nt, const oc_fast_tensor *t, size_t *count)
     return ch;
 }
 
-static oc_fast_range range_of(const oc_fast_tensor *t, const chunk *c, const oc_fast_opts *o)
+/* grad_back: FAST-STEP-2's fused pass (no model copy, the gradient written back). */
+static oc_fast_range range_of(const oc_fast_tensor *t, const chunk *c, const oc_fast_opts *o,
+                              int grad_back)
 {
     size_t k = c->off;
     return (oc_fast_range){c->len, t->param + k, t->grad + k,
                            t->state[0] ? t->state[0] + k : NULL,
                            t->state[1] ? t->state[1] + k : NULL,
                            t->state[2] ? t->state[2] + k : NULL,
-                           t->model && o->model != OC_FAST_MODEL_NONE ? t->model + k : NULL,
-                           (int)o->model, o->inv_scale, o->clip_coeff};
+                           !grad_back && t->model && o->model != OC_FAST_MODEL_NONE ? t->model + k
+                                                                                     : NULL,
+                           grad_back ? OC_FAST_KIND_GRAD_BACK : (int)o->model, o->inv_scale,
+                           o->clip_coeff};
 }
 
 /* FAST-MT-1: all chunks of all tensors, shared among the threads. */
 static oc_status for_each_chunk(size_t nt, const oc_fast_tensor *t, const oc_fast_opts *o,
-                                range_fn f, const void *ctx, int *found_nonfinite)
+                                int grad_back, range_fn f, const void *ctx, int *found_nonfinite)
 {
     size_t count;
     chunk *ch = chunks_of(nt, t, &count);
@@ -66,7 +70,7 @@ static oc_status for_each_chunk(size_t nt, const oc_fast_tensor *t, const oc_fas
     long long nc = (long long)count;
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if (nc > 2)
     for (long long k = 0; k < nc; k++) {
-        oc_fast_range r = range_of(&t[ch[k].tensor], &ch[k], o);
+        oc_fast_range r = range_of(&t[ch[k].tensor], &ch[k], o, grad_back);
         bad |= f(ctx, &r);
     }
     free(ch);
@@ -89,8 +93,8 @@ static unsigned adam_range(const void *ctx, const oc_fast_range *r)
     return a->k->adam(&a->c, a->amsgrad, r);
 }
 
-oc_status oc_fast_adam_step(const oc_adam_hparams *hp, int64_t step, const oc_fast_opts *o,
-                            size_t nt, const oc_fast_tensor *t, int *found_nonfinite)
+static oc_status adam_step(const oc_adam_hparams *hp, int64_t step, const oc_fast_opts *o,
+                           size_t nt, const oc_fast_tensor *t, int *found_nonfinite, int grad_back)
 {
     if (!hp)
         return OC_ERR_NULL_POINTER;
@@ -99,7 +103,13 @@ oc_status oc_fast_adam_step(const oc_adam_hparams *hp, int64_t step, const oc_fa
     if (st != OC_OK)
         return st;
     adam_ctx a = {oc_fast_prep_adam(hp, step), hp->amsgrad != 0, oc_fast_kernels_active()};
-    return for_each_chunk(nt, t, o, adam_range, &a, found_nonfinite);
+    return for_each_chunk(nt, t, o, grad_back, adam_range, &a, found_nonfinite);
+}
+
+oc_status oc_fast_adam_step(const oc_adam_hparams *hp, int64_t step, const oc_fast_opts *o,
+                            size_t nt, const oc_fast_tensor *t, int *found_nonfinite)
+{
+    return adam_step(hp, step, o, nt, t, found_nonfinite, 0);
 }
 
 /* ---- SGD ---- */
@@ -116,8 +126,8 @@ static unsigned sgd_range(const void *ctx, const oc_fast_range *r)
     return s->k->sgd(&s->c, s->kind, r);
 }
 
-oc_status oc_fast_sgd_step(const oc_sgd_hparams *hp, int64_t step, const oc_fast_opts *o,
-                           size_t nt, const oc_fast_tensor *t, int *found_nonfinite)
+static oc_status sgd_step(const oc_sgd_hparams *hp, int64_t step, const oc_fast_opts *o,
+                          size_t nt, const oc_fast_tensor *t, int *found_nonfinite, int grad_back)
 {
     if (!hp)
         return OC_ERR_NULL_POINTER;
@@ -129,7 +139,13 @@ oc_status oc_fast_sgd_step(const oc_sgd_hparams *hp, int64_t step, const oc_fast
     sgd_ctx s = {oc_fast_prep_sgd(hp), {hp->profile == OC_SGD_EMA, momentum, step == 1,
                                         hp->nesterov != 0},
                  oc_fast_kernels_active()};
-    return for_each_chunk(nt, t, o, sgd_range, &s, found_nonfinite);
+    return for_each_chunk(nt, t, o, grad_back, sgd_range, &s, found_nonfinite);
+}
+
+oc_status oc_fast_sgd_step(const oc_sgd_hparams *hp, int64_t step, const oc_fast_opts *o,
+                           size_t nt, const oc_fast_tensor *t, int *found_nonfinite)
+{
+    return sgd_step(hp, step, o, nt, t, found_nonfinite, 0);
 }
 
 /* ---- Lion ---- */
@@ -145,8 +161,8 @@ static unsigned lion_range(const void *ctx, const oc_fast_range *r)
     return l->k->lion(&l->c, r);
 }
 
-oc_status oc_fast_lion_step(const oc_lion_hparams *hp, int64_t step, const oc_fast_opts *o,
-                            size_t nt, const oc_fast_tensor *t, int *found_nonfinite)
+static oc_status lion_step(const oc_lion_hparams *hp, int64_t step, const oc_fast_opts *o,
+                           size_t nt, const oc_fast_tensor *t, int *found_nonfinite, int grad_back)
 {
     if (!hp)
         return OC_ERR_NULL_POINTER;
@@ -155,7 +171,23 @@ oc_status oc_fast_lion_step(const oc_lion_hparams *hp, int64_t step, const oc_fa
     if (st != OC_OK)
         return st;
     lion_ctx l = {oc_fast_prep_lion(hp), oc_fast_kernels_active()};
-    return for_each_chunk(nt, t, o, lion_range, &l, found_nonfinite);
+    return for_each_chunk(nt, t, o, grad_back, lion_range, &l, found_nonfinite);
+}
+
+oc_status oc_fast_lion_step(const oc_lion_hparams *hp, int64_t step, const oc_fast_opts *o,
+                            size_t nt, const oc_fast_tensor *t, int *found_nonfinite)
+{
+    return lion_step(hp, step, o, nt, t, found_nonfinite, 0);
+}
+
+/* ---- FAST-STEP-2: a sub-optimizer's fused pass ---- */
+
+oc_status oc_fast_sub_step(const oc_sub_optimizer *s, int64_t step, const oc_fast_opts *o,
+                           size_t nt, const oc_fast_tensor *t, int grad_back)
+{
+    return s->kind == OC_SUB_ADAM  ? adam_step(&s->hp.adam, step, o, nt, t, NULL, grad_back)
+           : s->kind == OC_SUB_SGD ? sgd_step(&s->hp.sgd, step, o, nt, t, NULL, grad_back)
+                                   : lion_step(&s->hp.lion, step, o, nt, t, NULL, grad_back);
 }
 
 /* ---- FAST-NORM-1 ---- */

@@ -1,0 +1,573 @@
+"""Regenerates fast/bench/RESULTS.md: the fast CPU backend against the physical limit of its
+access pattern and against the best peers, measured side by side in one run (spec/fast.md
+FAST-BENCH-1). Not a test: nothing here asserts a speed; it measures and writes the figures.
+
+    fast/bench/run.sh                 # builds, then runs this under the best venv found
+
+The protocol (FAST-BENCH-1): every comparison runs the subject and one peer in alternating
+repetitions (A B A B ..., one warm-up of each first); each adjacent pair gives one ratio
+(peer time / subject time: above 1 the subject is faster), reported as the median and the min
+over the pairs (>= 7). The 1-minute load average is recorded before and after each section;
+a section during which it exceeded the core count is marked LOADED.
+"""
+import argparse
+import ctypes as C
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+class Tensor(C.Structure):
+    """oc_fast_tensor (fast/include/optcert/fast.h)."""
+    _fields_ = [("n", C.c_size_t), ("param", C.c_void_p), ("grad", C.c_void_p),
+                ("state", C.c_void_p * 3), ("model", C.c_void_p)]
+
+
+class AdamHparams(C.Structure):
+    _fields_ = [("profile", C.c_int), ("lr", C.c_double), ("beta1", C.c_double),
+                ("beta2", C.c_double), ("eps", C.c_double), ("weight_decay", C.c_double),
+                ("eps_root", C.c_double), ("schedule_multiplier", C.c_double),
+                ("decoupled", C.c_int), ("amsgrad", C.c_int), ("maximize", C.c_int)]
+
+
+class SgdHparams(C.Structure):
+    _fields_ = [("profile", C.c_int), ("lr", C.c_double), ("momentum", C.c_double),
+                ("dampening", C.c_double), ("weight_decay", C.c_double),
+                ("nesterov", C.c_int), ("maximize", C.c_int)]
+
+
+class LionHparams(C.Structure):
+    _fields_ = [("profile", C.c_int), ("lr", C.c_double), ("beta1", C.c_double),
+                ("beta2", C.c_double), ("weight_decay", C.c_double)]
+
+
+class Opts(C.Structure):
+    _fields_ = [("inv_scale", C.c_float), ("clip_coeff", C.c_float), ("model", C.c_int)]
+
+
+LR, BETAS, EPS, WD = 1e-3, (0.9, 0.95), 1e-8, 0.1
+
+
+# ---------------------------------------------------------------- the protocol
+
+class Section:
+    """One part of RESULTS.md: the load before and after, its tables, its command."""
+
+    def __init__(self, title, command):
+        self.title, self.command, self.lines, self.goals = title, command, [], []
+        self.load0 = os.getloadavg()[0]
+
+    def close(self):
+        self.load1 = os.getloadavg()[0]
+        self.loaded = max(self.load0, self.load1) > os.cpu_count()
+        return self
+
+    def markdown(self):
+        mark = (f"**LOADED** (1-minute load average above the {os.cpu_count()} cores)"
+                if self.loaded else "quiet enough (load average at most the core count)")
+        out = [f"## {self.title}", "", "```sh", self.command, "```", "",
+               f"Load average (1 min) before {self.load0:.2f}, after {self.load1:.2f}: {mark}.", ""]
+        goals = (["Goals (medians of this run):", ""] + self.goals + [""]) if self.goals else []
+        return "\n".join(out + self.lines + goals) + "\n"
+
+
+def timed(fn, before=None):
+    if before:
+        before()
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def abab(subject, peer, pairs, before=None):
+    """Subject and peer alternating (after one warm-up of each); per pair (t_subject, t_peer).
+    `before` (untimed) runs before every timed call."""
+    timed(subject, before), timed(peer, before)
+    return [(timed(subject, before), timed(peer, before)) for _ in range(pairs)]
+
+
+def summary(pairs):
+    """Median subject and peer times, median and min of the pairwise ratios peer / subject."""
+    r = [p / s for s, p in pairs]
+    return (statistics.median(s for s, _ in pairs), statistics.median(p for _, p in pairs),
+            statistics.median(r), min(r))
+
+
+def goal(sec, what, value, target, fmt="{:.1%}", at_most=False):
+    """One line of the section's goals: the measured median against the issue's target."""
+    met = value <= target if at_most else value >= target
+    sec.goals.append(f"- {what}: {fmt.format(value)} (goal {'≤' if at_most else '≥'} "
+                     f"{fmt.format(target)}): **{'met' if met else 'not met'}**")
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    return out + ["| " + " | ".join(str(c) for c in r) + " |" for r in rows] + [""]
+
+
+# ---------------------------------------------------------------- models and tensors
+
+def gpt2_125m():
+    """GPT-2 small (124.4 M): tied 50257x768 embedding, 1024x768 positions, 12 layers."""
+    d, shapes = 768, [(50257, 768), (1024, 768)]
+    for _ in range(12):
+        shapes += [(d,), (d,), (d, 3 * d), (3 * d,), (d, d), (d,), (d,), (d,),
+                   (d, 4 * d), (4 * d,), (4 * d, d), (d,)]
+    return shapes + [(d,), (d,)]
+
+
+class Model:
+    """fp32 parameters, gradients and two state tensors per parameter, a bf16 copy; the
+    oc_fast_tensor arrays over them with 2 (Adam), 1 (SGD momentum, Lion) states, copy or not."""
+
+    def __init__(self, shapes):
+        torch.manual_seed(0)
+        self.p = [torch.randn(s) * 0.02 for s in shapes]
+        self.g = [torch.randn(s) * 1e-3 for s in shapes]
+        self.s = [[torch.zeros(s) for s in shapes] for _ in range(2)]
+        self.copy = [torch.empty(s, dtype=torch.bfloat16) for s in shapes]
+        self.n = sum(p.numel() for p in self.p)
+
+    def tensors(self, nstate, copy):
+        ts = (Tensor * len(self.p))()
+        for i, p in enumerate(self.p):
+            ts[i].n, ts[i].param, ts[i].grad = p.numel(), p.data_ptr(), self.g[i].data_ptr()
+            for k in range(nstate):
+                ts[i].state[k] = self.s[k][i].data_ptr()
+            ts[i].model = self.copy[i].data_ptr() if copy else None
+        return ts
+
+
+def call(fn, *args):
+    st = fn(*args)
+    if st != 0:
+        raise RuntimeError(f"{fn.__name__} returned {st}")
+
+
+class Fast:
+    """The subjects: the fast steps through the benchmark library."""
+
+    def __init__(self, lib, model):
+        self.lib, self.m, self.t = lib, model, 0
+        self.adam_hp = AdamHparams(0, LR, BETAS[0], BETAS[1], EPS, WD, 0.0, 1.0, 1, 0, 0)
+        self.sgd_hp = SgdHparams(0, LR, 0.9, 0.0, 0.0, 0, 0)
+        self.lion_hp = LionHparams(0, 1e-4, BETAS[0], 0.99, WD)
+
+    def step_fn(self, kind, copy):
+        nstate = {"adam": 2, "sgd": 1, "lion": 1}[kind]
+        ts = self.m.tensors(nstate, copy)
+        opts = Opts(1.0, 1.0, 1 if copy else 0)
+        fn, hp = {"adam": (self.lib.oc_fast_adam_step, self.adam_hp),
+                  "sgd": (self.lib.oc_fast_sgd_step, self.sgd_hp),
+                  "lion": (self.lib.oc_fast_lion_step, self.lion_hp)}[kind]
+
+        def step():
+            self.t += 1
+            call(fn, C.byref(hp), C.c_int64(self.t), C.byref(opts), C.c_size_t(len(ts)), ts, None)
+        return step
+
+    def same_fn(self, pattern, nt, nstate, copy):
+        ts = self.m.tensors(nstate, copy)
+        return lambda: call(self.lib.oc_bench_same_traffic, pattern, nt, C.c_size_t(len(ts)), ts)
+
+
+# ---------------------------------------------------------------- the peers
+
+def torch_optimizer(kind, params, grads):
+    """torch's best CPU implementation: fused=True where this torch accepts it on CPU (probed
+    on a throw-away tensor), else foreach=True. Returns (optimizer, the variant's name)."""
+    for p, g in zip(params, grads):
+        p.grad = g
+    cls, kw = {"adam": (torch.optim.AdamW, dict(lr=LR, betas=BETAS, eps=EPS, weight_decay=WD)),
+               "sgd": (torch.optim.SGD, dict(lr=LR, momentum=0.9))}[kind]
+    probe = [torch.zeros(4, requires_grad=True)]
+    probe[0].grad = torch.ones(4)
+    for variant in ("fused", "foreach"):
+        try:
+            cls(probe, **kw, **{variant: True}).step()
+            return cls(params, **kw, **{variant: True}), variant
+        except (RuntimeError, TypeError):
+            continue
+    return cls(params, **kw), "for-loop"
+
+
+def deepspeed_adam(params):
+    """DeepSpeedCPUAdam (its C++ op, built on first use), or the reason it cannot run."""
+    try:
+        from deepspeed.ops.adam import DeepSpeedCPUAdam
+        import deepspeed
+        opt = DeepSpeedCPUAdam(params, lr=LR, betas=BETAS, eps=EPS, weight_decay=WD,
+                               adamw_mode=True)
+        return opt, f"DeepSpeedCPUAdam (deepspeed {deepspeed.__version__})"
+    except Exception as e:  # the report says exactly what failed
+        return None, f"{type(e).__name__}: {e}".splitlines()[0][:300]
+
+
+def lion_pytorch(params):
+    try:
+        from lion_pytorch import Lion
+        from importlib import metadata
+        return (Lion(params, lr=1e-4, betas=(BETAS[0], 0.99), weight_decay=WD),
+                f"lion_pytorch.Lion {metadata.version('lion-pytorch')}")
+    except Exception as e:
+        return None, f"{type(e).__name__}: {e}".splitlines()[0][:300]
+
+
+# ---------------------------------------------------------------- sections
+
+def gbs(nbytes, t):
+    return f"{nbytes / t / 1e9:.1f}"
+
+
+def limits_section(lib, model, pairs, threads):
+    """Item 1: the fused steps against the same-traffic kernels and STREAM, same run."""
+    sec = Section(f"1. The limit of the access pattern ({model.n / 1e6:.1f} M parameters, "
+                  f"{threads} threads)", cmd("limits"))
+    f = Fast(lib, model)
+    n = model.n
+    rows = []
+    variants = [("AdamW + bf16 copy", f.step_fn("adam", True), 6, 2, True, 30),
+                ("AdamW (no copy)", f.step_fn("adam", False), 6, 2, False, 28),
+                ("SGD momentum + bf16 copy", f.step_fn("sgd", True), 2, 1, True, 22),
+                ("Lion + bf16 copy", f.step_fn("lion", True), 2, 1, True, 22)]
+    stores = [(0, "ordinary"), (1, "NT copy"), (2, "NT all")]
+    for name, step, pat, ns, copy, b in variants:
+        worst = 1e9
+        for nt, sname in stores:
+            if nt and not copy and nt == 1:
+                continue
+            ts, tp, rmed, rmin = summary(abab(step, f.same_fn(pat, nt, ns, copy), pairs))
+            worst = min(worst, rmed)
+            rows.append([name, f"{b} B", sname, f"{ts * 1e3:.1f}", gbs(b * n, ts),
+                         f"{tp * 1e3:.1f}", gbs(b * n, tp), f"{rmed:.1%}", f"{rmin:.1%}"])
+        goal(sec, f"{name}: share of the fastest same-traffic kernel", worst, 0.9)
+    sec.lines += ["Subject: the fast step; peer: the same-traffic kernel (the same tensors, the "
+                  "same streams, the same chunks and threads, no arithmetic) with the named "
+                  "stores. Ratio = peer time / step time = the share of the limit the step "
+                  "reaches.", ""]
+    sec.lines += table(["step", "bytes/param", "peer stores", "step ms", "step GB/s",
+                        "peer ms", "peer GB/s", "of limit (median)", "(min)"], rows)
+    # STREAM's four kernels, written the same way, on 3 arrays of 2^26 floats
+    sn = 1 << 26
+    a, b_, c = (torch.empty(sn) for _ in range(3))
+    for x in (a, b_, c):
+        x.fill_(1.0)
+    step = f.step_fn("adam", True)
+    srows = []
+    for kind, kname, nb in [(0, "copy", 8), (1, "scale", 8), (2, "add", 12), (3, "triad", 12)]:
+        for nt, sname in [(0, "ordinary"), (1, "NT")]:
+            def k(kind=kind, nt=nt):
+                lib.oc_bench_stream(kind, nt, C.c_size_t(sn), C.c_void_p(a.data_ptr()),
+                                    C.c_void_p(b_.data_ptr()), C.c_void_p(c.data_ptr()))
+            pr = abab(step, k, pairs)
+            bw = [nb * sn / tp / 1e9 for _, tp in pr]
+            srows.append([kname, sname, f"{nb} B", f"{statistics.median(bw):.1f}", f"{max(bw):.1f}"])
+    del a, b_, c
+    sec.lines += ["STREAM's kernels in the same run (interleaved with the AdamW + copy step), "
+                  "2^26 floats per array, bytes as STREAM counts them (no write-allocate):", ""]
+    sec.lines += table(["kernel", "stores", "bytes/elem", "GB/s (median)", "GB/s (max)"], srows)
+    return sec.close()
+
+
+def guard_section(lib, model, pairs, threads):
+    """Item 1: the guarded step against its two passes' same-traffic kernels."""
+    sec = Section(f"1b. The guarded step ({threads} threads)", cmd("guard"))
+    # at most OC_GUARD_MAX_PARAMS tensors: the model's parameters as 16 flat pieces
+    flat = [torch.cat([x.flatten() for x in xs]) for xs in (model.p, model.g, *model.s)]
+    pieces = [torch.tensor_split(x, 16) for x in flat]
+    ts = (Tensor * 16)()
+    for i in range(16):
+        ts[i].n, ts[i].param, ts[i].grad = pieces[0][i].numel(), pieces[0][i].data_ptr(), pieces[1][i].data_ptr()
+        ts[i].state[0], ts[i].state[1] = pieces[2][i].data_ptr(), pieces[3][i].data_ptr()
+    g0 = flat[1].clone()
+    scale = 65536.0
+    norm = float((g0.double() ** 2).sum().sqrt())
+    flat[1].mul_(scale)
+    g_scaled = flat[1].clone()
+    lib.oc_bench_guard_new.restype = C.c_void_p
+    guard = lib.oc_bench_guard_new(C.c_size_t(16), ts, C.c_double(0.5 * norm))
+    step = lambda: call(lib.oc_bench_guard_step, C.c_void_p(guard))
+    restore = lambda: flat[1].copy_(g_scaled)
+    rows, worst = [], 1e9
+    for nt, sname in [(0, "ordinary"), (2, "NT all")]:
+        def passes(nt=nt):
+            call(lib.oc_bench_same_traffic, 1, 0, C.c_size_t(16), ts)
+            call(lib.oc_bench_same_traffic, 14, nt, C.c_size_t(16), ts)
+        ts_, tp, rmed, rmin = summary(abab(step, passes, pairs, restore))
+        worst = min(worst, rmed)
+        rows.append([sname, f"{ts_ * 1e3:.1f}", f"{tp * 1e3:.1f}", f"{rmed:.1%}", f"{rmin:.1%}"])
+    lib.oc_bench_guard_free(C.c_void_p(guard))
+    goal(sec, "guarded step: share of its two passes' fastest same-traffic kernels", worst, 0.85)
+    sec.lines += [f"One AdamW sub-optimizer over the {model.n / 1e6:.1f} M parameters as 16 "
+                  "tensors, fp16 mode with Megatron's scaler at 2^16, the 2-norm clipped to half "
+                  "the gradient norm (every step clips), gradients restored (untimed) before "
+                  "every call. Peer: the same-traffic kernels of the two passes the step needs "
+                  "at least: a read of g (4 B) and the fused pass (p, m, v, g read and written: "
+                  "32 B; the gradient is unscaled and clipped in place, STEP-UNSCALE-1).", ""]
+    sec.lines += table(["peer stores", "guarded step ms", "two passes ms", "of limit (median)",
+                        "(min)"], rows)
+    return sec.close()
+
+
+def peers_section(lib, model, pairs, threads):
+    """Item 2: the fast steps against the best peers, per step and per byte."""
+    sec = Section(f"2. Against the best peers ({model.n / 1e6:.1f} M parameters, {threads} threads)", cmd("peers"))
+    f = Fast(lib, model)
+    rows, notes = [], []
+
+    def row(name, subj, sb, peer, pb, pname, before=None):
+        ts, tp, rmed, rmin = summary(abab(subj, peer, pairs, before))
+        goal(sec, f"{name} against {pname}: peer/fast", rmed,
+             1.3 if "copy" in name and "AdamW" in name else 1.0, "{:.2f}")
+        rows.append([name, pname, f"{ts * 1e3:.1f}", f"{tp * 1e3:.1f}", f"{rmed:.2f}",
+                     f"{rmin:.2f}", f"{sb * model.n / ts / 1e9:.1f}", f"{pb * model.n / tp / 1e9:.1f}",
+                     f"{rmed * sb / pb:.2f}"])
+
+    params = model.p
+
+    def then_copy(step):
+        def both():
+            step()
+            for c, p in zip(model.copy, params):
+                c.copy_(p)
+        return both
+
+    def optional(work, kind, nbytes, made):
+        opt, name = made
+        if opt is None:
+            notes.append(f"{work}: not measured: {name}")
+        else:
+            row(work, f.step_fn(kind, False), nbytes, opt.step, nbytes, name)
+
+    def torch_pair(kind, work, nbytes):
+        """torch's best without and with the bf16 copy (copy_ reads p again: 6 B more)."""
+        opt, variant = torch_optimizer(kind, params, model.g)
+        name = f"torch {torch.__version__} {type(opt).__name__} {variant}"
+        row(f"{work} fp32", f.step_fn(kind, False), nbytes, opt.step, nbytes, name)
+        row(f"{work} + bf16 copy", f.step_fn(kind, True), nbytes + 2, then_copy(opt.step),
+            nbytes + 6, name + " + copy_")
+
+    torch_pair("adam", "AdamW", 28)
+    optional("AdamW fp32", "adam", 28, deepspeed_adam(params))
+    torch_pair("sgd", "SGD momentum", 20)
+    optional("Lion fp32", "lion", 20, lion_pytorch(params))
+    sec.lines += ["Subject: the fast step; ratio = peer time / fast time (above 1: fast is "
+                  "faster); per byte: the fast step's bytes per second over the peer's, each "
+                  "counting its own traffic (AdamW 28 B/param without the copy, 30 B with it, "
+                  "torch + copy_ 34 B: the copy pass reads p again; SGD momentum and Lion 20 B, "
+                  "22 B with the copy, 26 B for torch + copy_). The peers run on the same "
+                  "parameter and gradient tensors with their own state.", ""]
+    sec.lines += table(["work", "peer", "fast ms", "peer ms", "peer/fast (median)", "(min)",
+                        "fast GB/s", "peer GB/s", "per byte"], rows)
+    sec.lines += [f"- {n}" for n in notes] + ([""] if notes else [])
+    return sec.close()
+
+
+class TorchBf16As:
+    """torch as torch.optim._muon sees it, with torch.bfloat16 replaced by `dtype`: runs torch's
+    own _zeropower_via_newtonschulz with fp32 operands (its code casts to bfloat16)."""
+
+    def __init__(self, dtype):
+        self.bfloat16 = dtype
+
+    def __getattr__(self, name):
+        return getattr(torch, name)
+
+
+def ns_fn(lib, g, bf16):
+    """oc_fast_newton_schulz (NS-PROF-SIMPLE) of g with a workspace allocated once."""
+    rows, cols = g.shape
+    out, work = torch.empty(rows, cols), torch.empty(2 * g.numel() + 2 * min(rows, cols) ** 2)
+    return lambda: call(lib.oc_bench_ns, 0, bf16, C.c_size_t(rows), C.c_size_t(cols),
+                        C.c_void_p(g.data_ptr()), C.c_void_p(out.data_ptr()),
+                        C.c_void_p(work.data_ptr()), C.c_size_t(work.numel()))
+
+
+def ns_section(lib, pairs, threads, shapes, bf16_shapes):
+    """Item 3: the fast Newton-Schulz against torch.optim.Muon's, and the Muon step."""
+    import torch.optim._muon as tm
+    sec = Section(f"3. Newton-Schulz and Muon ({threads} threads)", cmd("ns"))
+    rows = []
+    for rows_, cols, bf16 in [s + (0,) for s in shapes] + [s + (1,) for s in bf16_shapes]:
+        g = torch.randn(rows_, cols)
+        ours = ns_fn(lib, g, bf16)
+        coef = (tm.DEFAULT_A, tm.DEFAULT_B, tm.DEFAULT_C)
+        if bf16:
+            theirs = lambda: tm._zeropower_via_newtonschulz(g, coef, 5, 1e-7)
+        else:
+            def theirs():
+                saved = tm.torch
+                tm.torch = TorchBf16As(torch.float32)
+                try:
+                    tm._zeropower_via_newtonschulz(g, coef, 5, 1e-7)
+                finally:
+                    tm.torch = saved
+        ts, tp, rmed, rmin = summary(abab(ours, theirs, pairs))
+        goal(sec, f"{rows_}x{cols} {'bf16' if bf16 else 'fp32'}: torch/fast", rmed, 1.0, "{:.2f}")
+        rows.append([f"{rows_}x{cols}", "bf16" if bf16 else "fp32", f"{ts * 1e3:.1f}",
+                     f"{tp * 1e3:.1f}", f"{rmed:.2f}", f"{rmin:.2f}"])
+    sec.lines += ["Subject: oc_fast_newton_schulz, NS-PROF-SIMPLE (torch's coefficients "
+                  "3.4445, -4.7750, 2.0315), 5 iterations; peer: torch.optim._muon."
+                  "_zeropower_via_newtonschulz (torch.optim.Muon's orthogonalisation), bf16 "
+                  "operands as torch casts them, and the same torch code with the cast to "
+                  "float32 instead (fp32). Ratio = torch / fast.", ""]
+    sec.lines += table(["shape", "operands", "fast ms", "torch ms", "torch/fast (median)", "(min)"], rows)
+    # the Muon step against its own NS time (Keller profile: simple NS)
+    mrows = []
+    for rows_, cols in shapes:
+        g = torch.randn(rows_, cols)
+        p, m = torch.randn(rows_, cols) * 0.02, torch.zeros(rows_, cols)
+        ns = ns_fn(lib, g, 0)
+        muon = lambda: call(lib.oc_bench_muon, 0, 0, C.c_size_t(rows_), C.c_size_t(cols),
+                            C.c_void_p(p.data_ptr()), C.c_void_p(m.data_ptr()), C.c_void_p(g.data_ptr()))
+        ts, tp, rmed, rmin = summary(abab(ns, muon, pairs))
+        goal(sec, f"{rows_}x{cols}: Muon step / its NS", rmed, 1.1, "{:.3f}", at_most=True)
+        mrows.append([f"{rows_}x{cols}", f"{ts * 1e3:.1f}", f"{tp * 1e3:.1f}", f"{rmed:.3f}",
+                      f"{rmin:.3f}"])
+    sec.lines += ["The whole Muon step (oc_fast_muon_step, MUON-PROF-KELLER, fp32) against its "
+                  "Newton-Schulz alone (the subject here), same shapes:", ""]
+    sec.lines += table(["shape", "NS ms", "Muon step ms", "step/NS (median)", "(min)"], mrows)
+    return sec.close()
+
+
+def ns_blas_section(pairs):
+    """Item 3: the time outside BLAS, from ns_bench (C, ABAB against its own BLAS calls)."""
+    sec = Section("3b. Newton-Schulz: the time outside BLAS (2 threads, wall clock)",
+                  cmd("nsblas") + "\n# or directly, with libgomp's default wait policy:\n" +
+                  "\n".join(f"build/fast/ns_bench {pairs} {p} wall" for p in ("fp32", "bf16")))
+    # libgomp's default wait policy (run.sh's passive taken out): the passes between the
+    # products must not depend on it (FAST-NS-3)
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    for prec in ("fp32", "bf16"):
+        out = subprocess.run([os.path.join(ROOT, "build/fast/ns_bench"), str(pairs), prec, "wall"],
+                             capture_output=True, text=True, check=True, env=env)
+        head, *tab = out.stdout.rstrip().splitlines()
+        sec.lines += [f"{prec}: {head}", ""] + tab + [""]
+        for line in tab[2:]:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            goal(sec, f"{cells[0]} {prec}: time outside BLAS", float(cells[10].rstrip("%")) / 100,
+                 0.05, at_most=True)
+    sec.lines += ["Per round: the implementation (NS), the same products as three sgemm calls, "
+                  "the implementation's own BLAS calls alone; outside BLAS = 1 - blas/NS from "
+                  "the median ratio. GFLOP/s* counts sgemm's flops over the NS time.", ""]
+    return sec.close()
+
+
+def scaling_section(lib, pairs, sizes):
+    """Item 4: cost over model size and threads (AdamW + copy against its same-traffic kernel)."""
+    sec = Section("4. How cost grows: model size and threads", cmd("scaling"))
+    rows = []
+    avail = int(open("/proc/meminfo").read().split("MemAvailable:")[1].split()[0]) * 1024
+    for n in sizes:
+        need = 18 * n
+        if need > 0.7 * avail:
+            rows.append([f"{n / 1e6:.0f} M", "-", "not run", f"needs {need / 2**30:.1f} GiB of the "
+                         f"{avail / 2**30:.1f} GiB available", "", "", "", ""])
+            continue
+        model = Model([(n // 16384, 16384), (n % 16384,)] if n % 16384 else [(n // 16384, 16384)])
+        for threads in (1, 2):
+            lib.oc_bench_set_threads(threads)
+            f = Fast(lib, model)
+            ts, tp, rmed, rmin = summary(abab(f.step_fn("adam", True), f.same_fn(6, 1, 2, True), pairs))
+            rows.append([f"{n / 1e6:.0f} M", threads, f"{ts * 1e3:.1f}", f"{n / ts / 1e6:.0f}",
+                         gbs(30 * n, ts), gbs(30 * n, tp), f"{rmed:.1%}", f"{rmin:.1%}"])
+        del model
+    lib.oc_bench_set_threads(os.cpu_count())
+    sec.lines += ["AdamW + bf16 copy (30 B/param) against the same-traffic kernel with a "
+                  "non-temporal copy, one flat tensor per size:", ""]
+    sec.lines += table(["params", "threads", "step ms", "Mparam/s", "step GB/s", "limit GB/s",
+                        "of limit (median)", "(min)"], rows)
+    return sec.close()
+
+
+def ranks_section(ranks):
+    """Item 4: per-rank work and bytes against the analytical lower bound (dist_muon_bench)."""
+    mpiexec = "mpiexec --allow-run-as-root --oversubscribe"
+    loop = f"for R in {' '.join(map(str, ranks))}; do OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 " \
+           f"{mpiexec} -n $R build/fast/dist_muon_bench 8 384 2; done"
+    sec = Section("4b. Ranks: distributed Muon, per-rank work and bytes",
+                  cmd("ranks") + "\n# or directly:\n" + loop)
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    outs = []
+    for r in ranks:
+        out = subprocess.run(mpiexec.split() + ["-n", str(r), os.path.join(ROOT, "build/fast/dist_muon_bench"),
+                                                "8", "384", "2"], capture_output=True, text=True, env=env)
+        outs.append(out.stdout.rstrip() or f"# {r} ranks: failed: {out.stderr.strip()[:300]}")
+    sec.lines += ["```", "\n".join(outs), "```", ""]
+    return sec.close()
+
+
+def machine():
+    flags = open("/proc/cpuinfo").read().split("flags")[1].split("\n")[0]
+    model = [l for l in open("/proc/cpuinfo").read().splitlines() if l.startswith("model name")][0]
+    isa = ", ".join(x for x in ("avx512f", "avx2", "fma", "f16c") if f" {x}" in flags)
+    mem = int(open("/proc/meminfo").read().split("MemTotal:")[1].split()[0]) / 2**20
+    return (f"{model.split(':')[1].strip()}, {os.cpu_count()} cores ({isa}), {mem:.0f} GiB, "
+            f"{platform.platform()}, Python {platform.python_version()}, torch {torch.__version__}")
+
+
+def cmd(section):
+    """The command that reproduces one section (run.sh: the build, the venv, the threads)."""
+    return f"fast/bench/run.sh --only {section}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--lib", default=os.path.join(ROOT, "build/fast/liboptcert_fast_bench.so"))
+    ap.add_argument("--pairs", type=int, default=7)
+    ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
+    ap.add_argument("--only", default="limits,guard,peers,ns,nsblas,scaling,ranks")
+    a = ap.parse_args()
+    if a.pairs < 7:
+        sys.exit("bench.py: --pairs must be at least 7 (FAST-BENCH-1)")
+    lib = C.CDLL(os.path.abspath(a.lib))
+    lib.oc_fast_isa_name.restype = C.c_char_p
+    threads = lib.oc_bench_threads()
+    torch.set_num_threads(threads)
+    isa = lib.oc_fast_isa_name(lib.oc_fast_isa_active()).decode()
+    start = datetime.datetime.now(datetime.timezone.utc)
+    secs, only = [], a.only.split(",")
+    model = Model(gpt2_125m()) if {"limits", "guard", "peers"} & set(only) else None
+    steps = {"limits": lambda: limits_section(lib, model, a.pairs, threads),
+             "guard": lambda: guard_section(lib, model, a.pairs, threads),
+             "peers": lambda: peers_section(lib, model, a.pairs, threads),
+             # torch's bf16 products run at about 1 GFLOP/s on a CPU without bf16 arithmetic:
+             # smaller shapes for that pair, or the section takes most of an hour
+             "ns": lambda: ns_section(lib, a.pairs, threads, [(1024, 1024), (4096, 1024), (1024, 4096)],
+                                      [(512, 512), (2048, 512), (512, 2048)]),
+             "nsblas": lambda: ns_blas_section(a.pairs),
+             "scaling": lambda: scaling_section(lib, a.pairs, [10**7, 3 * 10**7, 10**8, 3 * 10**8, 10**9]),
+             "ranks": lambda: ranks_section([1, 2, 4, 8])}
+    for name in only:
+        secs.append(steps[name]())
+        print(secs[-1].markdown(), flush=True)
+    end = datetime.datetime.now(datetime.timezone.utc)
+    loaded = [s.title for s in secs if s.loaded]
+    head = ["# fast/ benchmark results", "",
+            "Generated by `fast/bench/run.sh` (fast/bench/bench.py; the protocol is FAST-BENCH-1 "
+            "in spec/fast.md): every figure below comes from that one run; rerun it to "
+            "regenerate this file. Benchmarks, not tests: nothing here is asserted.", "",
+            f"Run {start:%Y-%m-%d %H:%M}–{end:%H:%M} UTC on {machine()}; fast kernels {isa}, "
+            f"{threads} OpenMP threads, {a.pairs} pairs per comparison.", "",
+            "Protocol: subject and peer alternate (A B A B ..., one warm-up each); each adjacent "
+            "pair gives one ratio peer time / subject time; the tables give its median and min "
+            "over the pairs. The 1-minute load average is recorded before and after each "
+            "section; a section where it exceeded the core count is marked **LOADED**: its "
+            "absolute figures are a fraction of the idle machine's, its ratios noisier.", "",
+            ("**Sections measured under load: " + "; ".join(loaded) + ".**") if loaded
+            else "No section ran under load.", ""]
+    with open(a.out, "w") as fh:
+        fh.write("\n".join(head) + "\n" + "\n".join(s.markdown() for s in secs))
+
+
+if __name__ == "__main__":
+    main()
