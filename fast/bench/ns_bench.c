@@ -13,7 +13,7 @@
  * The implementation adds the normalisation, the completion of the Gram matrix, the domain check
  * of every iterate (NS-DOM-1), the copy to the output and, in bf16 mode, the roundings. The
  * workspace is allocated once (a training loop reuses it). One warm-up round, then `reps`
- * rounds of NS, sgemm, blas in turn (FAST-BENCH-1): the median times, and the median and the
+ * rounds of NS, sgemm, blas in turn (spec/fast.md §6, protocol): the median times, and the median and the
  * min and max of each round's ratio NS/sgemm and NS/blas. "outside" = 1 - blas/NS (median):
  * the share of the NS time spent outside the BLAS calls.
  * `cpu` times with the process's CPU clock instead of the wall clock: on a machine shared with

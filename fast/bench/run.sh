@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates fast/bench/RESULTS.md (FAST-BENCH-1): builds, then runs fast/bench/bench.py with
+# Regenerates fast/bench/RESULTS.md (spec/fast.md §6, protocol): builds, then runs fast/bench/bench.py with
 # 2 OpenMP threads under the virtual environment that has the most peers: /opt/optcert-ds
 # (torch 2.15 + DeepSpeed, ci/setup-deepspeed.sh), else /opt/optcert-torch2
 # (ci/setup-python.sh). Not part of ci/test: a benchmark, not a test. Extra arguments go to

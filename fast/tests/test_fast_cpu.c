@@ -177,7 +177,9 @@ static oc_status lion_fn(const void *hp, int64_t step, const oc_fast_opts *o, mo
     return oc_fast_lion_step(hp, step, o, nt, t, NULL);
 }
 
-/* Three steps under every ISA, 1 and 2 threads, one tensor or five: identical bits. */
+/* Three steps under every ISA, 1 and 2 threads, one tensor or five: identical bits, the model
+ * copy included (FAST-NT-1: the AVX2 and AVX-512 kernels write it with streaming stores, the
+ * portable ones with ordinary stores). */
 static void same_everywhere(step_fn f, const void *hp, oc_fast_dtype kind)
 {
     oc_fast_opts o = {0x1p-10f, 0.75f, kind};

@@ -302,7 +302,8 @@ static int close_to(float x, float y, double rel)
 
 /* One guarded step by the reference and by the fast backend on the same chain (poisoned at
  * element 50 of the gradients by `poison` unless 0): the same status, outcome, scaler state,
- * position and counters; the norm, gradients and parameters within 1e-5 relative. */
+ * position and counters; the norm, gradients and parameters within 1e-5 relative. A finite
+ * norm takes FAST-STEP-2's two passes, a poisoned gradient the four-pass route. */
 static void guarded_against_reference(oc_guard_mode mode, double clip, int inf_norm,
                                       double threshold, float poison, oc_guard_config *out_cfg)
 {
