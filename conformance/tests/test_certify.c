@@ -122,9 +122,7 @@ static oc_status rejects_dirty(void *ctx, const oc_adam_hparams *hp, int64_t ste
     return oc_ref_adam_step(hp, step, n, p, m, v, vmax, g, OC_ADAM_CORRECT);
 }
 
-static void certify_wrapper(oc_status (*fn)(void *, const oc_adam_hparams *, int64_t, size_t,
-                                           float *, float *, float *, float *, const float *),
-                            const char *expected_detail)
+static void certify_wrapper(oc_adam_step_fn fn, const char *expected_detail)
 {
     oc_impl impl = {.abi_version = OC_IMPL_ABI_VERSION, .name = "wrapper", .version = "0",
                    .capabilities = ~0ull, .adam_step = fn};
