@@ -85,7 +85,8 @@ int gen_mixed_family(const gen_options *opt, const char *outdir, const gen_mixed
 
             gen_case z = {.comment = "fresh start: master = widened parameter, sub-ulp updates",
                           .flags = {"SubUlpUpdates"},
-                          .rules = {"MP-MASTER-1", "MP-CONV-1", "MP-TOL-1", "MP-TOL-2", "MP-TOL-3"},
+                          .rules = {"MP-MASTER-1", "MP-CONV-1", "MP-TOL-1", "MP-TOL-2", "MP-TOL-3",
+                                    "MP-TOL-4"},
                           .result = "valid", .first_step = 1};
             gen_case_alloc(&z, cert ? 256 : 32, cert ? 64 : 16);
             for (size_t i = 0; i < z.n; i++) /* state zero: a fresh optimizer */
