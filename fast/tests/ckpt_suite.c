@@ -415,12 +415,14 @@ int ckpt_resume_run(const ckpt_comms *c, oc_layout_kind kind, const char *dir, F
 
 /* CKPT-LOAD-1, CKPT-LOAD-2: one damaged copy refused with a message naming `names`, nothing
  * written. */
-static int refused(const ckpt_comms *c, oc_layout_kind kind, const char *dir, const char *names)
+static int refused(const ckpt_comms *c, oc_layout_kind kind, const char *dir, const char *names,
+                   int reshape)
 {
     trainer t;
     char msg[512] = "";
     if (trainer_init(&t, c, kind, 7))
         return 1;
+    t.u[0].cp[0].dim1 += (size_t)reshape; /* the model changed since: its first parameter */
     size_t n0, n1;
     unsigned char *before = snapshot(&t, &n0);
     oc_status st = oc_ckpt_load(&t.state, dir, OC_CKPT_CORRECT, msg, sizeof msg);
@@ -497,8 +499,28 @@ int ckpt_damage_run(const ckpt_comms *c, oc_layout_kind kind, const char *dir, c
             }
         }
         any(c->world, 0); /* the copies exist before any rank reads them */
-        fails += refused(c, kind, sub, k == 3 ? "index.json" : shard);
+        fails += refused(c, kind, sub, k == 3 ? "index.json" : shard, 0);
     }
+    /* an intact checkpoint of another model: a parameter of another global shape */
+    return fails + refused(c, kind, dir, dense[0].name, 1);
+}
+
+int ckpt_overlap_run(const ckpt_comms *c, const char *dir)
+{
+    trainer t;
+    if (trainer_init(&t, c, OC_LAYOUT_ZERO1_FLAT, 0))
+        return 1;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < t.u[k].np; i++)
+            t.u[k].cp[i].replica = 0; /* every TP rank writes its copy */
+    char msg[512] = "", path[4096];
+    oc_status st = oc_ckpt_save(&t.state, dir, msg, sizeof msg);
+    int fails = st == OC_OK || (c->world->rank == 0 && !strstr(msg, "do not tile"));
+    fails += join(path, dir, "index.json") || access(path, F_OK) == 0;
+    if (fails)
+        fprintf(stderr, "rank %d: overlapping pieces: status %d, message '%s'\n", c->world->rank,
+                (int)st, msg);
+    trainer_free(&t);
     return fails;
 }
 

@@ -3,7 +3,7 @@
  * for (N, M) = (1, 2), (2, 3), (3, 8), (8, 1), (4, 4): the resumed trajectory bit-identical to
  * the unbroken one and every mutant caught (CKPT-RESUME-1, CKPT-MUT-1); damaged checkpoints
  * refused, nothing written (CKPT-LOAD-1, CKPT-LOAD-2); a second save into a checkpoint
- * refused (CKPT-ATOMIC-1). Works in a temporary directory it removes. */
+ * refused (CKPT-ATOMIC-1); a save whose pieces overlap refused (CKPT-OWN-1). Works in a temporary directory it removes. */
 #include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "ckpt_suite.h"
 #include "optcert/comm_inproc.h"
 
-typedef enum { SAVE, RESUME, DAMAGE, RESAVE } phase;
+typedef enum { SAVE, RESUME, DAMAGE, RESAVE, OVERLAP } phase;
 
 typedef struct job {
     phase what;
@@ -49,6 +49,7 @@ static void *rank_main(void *p)
     case SAVE: a->fails = ckpt_save_all(&c, j->dir); break;
     case RESUME: a->fails = ckpt_resume_all(&c, j->dir, j->shift, 1, &a->refused); break;
     case DAMAGE: a->fails = ckpt_damage_run(&c, OC_LAYOUT_FSDP2_DIM0, sub, scratch); break;
+    case OVERLAP: a->fails = ckpt_overlap_run(&c, scratch); break;
     default: a->fails = ckpt_save_run(&c, OC_LAYOUT_ZERO1_FLAT, sub) == 0; /* must be refused */
     }
     return NULL;
@@ -90,6 +91,7 @@ static int remove_one(const char *path, const struct stat *sb, int flag, struct 
 int main(void)
 {
     static const int pairs[][2] = {{1, 2}, {2, 3}, {3, 8}, {8, 1}, {4, 4}};
+    setvbuf(stdout, NULL, _IOLBF, 0); /* lines in order with the expected refusal on stderr */
     char base[] = "/tmp/optcert-ckpt-XXXXXX";
     if (!mkdtemp(base))
         return 1;
@@ -110,6 +112,11 @@ int main(void)
     int f = run(DAMAGE, 2, dir, 0) + run(RESAVE, 3, dir, 0);
     printf("in-process, damaged checkpoints refused, nothing written; save over a checkpoint "
            "refused: %s\n", f ? "FAIL" : "ok");
+    fails += f;
+    /* 4 ranks, tp = 2: overlapping pieces refused, no index */
+    snprintf(dir, sizeof dir, "%s/overlap", base);
+    f = run(OVERLAP, 4, dir, 0);
+    printf("in-process, a save with overlapping pieces refused: %s\n", f ? "FAIL" : "ok");
     fails += f;
     nftw(base, remove_one, 16, FTW_DEPTH | FTW_PHYS);
     return fails != 0;
