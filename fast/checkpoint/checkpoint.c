@@ -155,21 +155,24 @@ static oc_status build_shard(const oc_ckpt_state *s, unsigned char **out, size_t
     return *out ? OC_OK : OC_ERR_INTERNAL;
 }
 
-/* Every rank's text on every rank: texts[r * *stride ...] (NUL-terminated). */
+/* Every rank's text on every rank: texts[r * *stride ...] (NUL-terminated). A rank out of
+ * memory makes every rank fail before the all-gather it would miss (LAYOUT-AGREE-1). */
 static oc_status gather_text(const oc_comm *c, const char *mine, char **texts, size_t *stride)
 {
     size_t *lens = calloc((size_t)c->size, sizeof *lens);
     *texts = NULL;
-    if (!lens)
-        return OC_ERR_INTERNAL;
-    lens[c->rank] = strlen(mine) + 1;
-    oc_status st = c->allgather(c->ctx, lens, 1, sizeof *lens);
     *stride = 1;
-    for (int r = 0; r < c->size; r++)
+    oc_status st = oc_comm_agree(c, lens ? OC_OK : OC_ERR_INTERNAL);
+    if (st == OC_OK) {
+        lens[c->rank] = strlen(mine) + 1;
+        st = c->allgather(c->ctx, lens, 1, sizeof *lens);
+    }
+    for (int r = 0; r < c->size && st == OC_OK; r++)
         *stride = lens[r] > *stride ? lens[r] : *stride;
     free(lens);
-    if (st == OC_OK && !(*texts = calloc((size_t)c->size, *stride)))
-        st = OC_ERR_INTERNAL;
+    if (st == OC_OK)
+        st = oc_comm_agree(c, (*texts = calloc((size_t)c->size, *stride)) ? OC_OK
+                                                                          : OC_ERR_INTERNAL);
     if (st == OC_OK) {
         memcpy(*texts + (size_t)c->rank * *stride, mine, strlen(mine) + 1);
         st = c->allgather(c->ctx, *texts, *stride, 1);
