@@ -184,6 +184,9 @@ static int trainer_init(trainer *t, const ckpt_comms *c, oc_layout_kind kind, si
         return 1;
     }
     oc_ref_loss_scale_init(&scaler_cfg, &t->scaler);
+    /* the run (seed 0) starts with an expert optimizer that has done 10 updates: the two step
+     * counts differ, so each must be restored as its own; a fresh instance has 0 and 0 */
+    t->u[1].step = seed == 0 ? 10 : 0;
     const oc_comm *mp = c->group[CKPT_MP]->size > 1 ? c->group[CKPT_MP] : NULL;
     const oc_comm *ep = c->group[CKPT_EP]->size > 1 ? c->group[CKPT_EP] : NULL;
     t->ctl[0] = (oc_dist_control){NULL, NULL, tp_rank, stage, mp};
