@@ -560,6 +560,48 @@ static void commit_sub(const oc_ckpt_sub *u, const staged *g, oc_ckpt_mutant mu)
         *u->step = g->step;
 }
 
+/* CKPT-LOAD-1: whether a field of the index is missing or of the wrong type (a hand-edited or
+ * foreign index is refused before anything reads it). */
+static int index_malformed(json_t *ix)
+{
+    json_t *subs, *scaler, *shards = json_object_get(ix, "shards"), *p, *e, *arr;
+    json_int_t i1, i2, i3;
+    const char *name, *s1, *s2;
+    double x;
+    size_t i, j;
+    if (json_unpack(ix, "{s:I,s:o,s:o}", "schedule_position", &i1, "subs", &subs, "loss_scaler",
+                    &scaler) != 0 ||
+        !json_is_array(subs) ||
+        (!json_is_null(scaler) && json_unpack(scaler, "{s:F,s:I,s:I}", "scale", &x,
+                                              "growth_tracker", &i1, "hysteresis_tracker", &i2)))
+        return 1;
+    json_array_foreach(subs, i, e) {
+        if (json_unpack(e, "{s:I,s:s,s:o}", "step", &i1, "model", &s1, "states", &arr) != 0 ||
+            !json_is_array(arr))
+            return 1;
+        json_array_foreach(arr, j, p) {
+            if (!json_is_string(p))
+                return 1;
+        }
+    }
+    json_object_foreach(shards, name, e) {
+        if (json_unpack(e, "{s:s,s:I}", "sha256", &s1, "size", &i1) != 0 || i1 < 0)
+            return 1;
+    }
+    json_object_foreach(json_object_get(ix, "params"), name, p) {
+        if (json_unpack(p, "{s:I,s:[I,I],s:o}", "sub", &i1, "shape", &i2, &i3, "pieces", &arr) ||
+            !json_is_array(arr) || i2 < 1 || i3 < 1)
+            return 1;
+        json_array_foreach(arr, j, e) {
+            if (json_unpack(e, "{s:I,s:I,s:s,s:s}", "start", &i1, "len", &i2, "shard", &s1, "key",
+                            &s2) != 0 ||
+                i1 < 0 || i2 < 1 || !json_object_get(shards, s1))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 /* CKPT-FMT-1: the index of dir, its format and version checked. */
 static oc_status read_index(const char *dir, json_t **out, oc_diag *d)
 {
@@ -573,9 +615,9 @@ static oc_status read_index(const char *dir, json_t **out, oc_diag *d)
         strcmp(json_string_value(json_object_get(*out, "format")), FORMAT_NAME) != 0 ||
         json_integer_value(json_object_get(*out, "version")) != FORMAT_VERSION ||
         !json_is_object(json_object_get(*out, "params")) ||
-        !json_is_object(json_object_get(*out, "shards")))
-        return oc_fail(d, OC_ERR_FORMAT, "%s: not an %s version %d index", path, FORMAT_NAME,
-                       FORMAT_VERSION);
+        !json_is_object(json_object_get(*out, "shards")) || index_malformed(*out))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: not an %s version %d index (a field missing or "
+                       "of another type)", path, FORMAT_NAME, FORMAT_VERSION);
     return OC_OK;
 }
 

@@ -456,6 +456,26 @@ static int copy_file(const char *from, const char *to, long keep)
     return !ok;
 }
 
+/* The first piece start of the index at path turned into a string; 1 on failure. */
+static int retype_start(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = f ? calloc(1 << 20, 1) : NULL;
+    size_t n = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
+    if (f)
+        fclose(f);
+    char *at = text ? strstr(text, "\"start\"") : NULL;
+    int bad = !at || !(f = fopen(path, "wb"));
+    if (!bad) {
+        fwrite(text, 1, (size_t)(at - text), f);
+        fputs("\"start\": \"0\", \"was\"", f);
+        fwrite(at + 7, 1, n - (size_t)(at + 7 - text), f);
+        bad = fclose(f) != 0;
+    }
+    free(text);
+    return bad;
+}
+
 /* out := a/b; 1 if it does not fit. */
 static int join(char out[4096], const char *a, const char *b)
 {
@@ -464,7 +484,8 @@ static int join(char out[4096], const char *a, const char *b)
 
 int ckpt_damage_run(const ckpt_comms *c, oc_layout_kind kind, const char *dir, const char *scratch)
 {
-    static const char *const cases[] = {"truncated", "missing", "changed", "no-index"};
+    static const char *const cases[] = {"truncated", "missing", "changed", "no-index",
+                                        "bad-index"};
     char shard[64], from[4096], to[4096];
     int fails = 0, size = 0;
     /* the saved rank count: the shards are named shard-R-of-N */
@@ -475,7 +496,7 @@ int ckpt_damage_run(const ckpt_comms *c, oc_layout_kind kind, const char *dir, c
     snprintf(shard, sizeof shard, "shard-%05d-of-%05d.safetensors", size - 1, size);
     if (c->world->rank == 0)
         mkdir(scratch, 0755);
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         char sub[4096];
         fails += join(sub, scratch, cases[k]);
         if (c->world->rank == 0) {
@@ -493,6 +514,8 @@ int ckpt_damage_run(const ckpt_comms *c, oc_layout_kind kind, const char *dir, c
             fails += join(from, dir, "index.json") + join(to, sub, "index.json");
             if (k != 3)
                 fails += copy_file(from, to, -1);
+            if (k == 4) /* valid JSON, a piece's start a string */
+                fails += retype_start(to);
             if (k == 2) { /* one byte of the last shard's data changed, its size kept */
                 fails += join(to, sub, shard);
                 FILE *f = fopen(to, "r+b");
@@ -502,7 +525,7 @@ int ckpt_damage_run(const ckpt_comms *c, oc_layout_kind kind, const char *dir, c
             }
         }
         any(c->world, 0); /* the copies exist before any rank reads them */
-        fails += refused(c, kind, sub, k == 3 ? "index.json" : shard, 0);
+        fails += refused(c, kind, sub, k >= 3 ? "index.json" : shard, 0);
     }
     /* an intact checkpoint of another model: a parameter of another global shape */
     return fails + refused(c, kind, dir, dense[0].name, 1);

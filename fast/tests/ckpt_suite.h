@@ -43,14 +43,15 @@ int ckpt_save_run(const ckpt_comms *c, oc_layout_kind kind, const char *dir);
 int ckpt_resume_run(const ckpt_comms *c, oc_layout_kind kind, const char *dir, FILE *log,
                     int *refused);
 
-/* CKPT-LOAD-1, CKPT-LOAD-2: damaged copies of the checkpoint in dir (a truncated, a missing
- * and a changed shard, a missing index) refused with a message naming the file, and the intact
- * one loaded into a model whose first parameter has another shape refused naming it; nothing
- * written. scratch: a directory this rank count may use. Returns the failed checks. */
 /* CKPT-OWN-1, CKPT-ATOMIC-1: a save in which the TP ranks all write their copy of the
  * TP-replicated parameters (pieces overlap) is refused and leaves no index (tp > 1). */
 int ckpt_overlap_run(const ckpt_comms *c, const char *dir);
 
+/* CKPT-LOAD-1, CKPT-LOAD-2: damaged copies of the checkpoint in dir (a truncated, a missing
+ * and a changed shard, a missing index, an index with a field of another type) refused with a
+ * message naming the file, and the intact one loaded into a model whose first parameter has
+ * another shape refused naming it; nothing written. scratch: a directory this rank count may
+ * use. Returns the failed checks. */
 int ckpt_damage_run(const ckpt_comms *c, oc_layout_kind kind, const char *dir,
                     const char *scratch);
 
