@@ -1,7 +1,8 @@
 /* The checkpoint suite (spec/checkpoint.md). The model: dense parameters split over pipeline
- * stages, some split over the TP ranks on dim 0 (the others replicated over TP), stepped by a
- * mixed-precision AdamW-AMSGrad (bf16 model copy, fp32 master, m, v, vmax) over the
- * data-parallel group; experts spread over the EP ranks, stepped by an fp32 SGD with Nesterov
+ * stages (the last stage also holding a copy of the embedding, tied: gradients summed over the
+ * embedding group), some split over the TP ranks on dim 0 (the others replicated over TP),
+ * stepped by a mixed-precision AdamW-AMSGrad (bf16 model copy, fp32 master, m, v, vmax) over
+ * the data-parallel group; experts spread over the EP ranks, stepped by an fp32 SGD with Nesterov
  * momentum over the expert-data-parallel group; both under one chained step with a Megatron
  * loss scaler (found_inf skips both), a schedule position, a step count per sub-optimizer.
  * Steps 2 and 5 overflow: the hysteresis tracker is 1 at the checkpoint (step 3), so step 5
@@ -57,6 +58,7 @@ void ckpt_place(const ckpt_grid *g, int w, int color[CKPT_NGROUPS], int key[CKPT
     color[CKPT_MP] = dp_rank, key[CKPT_MP] = pp_stage * g->tp + tp_rank;
     color[CKPT_EDP] = w % g->ep, key[CKPT_EDP] = w / g->ep;
     color[CKPT_EP] = w / g->ep, key[CKPT_EP] = w % g->ep;
+    color[CKPT_EMB] = dp_rank * g->tp + tp_rank, key[CKPT_EMB] = pp_stage;
 }
 
 /* One sub-optimizer on this rank. */
@@ -72,6 +74,7 @@ typedef struct sub_run {
     uint16_t *model;
     oc_dist_buffers b;
     int64_t step;
+    size_t tied; /* the last stage's copy of the embedding (pp = 2), else (size_t)-1 */
 } sub_run;
 
 /* The whole trainer on this rank. */
@@ -81,6 +84,7 @@ typedef struct trainer {
     sub_run u[2]; /* dense, expert */
     oc_loss_scale_state scaler;
     int64_t position;
+    size_t emb;   /* the embedding's (or its copy's) index in u[0] on the first and last stage */
     oc_dist_control ctl[2];
     oc_ckpt_sub cs[2];
     oc_ckpt_state state;
@@ -165,11 +169,21 @@ static int trainer_init(trainer *t, const ckpt_comms *c, oc_layout_kind kind, si
     int color[CKPT_NGROUPS], key[CKPT_NGROUPS];
     ckpt_place(&t->g, c->world->rank, color, key);
     int tp_rank = c->world->rank % t->g.tp, stage = key[CKPT_MP] / t->g.tp;
+    t->u[0].tied = t->u[1].tied = (size_t)-1;
     for (size_t i = 0; i < NDENSE; i++)
         if (t->g.pp == 1 || dense[i].stage == stage)
             add_param(&t->u[0], dense[i].name, i, dense[i].dim0, dense[i].dim1,
                       dense[i].tp_split ? (size_t)t->g.tp : 1,
                       dense[i].tp_split ? (size_t)tp_rank : 0, !dense[i].tp_split && tp_rank);
+    /* the output layer of the last stage tied to the embedding (Megatron's shared embedding):
+     * a replica the checkpoint does not hold twice (CKPT-OWN-1) */
+    t->emb = 0;
+    if (t->g.pp == 2 && stage == 1) {
+        t->emb = t->u[0].tied = t->u[0].np;
+        add_param(&t->u[0], dense[0].name, 0, dense[0].dim0, dense[0].dim1, (size_t)t->g.tp,
+                  (size_t)tp_rank, 1);
+    }
+    t->u[0].shape[t->emb].shared_embedding = 1;
     int per = NEXPERT / t->g.ep, ep_rank = key[CKPT_EP];
     for (int e = ep_rank * per; e < (ep_rank + 1) * per; e++)
         for (int j = 0; j < EXPERT_PARAMS; j++) {
@@ -201,13 +215,14 @@ static int trainer_init(trainer *t, const ckpt_comms *c, oc_layout_kind kind, si
 }
 
 /* This rank's part of the gradient of step s: the logical k * 2^e of every element split
- * into dp parts that add up to k exactly. */
+ * into dp parts that add up to k exactly (the tied copy: 0, the first stage's part is summed
+ * into it by oc_dist_tie_grads). */
 static void fill_grads(sub_run *u, const oc_comm *group, int s)
 {
     for (size_t i = 0; i < u->np; i++)
         for (size_t j = 0; j < u->l.numel[i]; j++) {
             size_t gj = u->cp[i].base + j;
-            int k = grad_k(0, u->id[i], gj, s), part = k / group->size;
+            int k = i == u->tied ? 0 : grad_k(0, u->id[i], gj, s), part = k / group->size;
             int mine = group->rank == 0 ? k - part * (group->size - 1) : part;
             u->grads[u->l.offset[i] + j] = (float)mine * grad_scale(u->id[i], gj);
         }
@@ -220,6 +235,9 @@ static int train_step(trainer *t, int s)
     fill_grads(&t->u[1], t->c->group[CKPT_EDP], s);
     if ((s == 2 || s == 5) && t->c->world->rank == t->c->world->size - 1)
         t->u[1].grads[t->u[1].l.offset[0]] = INFINITY;
+    if (t->g.pp == 2 &&
+        oc_dist_tie_grads(&t->u[0].d, &t->u[0].b, t->c->group[CKPT_EMB], t->emb) != OC_OK)
+        return 1;
     oc_fast_opts o = {1.0f / t->scaler.scale, 1.0f, OC_FAST_MODEL_BF16};
     oc_dist_sub chain[2] = {{&t->u[0].d, &t->u[0].b, &t->ctl[0], dense_step, &t->u[0].step},
                             {&t->u[1].d, &t->u[1].b, &t->ctl[1], expert_step, &t->u[1].step}};

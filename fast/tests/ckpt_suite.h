@@ -15,9 +15,10 @@ typedef struct ckpt_grid {
 } ckpt_grid;
 ckpt_grid ckpt_grid_of(int n);
 
-/* The groups of world rank w: for each of dp, mp (model-parallel: TP x PP), edp, ep, the
- * group's color (which group) and this rank's key (its rank in it). */
-enum { CKPT_DP = 0, CKPT_MP, CKPT_EDP, CKPT_EP, CKPT_NGROUPS };
+/* The groups of world rank w: for each of dp, mp (model-parallel: TP x PP), edp, ep and emb
+ * (the embedding group: the first and the last stage of this TP and DP rank), the group's
+ * color (which group) and this rank's key (its rank in it). */
+enum { CKPT_DP = 0, CKPT_MP, CKPT_EDP, CKPT_EP, CKPT_EMB, CKPT_NGROUPS };
 void ckpt_place(const ckpt_grid *g, int w, int color[CKPT_NGROUPS], int key[CKPT_NGROUPS]);
 
 /* This rank's communicators (world rank w of ckpt_grid_of(world->size)). */

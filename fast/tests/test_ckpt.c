@@ -60,7 +60,7 @@ static int run(phase what, int n, const char *dir, int shift)
 {
     ckpt_grid g = ckpt_grid_of(n);
     job j = {what, dir, shift, n, NULL, {{0}}};
-    int sizes[CKPT_NGROUPS] = {g.dp, g.tp * g.pp, g.edp, g.ep};
+    int sizes[CKPT_NGROUPS] = {g.dp, g.tp * g.pp, g.edp, g.ep, g.pp};
     int fails = oc_inproc_world_new(n, &j.world) != OC_OK;
     for (int k = 0; k < CKPT_NGROUPS; k++)
         for (int c = 0; c < n / sizes[k]; c++)
