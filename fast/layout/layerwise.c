@@ -1,7 +1,7 @@
 /* layerwise: whole parameters per rank (the Muon layout), spec/layouts.md §4. Three profiles:
  * Megatron's LayerWiseDistributedOptimizer rule at NVIDIA/Megatron-LM@d98e8a64
  * (layer_wise_optimizer.py L184-444: compute cost, 30% cap; `layerwise`; its soft-minimum bucket
- * closing, L353-421, is not implemented: spec/layouts.md §10), the same file at
+ * closing, L353-421, is not implemented: spec/layouts.md §11), the same file at
  * NVIDIA/Megatron-LM 0063933 (numel LPT, padding floor; `layerwise-numel`), and plain LPT
  * over the whole list (`layerwise-lpt`). */
 #include <stdlib.h>

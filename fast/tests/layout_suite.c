@@ -25,23 +25,17 @@ static const oc_layout_param model[] = {
 };
 enum { NP = sizeof model / sizeof model[0], STEPS = 4 };
 
-typedef enum { ADAMW, ADAM_AMS, SGD_NEST, SGD_EMA, LION, NFAM } fam_kind;
-static const char *const fam_names[NFAM] = {"adamw", "adam-amsgrad-l2", "sgd-nesterov",
-                                            "sgd-ema", "lion"};
+const char *const fam_names[NFAM] = {"adamw", "adam-amsgrad-l2", "sgd-nesterov", "sgd-ema",
+                                     "lion"};
 static const oc_adam_hparams adamw = {OC_ADAM_TORCH, 1e-2, 0.9, 0.95, 1e-8, 0.1, 0, 1, 1, 0, 0};
 static const oc_adam_hparams adam_ams = {OC_ADAM_TORCH, 1e-3, 0.8, 0.99, 1e-6, 0.01, 0, 1, 0, 1, 0};
 static const oc_sgd_hparams sgd_nest = {OC_SGD_TORCH, 1e-2, 0.9, 0, 1e-3, 1, 0};
 static const oc_sgd_hparams sgd_ema = {OC_SGD_EMA, 2e-2, 0.95, 0, 0.1, 1, 0};
 static const oc_lion_hparams lion = {OC_LION_TORCH, 1e-3, 0.9, 0.99, 0.1};
 
-static int nstates(fam_kind f) { return f == ADAM_AMS ? 3 : f == ADAMW ? 2 : 1; }
+int nstates(fam_kind f) { return f == ADAM_AMS ? 3 : f == ADAMW ? 2 : 1; }
 
-typedef struct step_ctx {
-    fam_kind f;
-    int64_t step;
-} step_ctx;
-
-static oc_status family_step(void *ctx, const oc_fast_opts *o, size_t nt, const oc_fast_tensor *t)
+oc_status family_step(void *ctx, const oc_fast_opts *o, size_t nt, const oc_fast_tensor *t)
 {
     const step_ctx *s = ctx;
     switch (s->f) {
