@@ -181,19 +181,13 @@ def main(argv=None):
     out, doc, cases = results_file.read_family(
         argv, __doc__.splitlines()[0], "megatron_clip",
         lambda d: d.get("algorithm") == "clip" and d.get("profile") == "megatron")
-    family, results, meta = doc["family"], {}, {}
-    for h, t in cases:
-        # ChainedOptimizer.step has no norm type (it takes get_grad_norm_fp32's default, 2) and
-        # no rank exists in a group of size 0
-        if h["normType"] != "2" or min(h["tpSize"], h["ppSize"], h["dpSize"]) < 1:
-            meta[f"status/{family}/{t['tcId']}"] = "unsupported"
-            continue
-        try:
-            results[f"{family}/{t['tcId']}/value"] = run_case(h, t["views"])
-            status = "ok"
-        except (RuntimeError, ValueError, AssertionError):
-            status = "rejected"
-        meta[f"status/{family}/{t['tcId']}"] = status
+    family = doc["family"]
+    # ChainedOptimizer.step has no norm type (it takes get_grad_norm_fp32's default, 2) and no
+    # rank exists in a group of size 0
+    results, meta = results_file.run_values(
+        family, cases, lambda h, t: run_case(h, t["views"]),
+        (RuntimeError, ValueError, AssertionError),
+        lambda h: h["normType"] != "2" or min(h["tpSize"], h["ppSize"], h["dpSize"]) < 1)
     results_file.write(out, results, meta, "megatron.core.optimizer ChainedOptimizer.step",
                        f"megatron-core {package_info.__version__}, torch {torch.__version__} (CPU)",
                        ADAPTER, "megatron_clip", family)

@@ -4,7 +4,8 @@
  * one parameter per input line, in model (forward) order: "DIM0 DIM1 NDIM SHARED_EMBEDDING"
  * (NDIM 1 or 2; a 1-D parameter has DIM1 = 1); BUCKET_SIZE 0 is one bucket (Megatron's None).
  * Output: {"size", "buckets": [[start, end]...], "offset": [...], "owner": [...] (layerwise
- * profiles, else null), "segments": [[rank, param, off, len, flat]...]} (LAYOUT-OWN-1).
+ * profiles, else null), "segments": [[rank, param, off, len, flat]...] (LAYOUT-OWN-1),
+ * "makespan", "lower_bound" (layerwise profiles, LAYOUT-LW-2, else 0)}.
  * Bad input: exit 2 with a message. */
 #include <errno.h>
 #include <stdio.h>
@@ -89,7 +90,7 @@ int main(int argc, char **argv)
                    seg[k].flat);
         free(seg);
     }
-    printf("]}\n");
+    printf("], \"makespan\": %.17g, \"lower_bound\": %.17g}\n", l.makespan, l.lower_bound);
     oc_layout_free(&l);
     return 0;
 }
