@@ -353,7 +353,8 @@ static trace *load(const char *root, FILE *out)
     scan_dir(t, root, "fast/tests", ".c", IN_TESTS, 0);
     scan_dir(t, root, "fast/cuda/tests", ".c", IN_TESTS, 0);
     scan_vectors(t, root);
-    qsort(t->sites, t->nsites, sizeof *t->sites, site_order);
+    if (t->nsites) /* qsort(NULL, 0) is undefined: a tree with no citation */
+        qsort(t->sites, t->nsites, sizeof *t->sites, site_order);
     return t;
 }
 
