@@ -18,8 +18,10 @@ static void remove_dir(void)
 const char *oc_fuzz_dir(void)
 {
     if (!dir[0]) {
-        const char *t = getenv("TMPDIR");
-        snprintf(dir, sizeof dir, "%s/optcert-fuzz-XXXXXX", t && *t ? t : "/tmp");
+        const char *t = getenv("TMPDIR"); /* else memory, where there is: no disk per input */
+        if (!t || !*t)
+            t = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+        snprintf(dir, sizeof dir, "%s/optcert-fuzz-XXXXXX", t);
         if (!mkdtemp(dir)) {
             perror("fuzz: mkdtemp");
             abort();

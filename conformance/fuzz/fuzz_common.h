@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include "vectors.h"
 
-/* A private directory for the files a harness writes (under $TMPDIR or /tmp), made once;
- * removed at exit. */
+/* A private directory for the files a harness writes (under $TMPDIR, else /dev/shm where it
+ * is writable, else /tmp), made once; removed at exit. */
 const char *oc_fuzz_dir(void);
 /* Writes bytes to <oc_fuzz_dir()>/name; returns the path (static buffer) or NULL. */
 const char *oc_fuzz_write(const char *name, const void *bytes, size_t size);

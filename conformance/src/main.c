@@ -347,8 +347,11 @@ static int cmd_certify(const options *o)
                 "backend (CMake found no CUDA compiler)");
 #endif
     else { /* VEC-PLUG-5: loaded first in a child, unless isolation is off */
+        struct stat sb; /* a FIFO or a directory is refused before dlopen reads it */
         is_path = 1;
-        if (o->no_isolation || oc_probe_load(&o->iso, o->impl, probe_plugin, &d) == OC_OK)
+        if (stat(o->impl, &sb) == 0 && !S_ISREG(sb.st_mode))
+            oc_fail(&d, OC_ERR_IO, "%s: not a regular file (--impl)", o->impl);
+        else if (o->no_isolation || oc_probe_load(&o->iso, o->impl, probe_plugin, &d) == OC_OK)
             load_plugin(o->impl, &p, &d);
     }
     if (p.v2)

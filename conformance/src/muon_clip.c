@@ -72,6 +72,9 @@ static oc_status qk_clip_load_case(const char *path, const oc_st_file *st, json_
         return s;
     if (c->result != OC_RESULT_VALID)
         return OC_OK;
+    if (oc_qk_clip_check(cfg) != OC_OK) /* VEC-FMT-18: a valid case's layout is accepted */
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: heads, groups, headDim, hidden do not "
+                       "form a layout MUONCLIP-LAYOUT-1 accepts, in a valid case", path, c->tcid);
     double rel;
     float *x = calloc(c->n, sizeof(float));
     if ((s = oc_get_hex64(path, exp, "relTol", &rel, d)) ||

@@ -124,8 +124,11 @@ static oc_status route_load_case(const char *path, const oc_st_file *st, json_t 
             (s = oc_tensor_ref(st, path, c->tcid, x, "tol", OC_F64, muon ? OC_NCLASSES : c->steps,
                                muon ? 2 : c->n, (void **)&c->exp[k].tol, d)))
             return s;
-        if ((s = oc_check_tol(path, c->tcid, c->names[k], c->exp[k].tol,
-                              muon ? 2 * OC_NCLASSES : c->steps * c->n, OC_TOL_MAX_F32, d)))
+        const double *tol = c->exp[k].tol, *f64 = c->exp[k].f64; /* VEC-TOL-1 */
+        if ((s = muon ? oc_check_tol_classes(path, c->tcid, c->names[k], tol, f64,
+                                             c->steps * c->n, d)
+                      : oc_check_tol_entries(path, c->tcid, c->names[k], tol, f64, c->in[k],
+                                             c->steps, c->n, OC_FMT_F32, d)))
             return s;
     }
     return OC_OK;

@@ -113,8 +113,8 @@ static oc_status matrix_case(const char *path, const oc_st_file *st, json_t *t, 
             (s = oc_tensor_ref(st, path, c->tcid, x, "tol", OC_F64, OC_NCLASSES, 2,
                                (void **)&c->exp[k].tol, d)))
             return s;
-        if ((s = oc_check_tol(path, c->tcid, name, c->exp[k].tol, 2 * OC_NCLASSES,
-                              OC_TOL_MAX_F32, d)))
+        if ((s = oc_check_tol_classes(path, c->tcid, name, c->exp[k].tol, c->exp[k].f64,
+                                      c->steps * c->n, d)))
             return s;
     }
     return OC_OK;
@@ -366,6 +366,20 @@ static oc_status blocks_parse(const char *path, const char *profile, json_t *h, 
     return OC_OK;
 }
 
+/* VEC-FMT-18: a valid case's partition fits its rows x cols (MUON-BLK-TP-1, MUON-BLK-QKV-1);
+ * an invalid case may carry one that does not (MUON-BLK-ERR-1). */
+static oc_status blocks_load_case(const char *path, const oc_st_file *st, json_t *t, oc_case *c,
+                                  oc_diag *d)
+{
+    oc_status s = muon_load_case(path, st, t, c, d);
+    if (s == OC_OK && c->result == OC_RESULT_VALID &&
+        oc_muon_partition_check(&c->hp.blocks.part, c->steps, c->n) != OC_OK)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: the partition (tpSize, tpDim, qkvHeads, "
+                       "qkvGroups, qkvHeadDim) does not fit rows x cols = [%zu, %zu] in a valid "
+                       "case", path, c->tcid, c->steps, c->n);
+    return s;
+}
+
 static int blocks_supports(const oc_impl *impl, const oc_hparams *u)
 {
     (void)u;
@@ -387,5 +401,5 @@ static void blocks_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_
 
 const oc_algo oc_algo_muon_blocks = {
     "muon_blocks", "MuonBlockStep", {"p", "m"}, 24, OC_MUON_BLOCK_MUTANT_COUNT, blocks_mutant,
-    muon_nstate, blocks_parse, blocks_supports, muon_load_case, blocks_run, NULL, 0,
+    muon_nstate, blocks_parse, blocks_supports, blocks_load_case, blocks_run, NULL, 0,
     OC_ALG_COUNT, oc_judge_matrix, ns_explains, NULL, NULL};

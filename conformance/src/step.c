@@ -183,7 +183,8 @@ static oc_status step_load_case(const char *path, const oc_st_file *st, json_t *
             return s;
         *dst[k] = buf;
     }
-    return oc_check_tol(path, c->tcid, "value", c->exp[0].tol, c->steps * c->n, OC_TOL_MAX_F32, d);
+    return oc_check_tol_entries(path, c->tcid, "value", c->exp[0].tol, c->exp[0].f64, NULL,
+                                c->steps, c->n, OC_FMT_F32, d); /* VEC-TOL-1 */
 }
 
 /* Every buffer of every parameter in one arena, each 64-byte aligned: p, state 0..2, grad, each

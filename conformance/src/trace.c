@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include "trace.h"
 
 /* Where a rule is cited. IN_HARNESS (vectors/gen, conformance/src) counts as IN_IMPL for the
@@ -33,6 +34,7 @@ typedef struct trace {
     site *sites;
     size_t nsites, maxsites;
     int problems;
+    int unreadable; /* files refused as not regular (exit 2) */
     FILE *out; /* where undefined citations are reported; NULL: not reported */
 } trace;
 
@@ -83,9 +85,24 @@ static size_t id_at(const char *s)
     return dashes >= 2 ? n : 0;
 }
 
-static char *slurp(const char *path)
+/* Whether path is a regular file. One that exists but is not (a FIFO would block the read, a
+ * directory has no text) is refused: reported on stderr and counted (issue 18 item 3). */
+static int regular(trace *t, const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return 0;
+    if (S_ISREG(sb.st_mode))
+        return 1;
+    fprintf(stderr, "optcert: %s: not a regular file\n", path);
+    if (t)
+        t->unreadable++;
+    return 0;
+}
+
+static char *slurp(trace *t, const char *path)
+{
+    FILE *f = regular(t, path) ? fopen(path, "rb") : NULL;
     if (!f)
         return NULL;
     fseek(f, 0, SEEK_END);
@@ -167,7 +184,7 @@ static void cite(trace *t, rule *r, int where, const char *file, long line, cons
 /* Definitions are "**ID**" in the Markdown files of spec/ (the first occurrence). */
 static void collect_definitions(trace *t, const char *path, const char *name)
 {
-    char *text = slurp(path);
+    char *text = slurp(t, path);
     const char *counted = text;
     long line = 1;
     for (char *s = text; s && (s = strstr(s, "**")); s += 2) {
@@ -197,7 +214,7 @@ static void collect_definitions(trace *t, const char *path, const char *name)
  * of undefined rules. */
 static void scan_citations(trace *t, const char *path, const char *rel, int where)
 {
-    char *text = slurp(path);
+    char *text = slurp(t, path);
     const char *bol = text; /* the beginning of the current line */
     long line = 1;
     for (char *s = text; s && *s; s++) {
@@ -261,7 +278,7 @@ static void scan_vectors(trace *t, const char *root)
         if (e->d_name[0] == '.')
             continue;
         snprintf(path, sizeof path, "%s/%s/%s.json", dir, e->d_name, e->d_name);
-        json_t *doc = json_load_file(path, 0, NULL), *g, *c, *r;
+        json_t *doc = regular(t, path) ? json_load_file(path, 0, NULL) : NULL, *g, *c, *r;
         size_t i, j, k;
         json_array_foreach(json_object_get(doc, "testGroups"), i, g)
             json_array_foreach(json_object_get(g, "tests"), j, c) {
@@ -338,7 +355,8 @@ static trace *load(const char *root, FILE *out)
     scan_dir(t, root, "fast/tests", ".c", IN_TESTS, 0);
     scan_dir(t, root, "fast/cuda/tests", ".c", IN_TESTS, 0);
     scan_vectors(t, root);
-    qsort(t->sites, t->nsites, sizeof *t->sites, site_order);
+    if (t->nsites) /* qsort(NULL, 0) is undefined: a tree with no citation */
+        qsort(t->sites, t->nsites, sizeof *t->sites, site_order);
     return t;
 }
 
@@ -351,8 +369,11 @@ static int complete(const rule *r)
 int oc_trace(const char *root, int locations, FILE *out)
 {
     trace *t = load(root, out);
-    if (!t) {
-        fprintf(out, "%s/spec: no rules found\n", root);
+    if (!t || t->unreadable) {
+        if (t)
+            release(t);
+        else
+            fprintf(out, "%s/spec: no rules found\n", root);
         return -1;
     }
     const site *first = t->sites, *end = t->sites + t->nsites;
@@ -388,7 +409,7 @@ static void print_definition(const char *root, const rule *r, FILE *out)
 {
     char path[8192];
     snprintf(path, sizeof path, "%s/spec/%s", root, r->file);
-    char *text = slurp(path);
+    char *text = slurp(NULL, path);
     const char *s = text;
     for (long l = 1; s && l < r->line; l++)
         s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL;
@@ -444,8 +465,12 @@ static void suggest(const trace *t, const char *id, FILE *err)
 int oc_explain(const char *root, const char *id, FILE *out, FILE *err)
 {
     trace *t = load(root, NULL);
-    if (!t) {
-        fprintf(err, "optcert: %s/spec: no rules found (--root: the optcert source tree)\n", root);
+    if (!t || t->unreadable) {
+        if (t)
+            release(t);
+        else
+            fprintf(err, "optcert: %s/spec: no rules found (--root: the optcert source tree)\n",
+                    root);
         return -1;
     }
     size_t i = 0;

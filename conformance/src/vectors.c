@@ -6,17 +6,62 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include "judge.h"
 #include "safetensors.h"
 #include "vectors.h"
+
+static oc_status bad_tol(const char *path, int tcid, const char *what, size_t i, double tol,
+                         double max, const char *rule, oc_diag *d)
+{
+    return oc_fail(d, OC_ERR_FORMAT,
+                   "%s: tcId %d: tolerance %s[%zu] = %g: must be finite, >= 0 and <= %g (%s)",
+                   path, tcid, what, i, tol, max, rule);
+}
 
 oc_status oc_check_tol(const char *path, int tcid, const char *what, const double *tol, size_t n,
                        double max, oc_diag *d)
 {
     for (size_t i = 0; i < n; i++)
         if (!(tol[i] >= 0 && tol[i] <= max)) /* NaN fails both */
-            return oc_fail(d, OC_ERR_FORMAT,
-                           "%s: tcId %d: tolerance %s[%zu] = %g: must be finite, >= 0 and <= %g",
-                           path, tcid, what, i, tol[i], max);
+            return bad_tol(path, tcid, what, i, tol[i], max, "VEC-FMT-18", d);
+    return OC_OK;
+}
+
+/* VEC-TOL-1's absolute floor: the eta terms of the fp32 bounds, or one subnormal step of a
+ * 16-bit output (MP-TOL-1). */
+static double tol_floor(oc_format fmt) { return fmt == OC_FMT_F16 ? 0x1p-24 : 0x1p-100; }
+
+static double finite_abs(double x) { return isfinite(x) ? fabs(x) : 0; }
+
+oc_status oc_check_tol_entries(const char *path, int tcid, const char *what, const double *tol,
+                               const double *f64, const float *in, size_t rows, size_t cols,
+                               oc_format fmt, oc_diag *d)
+{
+    for (size_t j = 0; j < cols; j++) {
+        double scale = in ? finite_abs(in[j]) : 0;
+        for (size_t r = 0; r < rows; r++) {
+            size_t i = r * cols + j;
+            scale = fmax(scale, finite_abs(f64[i]));
+            double max = 0x1p-4 * scale + tol_floor(fmt);
+            if (!(tol[i] >= 0 && tol[i] <= max))
+                return bad_tol(path, tcid, what, i, tol[i], max, "VEC-TOL-1", d);
+        }
+    }
+    return OC_OK;
+}
+
+oc_status oc_check_tol_classes(const char *path, int tcid, const char *what, const double *tol,
+                               const double *f64, size_t n, oc_diag *d)
+{
+    static const double u[OC_NCLASSES] = {0x1p-24, 0x1p-24, 0x1p-11, 0x1p-8}; /* NS-TOL-1 */
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += finite_abs(f64[i]) * finite_abs(f64[i]);
+    for (size_t i = 0; i < 2 * OC_NCLASSES; i++) {
+        double max = 0x1p24 * u[i / 2] * (i % 2 ? 2 : 1) * sqrt(sum) + 0x1p-100;
+        if (!(tol[i] >= 0 && tol[i] <= max))
+            return bad_tol(path, tcid, what, i, tol[i], max, "VEC-TOL-1", d);
+    }
     return OC_OK;
 }
 
@@ -128,8 +173,8 @@ oc_status oc_load_tensor_case(const char *path, const oc_st_file *st, json_t *t,
             (s = tensor_ref(st, path, c->tcid, e, "tolFp32", OC_F64, c->steps, c->n,
                             (void **)&c->exp[k].tol, d)))
             return s;
-        if ((s = oc_check_tol(path, c->tcid, c->names[k], c->exp[k].tol, c->steps * c->n,
-                              OC_TOL_MAX_F32, d)))
+        if ((s = oc_check_tol_entries(path, c->tcid, c->names[k], c->exp[k].tol, c->exp[k].f64,
+                                      c->in[k], c->steps, c->n, c->fmt[k], d)))
             return s;
     }
     return OC_OK;

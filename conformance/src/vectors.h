@@ -57,14 +57,22 @@ oc_status oc_tensor_ref(const oc_st_file *st, const char *path, int tcid, json_t
                         const char *key, oc_dtype dt, size_t rows, size_t cols, void **out,
                         oc_diag *d);
 
-/* The largest tolerance accepted for a binary32 output: a bound above the largest binary32
- * lets every finite value pass (spec/vectors.md VEC-FMT-18). */
-#define OC_TOL_MAX_F32 0x1.fffffep+127
-
 /* VEC-FMT-18: every tol[i] finite, >= 0 and <= max; else OC_ERR_FORMAT naming the case and the
  * entry `what`[i]. */
 oc_status oc_check_tol(const char *path, int tcid, const char *what, const double *tol, size_t n,
                        double max, oc_diag *d);
+
+/* VEC-TOL-1: the per-entry bounds tol [rows, cols] of an output stored in format fmt, each at
+ * most 2^-4 S + floor(fmt), S the largest finite magnitude of that element so far (the input
+ * in[col] when in is not NULL, the golden f64 rows up to this one). */
+oc_status oc_check_tol_entries(const char *path, int tcid, const char *what, const double *tol,
+                               const double *f64, const float *in, size_t rows, size_t cols,
+                               oc_format fmt, oc_diag *d);
+
+/* VEC-TOL-1: a matrix output's [OC_NCLASSES, 2] table (T_C, B_C per class, VEC-FMT-12), each
+ * at most 2^24 u_C ||f64||_F (B_C twice that) + 2^-100; f64 has n entries. */
+oc_status oc_check_tol_classes(const char *path, int tcid, const char *what, const double *tol,
+                               const double *f64, size_t n, oc_diag *d);
 
 /* Reads an integer field of a test in [lo, hi]. */
 oc_status oc_get_int(const char *path, int tcid, json_t *obj, const char *key, int64_t lo,

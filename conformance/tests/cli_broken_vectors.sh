@@ -150,3 +150,75 @@ results "$ok1; tensors.append(('sgd-torch/1/velocity', 'F32', [t1['steps'], t1['
 judge "results.safetensors: tensor 'sgd-torch/1/velocity' is not an output of that case"
 results "$ok1; meta['status/sgd-torch/2'] = 'rejected'; tensors.append(('sgd-torch/2/p', 'F32', [1, 1]))"
 judge "results.safetensors: tensor 'sgd-torch/2/p' is not an output of that case"
+# VEC-TOL-1: a per-case bound above its cap (2^-4 of the values judged, 2^24 u_C for a matrix
+# class) is refused naming the file, the tcId and the entry: 1e30 in a per-entry bound of each
+# kind of family, 2^-3 of the values in an element-wise one, 1e30 in a Muon and a Newton-Schulz
+# table.
+tol() { # family tcId expected-output tensor-field index value-python (S: that entry's scale)
+    rm -rf "$tmp/$1"
+    cp -r "$root/vectors/$1" "$tmp/"
+    /usr/bin/python3 -c "import json, struct, sys
+fam, tc, out, field, i = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
+d = json.load(open(sys.argv[6]))
+t = [t for g in d['testGroups'] for t in g['tests'] if t['tcId'] == tc][0]
+b = bytearray(open(sys.argv[7], 'rb').read())
+n = struct.unpack('<Q', b[:8])[0]
+h = json.loads(b[8:8 + n])
+def at(key, k):
+    e = h[key]
+    w = {'F32': 4, 'F64': 8}[e['dtype']]
+    return 8 + n + e['data_offsets'][0] + w * k, '<' + {'F32': 'f', 'F64': 'd'}[e['dtype']]
+def get(key, k):
+    o, f = at(key, k)
+    return struct.unpack_from(f, b, o)[0]
+S = abs(get(t['expected'][out]['f64'], i))
+if out in t.get('inputs', {}) and t['inputs'][out] in h:
+    S = max(S, abs(get(t['inputs'][out], i)))
+o, f = at(t['expected'][out][field], i)
+struct.pack_into(f, b, o, $6)
+open(sys.argv[7], 'wb').write(b)" "$1" "$2" "$3" "$4" "$5" "$tmp/$1/$1.json" "$tmp/$1/$1.safetensors"
+}
+tol adam-torch 1 p tolFp32 5 1e30
+check "adam-torch.json: tcId 1: tolerance p\[5\] = 1e+30: must be finite, >= 0 and <= .* (VEC-TOL-1)" "$optcert" certify --vectors "$tmp" --family adam-torch
+tol adam-torch 1 v tolFp32 3 "S / 8 + 2 ** -90"
+check "adam-torch.json: tcId 1: tolerance v\[3\] = .*(VEC-TOL-1)" "$optcert" certify --vectors "$tmp" --family adam-torch
+rm -rf "$tmp/adam-torch"
+tol sgd-torch-mixed 1 master tolFp32 0 1e30
+check "sgd-torch-mixed.json: tcId 1: tolerance master\[0\] = 1e+30: .*(VEC-TOL-1)" "$optcert" certify --vectors "$tmp" --family sgd-torch-mixed
+rm -rf "$tmp/sgd-torch-mixed"
+tol step-megatron 2 value tol 7 1e30
+check "step-megatron.json: tcId 2: tolerance value\[7\] = 1e+30: .*(VEC-TOL-1)" "$optcert" certify --vectors "$tmp" --family step-megatron
+rm -rf "$tmp/step-megatron"
+tol muon-keller 1 p tol 2 1e30
+check "muon-keller.json: tcId 1: tolerance p\[2\] = 1e+30: .*(VEC-TOL-1)" "$optcert" certify --vectors "$tmp" --family muon-keller
+rm -rf "$tmp/muon-keller"
+tol ns-simple 1 x tol 3 1e30
+check "ns-simple.json: tcId 1: tolerance x\[3\] = 1e+30: .*(VEC-TOL-1)" "$optcert" certify --vectors "$tmp" --family ns-simple
+rm -rf "$tmp/ns-simple"
+# VEC-FMT-18: a valid case whose Muon block partition or MuonClip layout does not fit its shape.
+fam muon-split-qkv "d['testGroups'][0]['hparams']['qkvHeadDim'] = 5"
+check "muon-split-qkv.json: tcId 1: the partition (tpSize, tpDim, qkvHeads, qkvGroups, qkvHeadDim) does not fit rows x cols = \[48, 32\]" "$optcert" certify --vectors "$tmp" --family muon-split-qkv
+rm -rf "$tmp/muon-split-qkv"
+fam muonclip-kimi "d['testGroups'][0]['hparams']['groups'] = 3"
+check "muonclip-kimi.json: tcId 1: heads, groups, headDim, hidden do not form a layout" "$optcert" certify --vectors "$tmp" --family muonclip-kimi
+rm -rf "$tmp/muonclip-kimi"
+# Non-regular files in every command: a family file that is a FIFO (selftest, mutants, families,
+# vectors verify), a plugin that is a FIFO or a directory, a FIFO in the tree optcert trace reads.
+mkdir "$tmp/sgd-torch"
+cp "$root/vectors/sgd-torch/sgd-torch.json" "$tmp/sgd-torch/"
+mkfifo "$tmp/sgd-torch/sgd-torch.safetensors"
+for cmd in selftest mutants families "vectors verify"; do
+    check "sgd-torch.safetensors: not a regular file" "$optcert" $cmd --vectors "$tmp"
+done
+rm -rf "$tmp/sgd-torch"
+mkfifo "$tmp/plugin.so"
+check "plugin.so: not a regular file (--impl)" "$optcert" certify --impl "$tmp/plugin.so" --vectors "$root/vectors"
+check "$tmp: not a regular file (--impl)" "$optcert" certify --impl "$tmp" --vectors "$root/vectors"
+mkdir -p "$tmp/tree/spec" "$tmp/tree/vectors/x"
+cp "$root/spec/vectors.md" "$tmp/tree/spec/"
+mkfifo "$tmp/tree/vectors/x/x.json"
+check "x.json: not a regular file" "$optcert" trace --root "$tmp/tree"
+check "x.json: not a regular file" "$optcert" explain VEC-TOL-1 --root "$tmp/tree"
+mkfifo "$tmp/tree/spec/fifo.md"
+check "fifo.md: not a regular file" "$optcert" trace --root "$tmp/tree"
+echo "cli_broken_vectors: ok"

@@ -724,11 +724,11 @@ static void test_tensor_wrong_shape_VEC_FMT_4_5(void)
     });
 }
 
-/* VEC-FMT-5, VEC-FMT-18: tolFp32 is a finite non-negative bound no larger than FLT_MAX; patch one
- * entry of case 1's p.tol. */
+/* VEC-FMT-5, VEC-FMT-18, VEC-TOL-1: tolFp32 is a finite non-negative bound within its cap; patch
+ * one entry of case 1's p.tol (1e30 and 2^100 are finite, far above 2^-4 of any value there). */
 static void test_tolerance_negative_VEC_FMT_5(void)
 {
-    static const double bad[] = {-1.0, -0x1p-1074, NAN, INFINITY, 0x1p+200}; /* VEC-FMT-18 */
+    static const double bad[] = {-1.0, -0x1p-1074, NAN, INFINITY, 0x1p+200, 1e30, 0x1p+100};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         FX_BEGIN();
         raw_st r;

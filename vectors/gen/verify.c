@@ -34,6 +34,27 @@ static int same_file(const char *a, const char *b)
     return same;
 }
 
+/* The first file of a family directory under dir that exists but is not a regular file (a
+ * FIFO would block the comparison), as "<dir>/<name>/<file>" in buf; NULL if none. */
+static const char *irregular_file(const char *dir, char *buf, size_t size)
+{
+    static const char *const ext[] = {".json", ".safetensors"};
+    DIR *dp = opendir(dir);
+    struct dirent *e;
+    const char *found = NULL;
+    while (dp && !found && (e = readdir(dp))) {
+        struct stat sb;
+        for (int k = 0; k < 2 && !found && e->d_name[0] != '.'; k++) {
+            snprintf(buf, size, "%s/%s/%s%s", dir, e->d_name, e->d_name, ext[k]);
+            if (stat(buf, &sb) == 0 && !S_ISREG(sb.st_mode))
+                found = buf;
+        }
+    }
+    if (dp)
+        closedir(dp);
+    return found;
+}
+
 /* Whether two vector documents are equal once their generator.precision fields are. */
 static int same_but_precision(const char *a, const char *b)
 {
@@ -121,6 +142,11 @@ int gen_verify(const char *vectors, long prec)
     for (size_t i = 0; there[i]; i++)
         free(there[i]);
     free(there);
+    char bad[8192];
+    if (irregular_file(vectors, bad, sizeof bad)) {
+        fprintf(stderr, "optcert-gen: %s: not a regular file\n", bad);
+        return 2;
+    }
         char tmp[] = "/tmp/optcert-verify-XXXXXX";
     if (!mkdtemp(tmp)) {
         fprintf(stderr, "optcert-gen: cannot create a temporary directory\n");
