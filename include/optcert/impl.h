@@ -22,6 +22,7 @@
 #include "optcert/newton_schulz.h"
 #include "optcert/schedule.h"
 #include "optcert/sgd.h"
+#include "optcert/te_storage.h"
 
 #define OC_IMPL_ABI_VERSION 2u /* 2: mixed_step, loss_scale_update appended */
 
@@ -59,6 +60,7 @@
 #define OC_CAP_MUON_BLOCKS (1ull << 43)   /* MUON-BLK-*: split QKV and blockwise TP blocks */
 #define OC_CAP_MUON_ROUTE (1ull << 44)    /* ROUTE-*: mixed Muon + AdamW parameter routing */
 #define OC_CAP_QK_CLIP_MLA (1ull << 45)   /* with OC_CAP_QK_CLIP: the kimi-mla profile */
+#define OC_CAP_TE_STORAGE (1ull << 46)    /* TESTORE-*: TE FusedAdam's storage, every configuration */
 
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
@@ -120,6 +122,10 @@ typedef struct oc_impl {
     oc_status (*routed_step)(void *ctx, const oc_route_hparams *hp, const oc_param_info *info,
                              int64_t step, float *p, float *m, float *v, const float *g,
                              oc_route *route);
+    /* As oc_ref_te_storage without the mutant: one direction of TE's storage of one tensor,
+     * nothing written on error. NULL if OC_CAP_TE_STORAGE is not claimed. */
+    oc_status (*te_storage)(void *ctx, const oc_te_config *c, oc_te_direction dir, size_t n,
+                            oc_te_state *s, float *const *work);
 } oc_impl;
 
 /* A v2 plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */
@@ -133,7 +139,8 @@ typedef const oc_impl *(*oc_impl_entry_fn)(void);
  * oc_entry_point: adam_step for the adam-* families, sgd_step, lion_step, schedule_eval,
  * loss_scale_update, clip_step, newton_schulz (ns-*), muon_step (muon-keller, -megatron,
  * -moonlight), muon_block_step (muon-split-qkv, muon-tp-blockwise), routed_step
- * (muon-adamw-route), qk_clip (muonclip-*), guarded_step (step-megatron), and mixed_step for a
+ * (muon-adamw-route), qk_clip (muonclip-*), guarded_step (step-megatron), te_storage
+ * (te-storage-fusedadam), and mixed_step for a
  * "-mixed" family, whose fp32 cases use the entry of the family without "-mixed" (list both).
  * Options (spec/vectors.md VEC-ABI-2): adam-*: "amsgrad", "maximize"; sgd-*: "nesterov",
  * "maximize"; *-mixed: "bf16", "f16", "bf16-state" (storage combinations, spec/mixed.md);
