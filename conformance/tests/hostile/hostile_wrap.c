@@ -3,9 +3,9 @@
  * HOSTILE chooses, then runs the backend. hostile_run.sh names the expected certificate lines.
  *   WRITE_INPUTS (VEC-PLUG-2): writes into an input the ABI declares const: the hyper-parameters
  *     of the schedule, the loss scaler, clipping and the guarded step; the logit maxima of QK
- *     clipping; the gradient of the routed step.
+ *     clipping; the gradient of the routed step; the fp32 master a TE storage store reads.
  *   OVERRUN (VEC-PLUG-3): writes one element past an output: the last clipped gradient view, the
- *     routed step's p, the guarded step's first parameter. */
+ *     routed step's p, the guarded step's first parameter, a TE storage store's parameter. */
 #include <dlfcn.h>
 #include <stddef.h>
 #include <string.h>
@@ -47,6 +47,9 @@ typedef oc_status (*routed_fn)(void *, const oc_route_hparams *, const oc_param_
 typedef oc_status (*guarded_fn)(void *, const oc_guard_config *, const oc_loss_scaler *,
                                 oc_loss_scale_state *, size_t, oc_sub_optimizer *, int64_t *,
                                 int64_t, float *, oc_step_outcome *);
+
+typedef oc_status (*te_storage_fn)(void *, const oc_te_config *, oc_te_direction, size_t,
+                                   oc_te_state *, float *const *);
 
 /* 1 on the first call of the entry point that owns `calls`. */
 static int first(int *calls) { return (*calls)++ == 0; }
@@ -120,6 +123,18 @@ static oc_status guarded_step(void *ctx, const oc_guard_config *cfg, const oc_lo
     return st;
 }
 
+static oc_status te_storage(void *ctx, const oc_te_config *c, oc_te_direction dir, size_t n,
+                            oc_te_state *s, float *const *work)
+{
+    static int calls;
+    oc_status st = FAST("te-storage-fusedadam", te_storage_fn)(ctx, c, dir, n, s, work);
+    if (first(&calls) && HOSTILE == WRITE_INPUTS && dir == OC_TE_STORE && n)
+        work[0][0] += 1.0f;
+    if (calls == 1 && HOSTILE == OVERRUN && dir == OC_TE_STORE)
+        s->param[n] = 0;
+    return st;
+}
+
 /* The backend's table with the families above replaced. */
 const oc_impl_v3 *optcert_impl_v3(void)
 {
@@ -133,6 +148,7 @@ const oc_impl_v3 *optcert_impl_v3(void)
         {"muonclip-kimi", (oc_entry_point)qk_clip},
         {"muon-adamw-route", (oc_entry_point)routed_step},
         {"step-megatron", (oc_entry_point)guarded_step},
+        {"te-storage-fusedadam", (oc_entry_point)te_storage},
     };
     static oc_family_entry families[64];
     static oc_impl_v3 table;
