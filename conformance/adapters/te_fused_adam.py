@@ -20,6 +20,9 @@ else (spec/te_storage.md). Everything is TE's code except what this docstring na
   quantizer scale set to RN(1/s), its scale_inv to RN(1/RN(1/s)), as TE's _apply_scale leaves
   them).
 
+Known not to pass through this route (conformance/adapters/known-divergences.txt): infinite and
+NaN masters (the kernel's decay term 0 * inf), and the invalid cases (TE checks no scale).
+
     python3 conformance/adapters/te_fused_adam.py \\
         --vectors vectors/te-storage-fusedadam/te-storage-fusedadam.json --out results.safetensors
 Exit status: 0 on success, 2 on malformed input.
