@@ -6,7 +6,9 @@
 # torch, bf16/fp16 write-back with copy_, as Megatron does); megatron-core's
 # OptimizerParamScheduler, torch.optim.lr_scheduler and optax.schedules (where they express the
 # schedule) against schedule-megatron;
-# megatron-core's grad scalers against loss-scale-megatron[-constant], torch 2.15's
+# megatron-core's grad scalers against loss-scale-megatron[-constant], megatron-core 0.19.2's
+# ChainedOptimizer.step (its clipping, on CPU with stand-in process groups) against
+# clip-megatron, Megatron's layout functions against fast/layout (below), torch 2.15's
 # torch.amp.GradScaler (CPU; scale, step, update) against loss-scale-torch (spec/loss_scale.md §6),
 # and torch.nn.utils.clip_grad_norm_
 # against clip-torch; the Newton-Schulz of muon-optimizer (KellerJordan/Muon, bf16 class) and
@@ -45,7 +47,7 @@ for run in torch_optim:adam-torch torch_optim:adam-torch:--foreach torch_optim:s
     torch_optim@torch2:sgd-torch torch_optim@torch2:sgd-torch:--foreach \
     torch_optim@torch2:sgd-torch:--fused torch_optim@torch2:adam-torch-mixed \
     torch_optim@torch2:adam-torch-mixed:--fused torch_optim@torch2:sgd-torch-mixed \
-    torch_optim@torch2:sgd-torch-mixed:--fused; do
+    torch_optim@torch2:sgd-torch-mixed:--fused megatron_clip@mcore19:clip-megatron; do
     adapter=${run%%:*}
     script=${adapter%@*}
     rest=${run#*:}
@@ -60,8 +62,11 @@ for run in torch_optim:adam-torch torch_optim:adam-torch:--foreach torch_optim:s
     # ADAPTER@torch2: the same adapter under torch 2.15 (its own virtual environment)
     # ADAPTER@emerging: the same environment, Emerging-Optimizers' runs (their own divergences)
     case $adapter in *@torch2 | *@emerging) py=/opt/optcert-torch2/bin/python ;; esac
+    # ADAPTER@mcore19: megatron-core 0.19.2 (its files beside torch 2.15, ci/setup-python.sh)
+    pypath=
+    case $adapter in *@mcore19) py=/opt/optcert-torch2/bin/python pypath=/opt/optcert-mcore-0.19.2 ;; esac
     case $flag in --impl=keller | --impl=torch) cls=bf16 ;; esac
-    "$py" "conformance/adapters/$script.py" $flag \
+    env ${pypath:+PYTHONPATH=$pypath} "$py" "conformance/adapters/$script.py" $flag \
         --vectors "vectors/$family/$family.json" --out "$res.safetensors"
     "$build"/optcert judge --results "$res.safetensors" --family "$family" --class "$cls" --verbose \
         --report table --report "json:$res.json" || true
@@ -81,5 +86,23 @@ passed = sum(f["pass"] for f in doc["families"])
 print(f"{adapter} {family}: {passed} cases pass; failures are exactly the {len(known)} known divergences")
 PY
 done
+# Layout maps against Megatron's own layout functions (spec/layouts.md §4.1), dp 2, 3 and 4 and
+# seven bucket settings on three models: megatron-core 0.19.2 (the current release, under torch
+# 2.15's interpreter) for DistributedOptimizer (zero1-flat) and LayerWiseDistributedOptimizer's
+# numel rule (layerwise-numel). The rule of layerwise-megatron (Megatron-LM d98e8a64) is in no
+# release yet: it is compared with a Megatron-LM source tree at that commit when
+# OPTCERT_MEGATRON_LM names one (DIR/megatron/core), and said to be unchecked otherwise.
+layouts() {
+    PYTHONPATH=/opt/optcert-mcore-0.19.2 /opt/optcert-torch2/bin/python \
+        conformance/adapters/megatron_layout.py --dump "$build/fast/layout_dump" "$@" || rc=1
+}
+layouts --compare zero1-flat:distrib --compare layerwise-numel:layerwise
+if [ -n "${OPTCERT_MEGATRON_LM:-}" ]; then
+    layouts --compare zero1-flat:distrib --compare layerwise-megatron:layerwise \
+        --count layerwise:layerwise --source "$OPTCERT_MEGATRON_LM"
+else
+    echo "layerwise-megatron: NOT compared with Megatron-LM d98e8a64 (no release has its rule;" \
+        "set OPTCERT_MEGATRON_LM to a source tree at that commit)"
+fi
 [ -z "$matrix" ] || /usr/bin/python3 ci/matrix.py "$out/index" conformance/adapters/known-divergences.txt >"$matrix"
 exit $rc

@@ -3,21 +3,26 @@
 
     ci/ref_coverage.py BUILD_DIR [--list] [--mutants]
 
-BUILD_DIR is a build configured with -DOPTCERT_REF_COVERAGE=ON (ci/ref-coverage.sh makes one).
-Its optcert runs `optcert certify --impl ref --class exact` over the committed vectors (must
-conform) from zeroed counters, then gcov -b -c reads every ref/*.c. A branch is
+BUILD_DIR is a build configured with -DOPTCERT_REF_COVERAGE=ON with optcert and the reference's
+CUnit suites (conformance/tests/test_ref_*.c) built (ci/ref-coverage.sh makes one). Its optcert
+runs `optcert certify --impl ref --class exact` over the committed vectors (must conform) from
+zeroed counters, then gcov -b -c reads every ref/*.c; then the CUnit suites run from zeroed
+counters and are read the same way. A branch is
   - covered: taken by some vector case;
   - a mutant branch: not taken, on a source line that names a mutant (the catalogued mistakes
     are the mutants' code paths, not the reference's; ctest cli_mutants shows each of them
     killed). With --mutants, `optcert mutants` then runs from zeroed counters too (a minute on
     2 cores) and such a branch must be taken there;
-  - excepted: listed in ci/ref-coverage-exceptions.txt (`ref/FILE.c:LINE justification`, one
-    line of justification per excepted source line);
+  - excepted: its source line is listed in ci/ref-coverage-exceptions.txt, either by itself
+    (`ref/FILE.c:LINE justification`) or as one of a class of lines no vector can reach
+    (`unit /REGEX/ justification`: every line of ref/ matching REGEX; each of their branches that
+    no vector takes must be taken by the CUnit suites, else it counts as uncovered);
   - otherwise uncovered.
 Prints per file and in total: branches (mutant branches left out), covered, excepted, uncovered,
-and the figure covered / (branches - excepted). Exit 1 if the figure is below the floor in
-ci/ref-coverage-floor.txt, or an exception names a line with no untaken branch (stale); 2 on bad
-usage or when the reference does not conform. --list prints every uncovered branch.
+the figure covered / (branches - excepted), and per class how many branches it excepts. Exit 1
+if the figure is below the floor in ci/ref-coverage-floor.txt, or an exception names a line
+(or a class matches no branch) with no untaken branch (stale); 2 on bad usage or when the
+reference does not conform. --list prints every uncovered branch.
 """
 import os
 import re
@@ -26,7 +31,10 @@ import sys
 import tempfile
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-MUTANT_LINE = re.compile(r"mutant|_MUT_", re.IGNORECASE)
+# a line that names a mutant, or a variable that holds one's choice (swapped betas, Lion's sign
+# of zero, truncating narrowing, the Gram matrix of the wrong side)
+MUTANT_LINE = re.compile(r"mutant|_MUT_|\b(swapped|zero_is_one|truncate|wrong_side)\b",
+                         re.IGNORECASE)
 
 
 def gcov(build):
@@ -65,9 +73,28 @@ def zero(build):
                 os.remove(os.path.join(d, f))
 
 
-def run(build, args):
-    return subprocess.run([os.path.join(build, "optcert")] + args, cwd=ROOT,
+def run(build, args, program="optcert"):
+    return subprocess.run([os.path.join(build, program)] + args, cwd=ROOT,
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+
+
+def unit_suites():
+    """The reference's CUnit suites, relative to the build directory."""
+    tests = os.path.join(ROOT, "conformance", "tests")
+    return sorted(os.path.join("conformance", "tests", f[:-2]) for f in os.listdir(tests)
+                  if f.startswith("test_ref_") and f.endswith(".c"))
+
+
+def unit_excepted(classes, line, unit_counts, b):
+    """Whether branch b of a source line is excepted by a class: the line matches the class and
+    the CUnit suites take the branch (the first matching class counts it)."""
+    for c in classes:
+        if c[0].search(line):
+            if b < len(unit_counts) and unit_counts[b]:
+                c[2] += 1
+                return True
+            return False
+    return False
 
 
 def main(argv):
@@ -81,16 +108,25 @@ def main(argv):
         print("ref_coverage: the reference does not conform to the vectors", file=sys.stderr)
         return 2
     ref, source = gcov(build)
+    zero(build)
+    for suite in unit_suites():
+        if run(build, [], suite) != 0:
+            print(f"ref_coverage: {suite} fails", file=sys.stderr)
+            return 2
+    units, _ = gcov(build)
     mut = None
     if verify:
         zero(build)
         run(build, ["mutants"])  # exit 1 would mean a surviving mutant: ctest cli_mutants says so
         mut, _ = gcov(build)
-    exceptions = {}
+    exceptions, classes = {}, []
     for text in open(os.path.join(ROOT, "ci", "ref-coverage-exceptions.txt"), encoding="utf-8"):
         m = re.match(r"(ref/\S+\.c):(\d+)\s+(\S.*)", text)
         if m:
             exceptions[(m.group(1), int(m.group(2)))] = m.group(3)
+        m = re.match(r"unit /(.+)/\s+(\S.*)", text)
+        if m:
+            classes.append([re.compile(m.group(1)), m.group(2), 0])
     floor = float(open(os.path.join(ROOT, "ci", "ref-coverage-floor.txt")).read().split()[0])
     per_file, uncovered, used = {}, [], set()
     for key, counts in sorted(ref.items()):
@@ -106,6 +142,9 @@ def main(argv):
                 f[0] += 1
                 f[2] += 1
                 used.add(key)
+            elif unit_excepted(classes, source.get(key, ""), units.get(key, []), b):
+                f[0] += 1
+                f[2] += 1
             else:
                 f[0] += 1
                 f[3] += 1
@@ -117,15 +156,20 @@ def main(argv):
         fig = 100.0 * v[1] / max(v[0] - v[2], 1)
         print(f"{name:26} {v[0]:8d} {v[1]:8d} {v[2]:8d} {v[3]:9d} {fig:6.2f}%")
     figure = 100.0 * total[1] / max(total[0] - total[2], 1)
+    for regex, why, count in classes:
+        print(f"excepted as /{regex.pattern}/ (taken by the CUnit suites): {count} branches")
     stale = sorted(set(exceptions) - used)
     for key in stale:
         print(f"stale exception (no untaken branch there): {key[0]}:{key[1]}")
+    stale_classes = [c for c in classes if c[2] == 0]
+    for regex, _, _ in stale_classes:
+        print(f"stale exception class (excepts no branch): /{regex.pattern}/")
     if listing:
         for (key, b) in uncovered:
             print(f"uncovered: {key[0]}:{key[1]} branch {b}: {source.get(key, '').strip()}")
     print(f"figure: {figure:.2f}% of the reference's branches taken by a vector case "
           f"(floor {floor:.2f}%)")
-    return 1 if figure < floor or stale else 0
+    return 1 if figure < floor or stale or stale_classes else 0
 
 
 if __name__ == "__main__":

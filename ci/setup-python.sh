@@ -62,6 +62,18 @@ done
     >/dev/null 2>&1 ||
     "$T2/bin/python" -m pip install -q --no-deps --ignore-requires-python emerging-optimizers==0.3.0 \
         absl-py==2.5.1
+# megatron-core 0.19.2, the current release (its layout, clip and optimizer code: conformance/
+# adapters/megatron_layout.py, ci/certify-outside.sh), for torch 2.15's interpreter: its only
+# wheel is tagged cp312 (a compiled dataset helper this project never imports) and it declares
+# Python >= 3.12, so pip puts the wheel's files in a folder of their own, named for 3.12, without
+# that check and without dependencies (torch, numpy and packaging are in the torch 2.15 venv); the
+# adapters put the folder on PYTHONPATH. 0.16.1 (above) stays for Debian's python3.
+MC19=/opt/optcert-mcore-0.19.2
+"$T2/bin/python" -c "from importlib import metadata as m
+assert [d.version for d in m.distributions(path=['$MC19']) if d.name == 'megatron-core'] == ['0.19.2']" \
+    >/dev/null 2>&1 ||
+    "$T2/bin/python" -m pip install -q --target "$MC19" --python-version 3.12 --only-binary=:all: \
+        --no-deps --ignore-requires-python megatron-core==0.19.2
 # lion-pytorch beside torch 2.15 too: the Lion peer of fast/bench/bench.py
 "$T2/bin/python" -c 'import lion_pytorch' >/dev/null 2>&1 ||
     "$T2/bin/python" -m pip install -q --no-deps lion-pytorch==0.2.5

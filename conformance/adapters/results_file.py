@@ -26,6 +26,24 @@ def read_family(argv, description, name, accept):
     return args.out, doc, cases
 
 
+def run_values(family, cases, run, refusals, unsupported=lambda h: False):
+    """The `value` output of every case: run(h, t) gives it, an exception in `refusals` is the
+    library refusing the case (`rejected`), unsupported(h) marks a case the library cannot
+    express (`unsupported`, not run). Returns (results, meta)."""
+    results, meta = {}, {}
+    for h, t in cases:
+        key = f"status/{family}/{t['tcId']}"
+        if unsupported(h):
+            meta[key] = "unsupported"
+            continue
+        try:
+            results[f"{family}/{t['tcId']}/value"] = run(h, t)
+            meta[key] = "ok"
+        except refusals:
+            meta[key] = "rejected"
+    return results, meta
+
+
 def write(out, results, meta, impl, version, adapter, name, family, note=""):
     """Writes the results file with its metadata (VEC-RES-1, VEC-RES-2) and prints a summary."""
     meta = dict(meta, impl=impl, implVersion=version, adapter=adapter)

@@ -40,14 +40,9 @@ def main(argv=None):
     out, doc, cases = results_file.read_family(
         argv, __doc__.splitlines()[0], "torch_clip",
         lambda d: d.get("algorithm") == "clip" and d.get("profile") == "torch")
-    family, results, meta = doc["family"], {}, {}
-    for h, t in cases:
-        try:
-            results[f"{family}/{t['tcId']}/value"] = run_case(h, t["views"])
-            status = "ok"
-        except (RuntimeError, ValueError):
-            status = "rejected"
-        meta[f"status/{family}/{t['tcId']}"] = status
+    family = doc["family"]
+    results, meta = results_file.run_values(family, cases, lambda h, t: run_case(h, t["views"]),
+                                            (RuntimeError, ValueError))
     results_file.write(out, results, meta, "torch.nn.utils.clip_grad_norm_",
                        f"torch {torch.__version__} (CPU)", ADAPTER, "torch_clip", family)
     return 0

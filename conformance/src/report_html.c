@@ -1,7 +1,8 @@
 /* The HTML certificate (`--report html:FILE`, `--html FILE`): the table report's header and
  * family table, then per family an inline SVG plot of every judged case's largest error over
  * its bound (the `worst/bound` column, per case; <= 1 passes, ADAM-TOL-1 and the other
- * families' TOL rules) on a log scale, and a table of the cases that did not pass. Generated
+ * families' TOL rules) on a log scale, the distribution of those ratios by decade (how far
+ * below its bound the family sits), and a table of the cases that did not pass. Generated
  * here, with no plotting library: the page is one self-contained XHTML file. */
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +13,7 @@
  * Y_MAX; a case with no error (ratio 0) sits on a row of its own below, labelled 0, one above
  * 10^Y_MAX on the top edge drawn as a triangle (its title gives the value). */
 enum { W = 720, H = 260, LEFT = 56, RIGHT = 12, TOP = 14, BOTTOM = 44, ZERO_GAP = 14 };
-static const int Y_MIN = -8, Y_MAX = 8;
+enum { Y_MIN = -8, Y_MAX = 8 };
 
 static double y_of(double ratio)
 {
@@ -75,6 +76,54 @@ static void plot(FILE *f, const oc_family_report *fr)
     fputs("</svg>\n", f);
 }
 
+/* The distribution: one bar per decade (10^(k-1), 10^k] of error / bound for k from Y_MIN + 1
+ * to Y_MAX (the first also holds the smaller ratios), one for the exact cases (0) and one for
+ * those above 10^Y_MAX; the bars above 1 are over the bound. Each bar's data-bin is k ("exact", "above"), data-count its number of cases. */
+enum { NBINS = Y_MAX - Y_MIN + 2 }; /* exact, decades Y_MIN+1 .. Y_MAX, above */
+static void histogram(FILE *f, const oc_family_report *fr)
+{
+    size_t count[NBINS] = {0}, most = 0;
+    for (size_t k = 0; k < fr->ncases; k++) {
+        const oc_case_result *r = &fr->cases[k];
+        if (!plotted(r))
+            continue;
+        int b = r->max_ratio == 0                  ? 0
+                : r->max_ratio > pow(10, Y_MAX)    ? NBINS - 1
+                                                   : (int)fmax(ceil(log10(r->max_ratio)) - Y_MIN,
+                                                               1);
+        if (++count[b] > most)
+            most = count[b];
+    }
+    if (most == 0)
+        return;
+    enum { HH = 180 };
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" width=\"%d\" "
+            "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>%s: distribution of "
+            "error / bound</title>\n", W, HH, W, HH, fr->name);
+    double bw = (double)(W - LEFT - RIGHT) / NBINS, top = TOP, base = HH - BOTTOM;
+    for (int b = 0; b < NBINS; b++) {
+        double x = LEFT + b * bw, h = (base - top) * (double)count[b] / (double)most;
+        int k = b + Y_MIN; /* the decade's upper end, 10^k */
+        char bin[16];
+        if (b == 0 || b == NBINS - 1)
+            snprintf(bin, sizeof bin, "%s", b == 0 ? "exact" : "above");
+        else
+            snprintf(bin, sizeof bin, "%d", k);
+        fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                "class=\"%s\" data-bin=\"%s\" data-count=\"%zu\"><title>%s: %zu cases"
+                "</title></rect>\n", x + 1, base - h, bw - 2, h, b > -Y_MIN ? "fail" : "pass",
+                bin, count[b], bin, count[b]);
+        if (b == 0 || b == NBINS - 1 || k % 2 == 0)
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tick\">%s%s</text>\n",
+                    x + bw, base + 12, b == 0 || b == NBINS - 1 ? "" : "1e", b == 0 ? "0" : bin);
+    }
+    double xb = LEFT + (1 - Y_MIN) * bw; /* the bound: between the decades ending at 1 and 10 */
+    fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" class=\"bound\"/>\n"
+            "<text x=\"%d\" y=\"%d\" class=\"axis\">cases per decade of largest |error| / bound "
+            "(upper ends; right of the dashed line: over the bound); max %zu</text>\n</svg>\n",
+            xb, xb, top, base, LEFT, HH - 6, most);
+}
+
 oc_status oc_report_html(const oc_certificate *cert, const char *path, oc_diag *d)
 {
     FILE *f = fopen(path, "w");
@@ -122,6 +171,7 @@ oc_status oc_report_html(const oc_certificate *cert, const char *path, oc_diag *
             continue; /* a family the implementation does not claim: its table row says so */
         fprintf(f, "<h2 id=\"%s\">%s</h2>\n", fr->name, fr->name);
         plot(f, fr);
+        histogram(f, fr);
         size_t shown = 0;
         for (size_t k = 0; k < fr->ncases; k++) {
             const oc_case_result *r = &fr->cases[k];

@@ -126,16 +126,18 @@ static int harness_rule(const rule *r)
     return strncmp(r->id, "VEC-", 4) == 0 || strstr(r->id, "-TOL-") != NULL;
 }
 
-/* The fast backends and the layouts (spec/fast.md, spec/layouts.md): implemented under fast/,
- * checked by fast/tests (bit-identity, layout maps), not by vector files. */
+/* The fast backends, the layouts and the checkpoints (spec/fast.md, spec/layouts.md,
+ * spec/checkpoint.md): implemented under fast/, checked by fast/tests (bit-identity, layout
+ * maps, resumed trajectories), not by vector files. */
 static const char *const fast_impl_dirs[][2] = {
     {"fast/common", ".h"}, {"fast/include/optcert", ".h"}, {"fast/cpu", ".c"},
     {"fast/cpu", ".inc"}, {"fast/comm", ".c"}, {"fast/layout", ".c"},
-    {"fast/cuda", ".c"}, {"fast/cuda", ".cu"}, {"fast/cuda", ".h"}};
+    {"fast/checkpoint", ".c"}, {"fast/cuda", ".c"}, {"fast/cuda", ".cu"}, {"fast/cuda", ".h"}};
 
 static int backend_rule(const rule *r)
 {
-    return strncmp(r->id, "FAST-", 5) == 0 || strncmp(r->id, "LAYOUT-", 7) == 0;
+    return strncmp(r->id, "FAST-", 5) == 0 || strncmp(r->id, "LAYOUT-", 7) == 0 ||
+           strncmp(r->id, "CKPT-", 5) == 0;
 }
 
 /* Whether the rule must be exercised by a vector case (algorithm rules). */

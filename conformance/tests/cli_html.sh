@@ -2,8 +2,9 @@
 # The HTML certificate (--html FILE, conformance/src/report_html.c) against the JSON report of the
 # same run: a well-formed XHTML page whose verdict is the certificate's, one plotted point per
 # case with a measured error (pass or FAIL, finite error/bound; the failures red), points higher
-# for larger error/bound (triangles on the top edge off the scale), the bound's line at 1, and a row with the certificate's detail for
-# every case that did not pass.
+# for larger error/bound (triangles on the top edge off the scale), the bound's line at 1, the
+# distribution by decade (every plotted case counted once, those over the bound right of the
+# line), and a row with the certificate's detail for every case that did not pass.
 #   cli_html.sh OPTCERT_BINARY PLUGIN
 set -eu
 optcert=$1
@@ -48,6 +49,12 @@ for page, report in zip(sys.argv[1::2], sys.argv[2::2]):
         assert all(a[1] >= b[1] for a, b in zip(ys, ys[1:])), (fam["family"], "not monotonic")
         if want:
             assert [l for s in svg for l in s.iter(f"{S}line") if l.get("class") == "bound"]
+            bars = [b for s in svg for b in s.iter(f"{S}rect")]  # the distribution
+            assert sum(int(b.get("data-count")) for b in bars) == len(want), fam["family"]
+            over = sum(int(b.get("data-count")) for b in bars if b.get("class") == "fail")
+            assert over == sum(1 for t in want if r(cases[t]) > 1), (fam["family"], over)
+            exact = [int(b.get("data-count")) for b in bars if b.get("data-bin") == "exact"]
+            assert exact == [sum(1 for t in want if r(cases[t]) == 0)], fam["family"]
         rows, section = {}, False
         for el in root.find(f"{X}body"):
             if el.tag == f"{X}h2":

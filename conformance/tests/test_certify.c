@@ -25,7 +25,7 @@ static size_t total(const oc_certificate *c, oc_verdict v)
     return n;
 }
 
-/* ADAM-TOL-1, SGD-TOL-1, LION-TOL-1, SCHED-TOL-1, MP-TOL-2: the reference is within 1 ulp everywhere
+/* ADAM-TOL-1, SGD-TOL-1, LION-TOL-1, SCHED-TOL-1, MP-TOL-2, MP-TOL-4: the reference is within 1 ulp everywhere
  * and rejects every invalid case. */
 static void test_reference_is_exact(void)
 {
@@ -122,9 +122,7 @@ static oc_status rejects_dirty(void *ctx, const oc_adam_hparams *hp, int64_t ste
     return oc_ref_adam_step(hp, step, n, p, m, v, vmax, g, OC_ADAM_CORRECT);
 }
 
-static void certify_wrapper(oc_status (*fn)(void *, const oc_adam_hparams *, int64_t, size_t,
-                                           float *, float *, float *, float *, const float *),
-                            const char *expected_detail)
+static void certify_wrapper(oc_adam_step_fn fn, const char *expected_detail)
 {
     oc_impl impl = {.abi_version = OC_IMPL_ABI_VERSION, .name = "wrapper", .version = "0",
                    .capabilities = ~0ull, .adam_step = fn};
@@ -226,6 +224,34 @@ static void test_ulp32(void)
     CU_ASSERT_EQUAL(oc_ulp(-3e-4, 53), 0x1p-64);
     CU_ASSERT_EQUAL(oc_ulp(0x1p-1022, 53), 0x1p-1074);
     CU_ASSERT_EQUAL(oc_ulp(0x1p-1030, 53), 0x1p-1074);
+}
+
+/* MP-TOL-4: in the exact class a 16-bit output is also held to its narrowing extent, so the
+ * exact class rejects a truncating write-back (within one 16-bit ulp of the exact value, which
+ * the one-ulp rule of MP-TOL-2 alone let through) in every case the fp32 class does, not only
+ * where the truncation is more than one ulp off; the reference still conforms in that class
+ * (test_reference_is_exact). */
+static void test_exact_class_narrowing_bit_for_bit(void)
+{
+    const char *families[] = {"adam-torch-mixed", "sgd-torch-mixed", "lion-torch-mixed"};
+    const oc_algo *algos[] = {&oc_algo_adam, &oc_algo_sgd, &oc_algo_lion};
+    for (int a = 0; a < 3; a++) {
+        int mu = algos[a]->own_mutants + OC_MIXED_MUT_TRUNCATING_WRITEBACK - 1;
+        CU_ASSERT_STRING_EQUAL_FATAL(algos[a]->mutant_name(mu), "truncating-write-back");
+        size_t fails[2];
+        oc_class classes[2] = {OC_CLASS_FP32, OC_CLASS_EXACT};
+        for (int k = 0; k < 2; k++) {
+            oc_certificate cert;
+            oc_diag d;
+            CU_ASSERT_EQUAL_FATAL(oc_certify(oc_ref_mutant(algos[a], mu), vector_dir(),
+                                             families[a], classes[k], &cert, &d), OC_OK);
+            CU_ASSERT(!cert.conforms);
+            fails[k] = total(&cert, OC_FAIL);
+            oc_certificate_free(&cert);
+        }
+        CU_ASSERT(fails[0] > 0);
+        CU_ASSERT(fails[1] >= fails[0]);
+    }
 }
 
 /* JSON and JUnit reports carry the same counts as the certificate. */
@@ -477,6 +503,7 @@ void register_suites(void)
               {"ulp32", test_ulp32},
               {"reports", test_reports},
               {"every output judged (VEC-JUDGE-1)", test_every_output_judged},
+              {"exact class: narrowing bit for bit (MP-TOL-4)", test_exact_class_narrowing_bit_for_bit},
               {"diagnosis beyond the catalogue (VEC-DIAG-1)", test_diagnosis_beyond_the_catalogue},
               {"plugin ABI v3: table checks (VEC-ABI-2)", test_abi3_checks},
               {"plugin ABI v3: a family's table (VEC-ABI-1)", test_abi3_tables},

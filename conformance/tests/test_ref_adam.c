@@ -298,6 +298,19 @@ static void test_bad_buffers(void)
 
 /* The catalogue: every mutant has a distinct name and a description; each changes the
  * result of some step (checked on the vectors by test_certify). */
+/* oc_status_str: every status has its own description, and a value outside the enum gets the
+ * fallback (the harness prints these in certificates and error messages). */
+static void test_status_descriptions(void)
+{
+    const char *fallback = oc_status_str((oc_status)(OC_ERR_PEER + 1));
+    CU_ASSERT_STRING_EQUAL(fallback, "unknown status");
+    for (int a = OC_OK; a <= OC_ERR_PEER; a++) {
+        CU_ASSERT_STRING_NOT_EQUAL(oc_status_str((oc_status)a), fallback);
+        for (int b = OC_OK; b < a; b++)
+            CU_ASSERT_STRING_NOT_EQUAL(oc_status_str((oc_status)a), oc_status_str((oc_status)b));
+    }
+}
+
 static void test_mutant_catalogue(void)
 {
     for (int a = 0; a < OC_ADAM_MUTANT_COUNT; a++) {
@@ -330,5 +343,6 @@ void register_suites(void)
               {"invalid hyper-parameters (ADAM-HP-1, ADAM-HP-2)", test_invalid_hparams_leave_state},
               {"profile options (ADAM-ERR-1)", test_profile_options},
               {"bad buffers (ADAM-ERR-1)", test_bad_buffers},
-              {"mutant catalogue", test_mutant_catalogue});
+              {"mutant catalogue", test_mutant_catalogue},
+              {"status descriptions", test_status_descriptions});
 }

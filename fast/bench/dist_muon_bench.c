@@ -193,9 +193,11 @@ int main(int argc, char **argv)
             printf("%-14s %12.3f %12.3f %12.3f %12.3f %10.3f %8.1f\n", names[k], mx[k].flops / 1e9,
                    mx[k].flops_model / 1e9, mx[k].bytes / 1e6, mx[k].bytes_model / 1e6, mx[k].cpu,
                    mx[k].flops / 1e9 / mx[k].cpu);
-        printf("owner-compute / gather-all: NS CPU time %.3f, bytes %.3f; parameters %s\n",
-               mx[1].cpu / mx[0].cpu, mx[1].bytes / mx[0].bytes,
-               differ ? "DIFFER (error)" : "bit-identical");
+        char bytes[32] = "none moved"; /* one rank: no collective, 0 bytes in both */
+        if (mx[0].bytes > 0)
+            snprintf(bytes, sizeof bytes, "%.3f", mx[1].bytes / mx[0].bytes);
+        printf("owner-compute / gather-all: NS CPU time %.3f, bytes %s; parameters %s\n",
+               mx[1].cpu / mx[0].cpu, bytes, differ ? "DIFFER (error)" : "bit-identical");
     }
     free(out[0]), free(out[1]), free(model);
     MPI_Finalize();

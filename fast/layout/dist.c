@@ -56,7 +56,7 @@ static oc_status reduce_grads(const oc_dist *d, const oc_dist_buffers *b)
 
 /* The owned pieces as tensors d->t (state and the mixed mode's master packed in segment
  * order). */
-static void owned_tensors(const oc_dist *d, const oc_dist_buffers *b)
+const oc_fast_tensor *oc_dist_tensors(const oc_dist *d, const oc_dist_buffers *b)
 {
     int mixed = b->master != NULL;
     size_t pos = 0;
@@ -70,6 +70,7 @@ static void owned_tensors(const oc_dist *d, const oc_dist_buffers *b)
                                    mixed ? b->model + s->flat : NULL};
         pos += s->len;
     }
+    return d->t;
 }
 
 static oc_status check_buffers(const oc_dist_buffers *b, const oc_fast_opts *o)
@@ -111,7 +112,7 @@ oc_status oc_dist_step(const oc_dist *d, const oc_dist_buffers *b, const oc_fast
         st = reduce_grads(d, b);
     if (st != OC_OK)
         return st;
-    owned_tensors(d, b);
+    oc_dist_tensors(d, b);
     return step_and_gather(d, b, o, step, ctx);
 }
 
@@ -226,7 +227,7 @@ oc_status oc_dist_chained_step(size_t nsub, const oc_dist_sub *sub, const oc_fas
     }
     for (size_t k = 0; k < nsub && st == OC_OK; k++)
         if ((st = reduce_grads(sub[k].d, sub[k].b)) == OC_OK)
-            owned_tensors(sub[k].d, sub[k].b);
+            oc_dist_tensors(sub[k].d, sub[k].b);
     /* LAYOUT-SKIP-1: found_inf from every owned gradient of every sub-step, MAX over each
      * sub-step's data-parallel and model-parallel groups: every rank skips together, before any
      * write */

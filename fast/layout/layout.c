@@ -5,7 +5,8 @@
 #include "layout_internal.h"
 
 static const char *const kind_names[OC_LAYOUT_KIND_COUNT] = {
-    "replicated", "zero1-flat", "fsdp2-dim0", "layerwise", "layerwise-lpt", "layerwise-numel"};
+    "replicated", "zero1-flat", "fsdp2-dim0", "layerwise", "layerwise-lpt", "layerwise-numel",
+    "layerwise-megatron"};
 
 const char *oc_layout_kind_name(oc_layout_kind k)
 {

@@ -25,23 +25,17 @@ static const oc_layout_param model[] = {
 };
 enum { NP = sizeof model / sizeof model[0], STEPS = 4 };
 
-typedef enum { ADAMW, ADAM_AMS, SGD_NEST, SGD_EMA, LION, NFAM } fam_kind;
-static const char *const fam_names[NFAM] = {"adamw", "adam-amsgrad-l2", "sgd-nesterov",
-                                            "sgd-ema", "lion"};
+const char *const fam_names[NFAM] = {"adamw", "adam-amsgrad-l2", "sgd-nesterov", "sgd-ema",
+                                     "lion"};
 static const oc_adam_hparams adamw = {OC_ADAM_TORCH, 1e-2, 0.9, 0.95, 1e-8, 0.1, 0, 1, 1, 0, 0};
 static const oc_adam_hparams adam_ams = {OC_ADAM_TORCH, 1e-3, 0.8, 0.99, 1e-6, 0.01, 0, 1, 0, 1, 0};
 static const oc_sgd_hparams sgd_nest = {OC_SGD_TORCH, 1e-2, 0.9, 0, 1e-3, 1, 0};
 static const oc_sgd_hparams sgd_ema = {OC_SGD_EMA, 2e-2, 0.95, 0, 0.1, 1, 0};
 static const oc_lion_hparams lion = {OC_LION_TORCH, 1e-3, 0.9, 0.99, 0.1};
 
-static int nstates(fam_kind f) { return f == ADAM_AMS ? 3 : f == ADAMW ? 2 : 1; }
+int nstates(fam_kind f) { return f == ADAM_AMS ? 3 : f == ADAMW ? 2 : 1; }
 
-typedef struct step_ctx {
-    fam_kind f;
-    int64_t step;
-} step_ctx;
-
-static oc_status family_step(void *ctx, const oc_fast_opts *o, size_t nt, const oc_fast_tensor *t)
+oc_status family_step(void *ctx, const oc_fast_opts *o, size_t nt, const oc_fast_tensor *t)
 {
     const step_ctx *s = ctx;
     switch (s->f) {
@@ -87,6 +81,12 @@ static size_t bucket_of(const oc_layout *l, size_t x)
     return b;
 }
 
+static int is_layerwise(oc_layout_kind k)
+{
+    return k == OC_LAYOUT_LAYERWISE || k == OC_LAYOUT_LAYERWISE_LPT ||
+           k == OC_LAYOUT_LAYERWISE_NUMEL || k == OC_LAYOUT_LAYERWISE_MEGATRON;
+}
+
 /* The layout rules that bit-identity cannot see (any consistent map steps the same values):
  * returns the number of violations. */
 static int check_rules(const oc_layout *l, const oc_layout_opts *o)
@@ -110,6 +110,7 @@ static int check_rules(const oc_layout *l, const oc_layout_opts *o)
             break;
         case OC_LAYOUT_LAYERWISE:
         case OC_LAYOUT_LAYERWISE_NUMEL:
+        case OC_LAYOUT_LAYERWISE_MEGATRON:
         case OC_LAYOUT_LAYERWISE_LPT: /* LAYOUT-LW-3: whole, aligned, inside its owner's shard */
             bad += l->offset[i] % 64 != 0 || rel / sh != (rel + numel(i) - 1) / sh;
             bad += (int)(rel / sh) != l->owner[i];
@@ -128,8 +129,7 @@ static int check_rules(const oc_layout *l, const oc_layout_opts *o)
     /* LAYOUT-LW-2: the makespan is the largest per-rank sum of the Newton-Schulz costs
      * max(m,n)*min(m,n)^2 (2-D) or numel; it is at least the lower bound max(total/dp, max);
      * LAYOUT-LPT-1: LPT (a list schedule) is within total/dp + max*(1 - 1/dp) (Graham). */
-    if (l->kind == OC_LAYOUT_LAYERWISE || l->kind == OC_LAYOUT_LAYERWISE_LPT ||
-        l->kind == OC_LAYOUT_LAYERWISE_NUMEL) {
+    if (is_layerwise(l->kind)) {
         double load[64] = {0}, total = 0.0, largest = 0.0, makespan = 0.0;
         for (size_t i = 0; i < NP && dp <= 64; i++) {
             double m = (double)model[i].dim0, n = (double)model[i].dim1;
@@ -145,9 +145,11 @@ static int check_rules(const oc_layout *l, const oc_layout_opts *o)
         bad += l->kind == OC_LAYOUT_LAYERWISE_LPT &&
                makespan > total / dp + largest * (1.0 - 1.0 / dp) * (1 + 1e-12);
     }
-    /* LAYOUT-ZERO1-4, LAYOUT-LWN-1: a bucket that is not closed by a shared embedding holds
-     * bucket_size elements (layerwise-numel: at least that many parameter elements) */
-    int closes = l->kind == OC_LAYOUT_ZERO1_FLAT || l->kind == OC_LAYOUT_LAYERWISE_NUMEL;
+    /* LAYOUT-ZERO1-4, LAYOUT-LWN-1, LAYOUT-LWM-1: a bucket that is not closed by a shared
+     * embedding holds bucket_size elements (layerwise-numel and layerwise-megatron: at least
+     * that many parameter elements) */
+    int by_sum = l->kind == OC_LAYOUT_LAYERWISE_NUMEL || l->kind == OC_LAYOUT_LAYERWISE_MEGATRON;
+    int closes = l->kind == OC_LAYOUT_ZERO1_FLAT || by_sum;
     for (size_t b = 0; closes && o->bucket_size && b + 1 < l->nbuckets; b++) {
         size_t end = 0, sum = 0;
         int emb = 0;
@@ -158,7 +160,7 @@ static int check_rules(const oc_layout *l, const oc_layout_opts *o)
             sum += ib == b ? numel(i) : 0;
             emb |= model[i].shared_embedding && (ib == b || ib == b + 1);
         }
-        if (l->kind == OC_LAYOUT_LAYERWISE_NUMEL)
+        if (by_sum)
             end = sum;
         bad += !emb && end < o->bucket_size;
     }
@@ -301,9 +303,7 @@ static int run(fam_kind f, oc_layout_kind kind, const oc_layout_opts *opts, oc_f
         exact_stepper_free(f, &gs);
         free(gold), free(bound);
     }
-    if (log && (kind == OC_LAYOUT_LAYERWISE || kind == OC_LAYOUT_LAYERWISE_LPT ||
-                kind == OC_LAYOUT_LAYERWISE_NUMEL) &&
-        f == ADAMW)
+    if (log && is_layerwise(kind) && f == ADAMW)
         fprintf(log, "  %s dp=%d bucket=%zu: makespan/lower bound = %.4f (%zu buckets)\n",
                 oc_layout_kind_name(kind), c->size, opts->bucket_size,
                 l.makespan / l.lower_bound, l.nbuckets);

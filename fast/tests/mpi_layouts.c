@@ -2,11 +2,13 @@
  * 8 ranks. Exit status 0 iff every check passed on every rank. Then the step-control suite
  * (§8) on a TP x PP x DP grid of the same ranks: 2 ranks tp=2; 4 ranks tp=2 dp=2; 8 ranks
  * tp=2 pp=2 dp=2; otherwise dp only. Then distributed Muon (muon_suite.c) on all ranks, and the
- * chained dense + expert step (chain_suite.c) with ep = 2 on even rank counts. */
+ * chained dense + expert step (chain_suite.c) with ep = 2 on even rank counts; the CPU offload
+ * suite (offload_suite.c) on all ranks before it. */
 #include "chain_suite.h"
 #include "control_suite.h"
 #include "layout_suite.h"
 #include "muon_suite.h"
+#include "offload_suite.h"
 #include "optcert/comm_mpi.h"
 
 int main(int argc, char **argv)
@@ -32,6 +34,8 @@ int main(int argc, char **argv)
         fails = control_suite(&dpc, &mpc, &c, &embc, tp, pp, 1);
     if (!fails)
         fails = muon_suite(&c, 1);
+    if (!fails)
+        fails = offload_suite(&c, 1);
     /* expert parallelism: ep = 2 on an even number of ranks, expert-data-parallel the rest */
     int ep = n % 2 == 0 ? 2 : 1, ep_rank = w % ep, edp_rank = w / ep;
     MPI_Comm edpg, epg;

@@ -7,6 +7,7 @@
 #include "control_suite.h"
 #include "layout_suite.h"
 #include "muon_suite.h"
+#include "offload_suite.h"
 #include "optcert/comm_inproc.h"
 
 typedef struct rank_arg {
@@ -23,6 +24,8 @@ static void *rank_main(void *p)
         a->fails = layout_suite(&c, 0);
     if (!a->fails)
         a->fails = muon_suite(&c, 0);
+    if (!a->fails)
+        a->fails = offload_suite(&c, 0);
     return NULL;
 }
 

@@ -62,70 +62,102 @@
 #define OC_CAP_QK_CLIP_MLA (1ull << 45)   /* with OC_CAP_QK_CLIP: the kimi-mla profile */
 #define OC_CAP_TE_STORAGE (1ull << 46)    /* TESTORE-*: TE FusedAdam's storage, every configuration */
 
+/* The entry points, one type per algorithm. */
+/* Same contract as oc_ref_adam_step without the mutant: fp32 buffers updated in
+ * place, nothing written on error. NULL if no Adam capability is claimed. */
+typedef oc_status (*oc_adam_step_fn)(void *ctx, const oc_adam_hparams *hp, int64_t step, size_t n,
+                                     float *p, float *m, float *v, float *vmax, const float *g);
+
+/* As oc_ref_sgd_step without the mutant; NULL if no SGD capability is claimed. */
+typedef oc_status (*oc_sgd_step_fn)(void *ctx, const oc_sgd_hparams *hp, int64_t step, size_t n,
+                                    float *p, float *buf, const float *g);
+
+/* As oc_ref_lion_step without the mutant; NULL if no Lion capability is claimed. */
+typedef oc_status (*oc_lion_step_fn)(void *ctx, const oc_lion_hparams *hp, int64_t step, size_t n,
+                                     float *p, float *m, const float *g);
+
+/* As oc_ref_schedule_eval without the mutant; NULL if no schedule capability is claimed. */
+typedef oc_status (*oc_schedule_eval_fn)(void *ctx, const oc_schedule *s, int64_t samples,
+                                         double *lr, double *wd);
+
+/* As oc_ref_mixed_step without the mutants; NULL if no OC_CAP_MIXED_* is claimed. */
+typedef oc_status (*oc_mixed_step_fn)(void *ctx, oc_algorithm alg, const void *hp,
+                                      const oc_storage *s, int64_t step, size_t n, void *param,
+                                      float *master, void *const *state, const float *g);
+
+/* As oc_ref_loss_scale_update without the mutant: one update of the state in place,
+ * nothing written on error. NULL if no loss-scale capability is claimed. */
+typedef oc_status (*oc_loss_scale_update_fn)(void *ctx, const oc_loss_scaler *c,
+                                             oc_loss_scale_state *s, int found_inf);
+
+/* As oc_ref_clip_step without the mutant: the views' gradients clipped in place, the
+ * total norm and the skip flag written; nothing written on error. NULL if no clip
+ * capability is claimed. */
+typedef oc_status (*oc_clip_step_fn)(void *ctx, const oc_clip_config *c, size_t nviews,
+                                     oc_clip_view *views, float *total_norm, int *skipped);
+
+/* As oc_ref_newton_schulz without the workspace and the mutant: out (rows x cols fp32,
+ * row-major) written only on success. NULL if OC_CAP_NEWTON_SCHULZ is not claimed. */
+typedef oc_status (*oc_newton_schulz_fn)(void *ctx, const oc_ns_hparams *hp, size_t rows,
+                                         size_t cols, const float *g, float *out);
+
+/* As oc_ref_muon_step without the workspace and the mutant: p and m (rows x cols fp32)
+ * updated in place, unchanged on error. NULL if OC_CAP_MUON is not claimed. */
+typedef oc_status (*oc_muon_step_fn)(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols,
+                                     float *p, float *m, const float *g);
+
+/* As oc_ref_guarded_step without the mutant: one whole step of a chained optimizer, in
+ * place, nothing written on error. NULL if no OC_CAP_STEP_* is claimed. */
+typedef oc_status (*oc_guarded_step_fn)(void *ctx, const oc_guard_config *cfg,
+                                        const oc_loss_scaler *scaler,
+                                        oc_loss_scale_state *scaler_state, size_t nsub,
+                                        oc_sub_optimizer *subs, int64_t *position,
+                                        int64_t increment, float *grad_norm,
+                                        oc_step_outcome *outcome);
+
+/* As oc_ref_qk_clip without the mutant: the fused QKV weight w clipped in place, unchanged
+ * on error. NULL if OC_CAP_QK_CLIP is not claimed. */
+typedef oc_status (*oc_qk_clip_fn)(void *ctx, const oc_qk_clip_config *c, const float *max_dot,
+                                   float *w);
+
+/* As oc_ref_muon_block_step without the workspaces and the mutant: p and m updated in
+ * place, unchanged on error. NULL if OC_CAP_MUON_BLOCKS is not claimed. */
+typedef oc_status (*oc_muon_block_step_fn)(void *ctx, const oc_muon_hparams *hp,
+                                           const oc_muon_partition *part, size_t rows, size_t cols,
+                                           float *p, float *m, const float *g);
+
+/* As oc_ref_routed_step without the workspaces and the mutant: the parameter routed
+ * (*route) and stepped in place, nothing written on error. NULL if OC_CAP_MUON_ROUTE is
+ * not claimed. */
+typedef oc_status (*oc_routed_step_fn)(void *ctx, const oc_route_hparams *hp,
+                                       const oc_param_info *info, int64_t step, float *p, float *m,
+                                       float *v, const float *g, oc_route *route);
+
+/* As oc_ref_te_storage without the mutant: one direction of TE's storage of one tensor,
+ * nothing written on error. NULL if OC_CAP_TE_STORAGE is not claimed. */
+typedef oc_status (*oc_te_storage_fn)(void *ctx, const oc_te_config *c, oc_te_direction dir,
+                                      size_t n, oc_te_state *s, float *const *work);
+
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
     const char *name;          /* e.g. "optcert-ref" */
     const char *version;       /* free text, printed in the certificate */
     uint64_t capabilities;     /* OC_CAP_* */
     void *ctx;                 /* passed back to every entry point */
-    /* Same contract as oc_ref_adam_step without the mutant: fp32 buffers updated in
-     * place, nothing written on error. NULL if no Adam capability is claimed. */
-    oc_status (*adam_step)(void *ctx, const oc_adam_hparams *hp, int64_t step, size_t n,
-                           float *p, float *m, float *v, float *vmax, const float *g);
-    /* As oc_ref_sgd_step without the mutant; NULL if no SGD capability is claimed. */
-    oc_status (*sgd_step)(void *ctx, const oc_sgd_hparams *hp, int64_t step, size_t n, float *p,
-                          float *buf, const float *g);
-    /* As oc_ref_lion_step without the mutant; NULL if no Lion capability is claimed. */
-    oc_status (*lion_step)(void *ctx, const oc_lion_hparams *hp, int64_t step, size_t n,
-                           float *p, float *m, const float *g);
-    /* As oc_ref_schedule_eval without the mutant; NULL if no schedule capability is claimed. */
-    oc_status (*schedule_eval)(void *ctx, const oc_schedule *s, int64_t samples, double *lr,
-                               double *wd);
-    /* As oc_ref_mixed_step without the mutants; NULL if no OC_CAP_MIXED_* is claimed. */
-    oc_status (*mixed_step)(void *ctx, oc_algorithm alg, const void *hp, const oc_storage *s,
-                            int64_t step, size_t n, void *param, float *master,
-                            void *const *state, const float *g);
-    /* As oc_ref_loss_scale_update without the mutant: one update of the state in place,
-     * nothing written on error. NULL if no loss-scale capability is claimed. */
-    oc_status (*loss_scale_update)(void *ctx, const oc_loss_scaler *c, oc_loss_scale_state *s,
-                                   int found_inf);
-    /* As oc_ref_clip_step without the mutant: the views' gradients clipped in place, the
-     * total norm and the skip flag written; nothing written on error. NULL if no clip
-     * capability is claimed. */
-    oc_status (*clip_step)(void *ctx, const oc_clip_config *c, size_t nviews,
-                           oc_clip_view *views, float *total_norm, int *skipped);
-    /* As oc_ref_newton_schulz without the workspace and the mutant: out (rows x cols fp32,
-     * row-major) written only on success. NULL if OC_CAP_NEWTON_SCHULZ is not claimed. */
-    oc_status (*newton_schulz)(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t cols,
-                               const float *g, float *out);
-    /* As oc_ref_muon_step without the workspace and the mutant: p and m (rows x cols fp32)
-     * updated in place, unchanged on error. NULL if OC_CAP_MUON is not claimed. */
-    oc_status (*muon_step)(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols,
-                           float *p, float *m, const float *g);
-    /* As oc_ref_guarded_step without the mutant: one whole step of a chained optimizer, in
-     * place, nothing written on error. NULL if no OC_CAP_STEP_* is claimed. */
-    oc_status (*guarded_step)(void *ctx, const oc_guard_config *cfg, const oc_loss_scaler *scaler,
-                              oc_loss_scale_state *scaler_state, size_t nsub,
-                              oc_sub_optimizer *subs, int64_t *position, int64_t increment,
-                              float *grad_norm, oc_step_outcome *outcome);
-    /* As oc_ref_qk_clip without the mutant: the fused QKV weight w clipped in place, unchanged
-     * on error. NULL if OC_CAP_QK_CLIP is not claimed. */
-    oc_status (*qk_clip)(void *ctx, const oc_qk_clip_config *c, const float *max_dot, float *w);
-    /* As oc_ref_muon_block_step without the workspaces and the mutant: p and m updated in
-     * place, unchanged on error. NULL if OC_CAP_MUON_BLOCKS is not claimed. */
-    oc_status (*muon_block_step)(void *ctx, const oc_muon_hparams *hp,
-                                 const oc_muon_partition *part, size_t rows, size_t cols,
-                                 float *p, float *m, const float *g);
-    /* As oc_ref_routed_step without the workspaces and the mutant: the parameter routed
-     * (*route) and stepped in place, nothing written on error. NULL if OC_CAP_MUON_ROUTE is
-     * not claimed. */
-    oc_status (*routed_step)(void *ctx, const oc_route_hparams *hp, const oc_param_info *info,
-                             int64_t step, float *p, float *m, float *v, const float *g,
-                             oc_route *route);
-    /* As oc_ref_te_storage without the mutant: one direction of TE's storage of one tensor,
-     * nothing written on error. NULL if OC_CAP_TE_STORAGE is not claimed. */
-    oc_status (*te_storage)(void *ctx, const oc_te_config *c, oc_te_direction dir, size_t n,
-                            oc_te_state *s, float *const *work);
+    oc_adam_step_fn adam_step;
+    oc_sgd_step_fn sgd_step;
+    oc_lion_step_fn lion_step;
+    oc_schedule_eval_fn schedule_eval;
+    oc_mixed_step_fn mixed_step;
+    oc_loss_scale_update_fn loss_scale_update;
+    oc_clip_step_fn clip_step;
+    oc_newton_schulz_fn newton_schulz;
+    oc_muon_step_fn muon_step;
+    oc_guarded_step_fn guarded_step;
+    oc_qk_clip_fn qk_clip;
+    oc_muon_block_step_fn muon_block_step;
+    oc_routed_step_fn routed_step;
+    oc_te_storage_fn te_storage;
 } oc_impl;
 
 /* A v2 plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */
@@ -135,13 +167,14 @@ typedef const oc_impl *(*oc_impl_entry_fn)(void);
 /* Plugin ABI v3 (VEC-ABI-1): the table lists the families the implementation certifies by name
  * ("adam-torch", "clip-megatron", ...: `optcert families`), each with its entry point and the
  * options of that family it supports. A new family adds a name, not a field: the struct and the
- * version stay. A family's entry point has the type of the v2 field its algorithm uses, cast to
- * oc_entry_point: adam_step for the adam-* families, sgd_step, lion_step, schedule_eval,
- * loss_scale_update, clip_step, newton_schulz (ns-*), muon_step (muon-keller, -megatron,
- * -moonlight), muon_block_step (muon-split-qkv, muon-tp-blockwise), routed_step
- * (muon-adamw-route), qk_clip (muonclip-*), guarded_step (step-megatron), te_storage
- * (te-storage-fusedadam), and mixed_step for a
- * "-mixed" family, whose fp32 cases use the entry of the family without "-mixed" (list both).
+ * version stay. A family's entry point has its algorithm's type above, cast to
+ * oc_entry_point: oc_adam_step_fn for the adam-* families, oc_sgd_step_fn, oc_lion_step_fn,
+ * oc_schedule_eval_fn, oc_loss_scale_update_fn, oc_clip_step_fn, oc_newton_schulz_fn (ns-*),
+ * oc_muon_step_fn (muon-keller, -megatron, -moonlight), oc_muon_block_step_fn (muon-split-qkv,
+ * muon-tp-blockwise), oc_routed_step_fn (muon-adamw-route), oc_qk_clip_fn (muonclip-*),
+ * oc_guarded_step_fn (step-megatron), oc_te_storage_fn (te-storage-fusedadam), and
+ * oc_mixed_step_fn for a "-mixed" family, whose fp32
+ * cases use the entry of the family without "-mixed" (list both).
  * Options (spec/vectors.md VEC-ABI-2): adam-*: "amsgrad", "maximize"; sgd-*: "nesterov",
  * "maximize"; *-mixed: "bf16", "f16", "bf16-state" (storage combinations, spec/mixed.md);
  * step-megatron: "scaled", "unchecked", "checked" (guard modes); no other family has any.

@@ -155,23 +155,29 @@ void gen_tol_range(int inside)
 static void tolcheck_element(const gen_stepper *s, float grad, const float *state, double *Ep,
                              const gen_golden *o)
 {
-    gen_tolcheck *tc = gen_tolcheck_active;
     float st[GEN_MAX_STATE];
     gen_golden op;
     memcpy(st, state, sizeof st);
-    gen_tol_model = tc->proven;
+    gen_tol_model = gen_tolcheck_active->proven;
     s->element(s->ctx, grad, st, Ep, &op);
     gen_tol_model = &gen_tol_generator;
-    for (int k = 0; k < s->nstate; k++) {
-        if (o->tol[k] == 0 && op.tol[k] == 0)
-            continue; /* judged exactly in both */
-        double r = o->tol[k] / op.tol[k];
-        tc->entries++;
-        tc->unsound += !(o->tol[k] >= op.tol[k]);
-        tc->loose += !(r <= tc->factor);
-        tc->min_ratio = tc->entries == 1 ? r : fmin(tc->min_ratio, r);
-        tc->max_ratio = tc->entries == 1 ? r : fmax(tc->max_ratio, r);
-    }
+    for (int k = 0; k < s->nstate; k++)
+        if (o->tol[k] != 0 || op.tol[k] != 0) /* else judged exactly in both */
+            gen_tolcheck_entry(o->tol[k], op.tol[k]);
+}
+
+/* tolcheck (spec/mixed.md MP-TOL-3): a narrowing of b to format f, the generator's bound from
+ * its fp32 bound E against the proven one from the same E; returns the proven narrowing of the
+ * proven fp32 bound Ep, carried on by the proven model. */
+static double tolcheck_narrowing(oc_format f, float b, double E, double Ep)
+{
+    gen_tolcheck *tc = gen_tolcheck_active;
+    double gen = narrow_bound(f, b, E), proven = gen_tolcheck_narrow(f, b, E);
+    tc->narrowings++;
+    tc->narrow_boundary += proven > 0;
+    tc->narrow_unsound += !(gen >= proven);
+    tc->narrow_wider += gen > proven;
+    return gen_tolcheck_narrow(f, b, Ep);
 }
 
 double gen_bound_up(double e)
@@ -244,7 +250,8 @@ static void compute(const gen_stepper *s, const gen_case *c, float **stored, dou
             if (gen_tolcheck_active) /* the fp32 bounds, before any narrowing */
                 tolcheck_element(s, c->g[j], before, Ep, &o);
             for (int k = 1; k < s->nstate && c->storage.state != OC_FMT_F32; k++) {
-                Ep[k] = narrow_bound(c->storage.state, o.f32[k], Ep[k]); /* MP-TOL-1, as E */
+                if (gen_tolcheck_active)
+                    Ep[k] = tolcheck_narrowing(c->storage.state, o.f32[k], E[k], Ep[k]);
                 o.tol[k] = E[k] = narrow_bound(c->storage.state, o.f32[k], E[k]);
                 o.f32[k] = state[k] = (float)gen_round_format(c->storage.state, o.f32[k]);
             }
@@ -259,6 +266,8 @@ static void compute(const gen_stepper *s, const gen_case *c, float **stored, dou
                 stored[0][j] = (float)gen_round_format(c->storage.param, o.f32[0]);
                 f64[0][j] = o.f64[0];
                 tol[0][j] = narrow_bound(c->storage.param, o.f32[0], E[0]);
+                if (gen_tolcheck_active) /* the write-back; the master keeps Ep[0] */
+                    tolcheck_narrowing(c->storage.param, o.f32[0], E[0], 0);
             }
         }
     }

@@ -109,6 +109,7 @@ typedef struct gen_tol {
     /* Adam's direction: 0 selects the generator's per-operation analysis (ADAM-TOL-2 D); else
      * the proven relative error of the whole quotient (torch/optax/paper, keras), ADAM-TOL-3 */
     double dir, dir_keras;
+    double clip;       /* the clipped gradient from the implementation's norm (clip_coeff.g) */
 } gen_tol;
 
 extern const gen_tol gen_tol_generator;
@@ -121,9 +122,28 @@ typedef struct gen_tolcheck {
     double factor;      /* the looseness factor of the family being generated */
     long entries, unsound, loose, outside;
     double min_ratio, max_ratio; /* generator's bound / proven bound */
+    /* the 16-bit narrowings (spec/mixed.md MP-TOL-3): the generator's narrowed bound against
+     * the proven one from the same fp32 bound */
+    long narrowings, narrow_boundary, narrow_unsound, narrow_wider; /* boundary: bound > 0 */
 } gen_tolcheck;
 
 extern gen_tolcheck *gen_tolcheck_active;
+
+/* Counts one entry of the active check: the generator's bound `gen` against the proven bound
+ * `proven` (tolcheck.c). */
+void gen_tolcheck_entry(double gen, double proven);
+
+/* The proven bound on the 16-bit value an fp32 implementation stores when its binary32 value
+ * lies within E of the golden binary32 value b (spec/mixed.md MP-TOL-3): the largest
+ * |RN16(a) - RN16(b)| over the binary32 a in [b - E, b + E], in MPFR (tolcheck.c). */
+double gen_tolcheck_narrow(oc_format f, double b, double E);
+
+/* spec/clip.md CLIP-TOL-3: the clipped gradients `golden` (n values of one parameter, written
+ * with the relative bound grad_rel_tol) against the proven bound composed from the norm's
+ * bound (the 2-norm over m elements in `tensors` tensors per rank and `ranks` ranks, or the
+ * exact inf-norm), the exact norm and max_norm (tolcheck.c). */
+void gen_tolcheck_clip(size_t m, int tensors, int ranks, int inf_norm, double max_norm,
+                       double norm, double grad_rel_tol, const float *golden, size_t n);
 
 /* Counts an element step whose inputs lie outside the ranges the Gappa proofs cover (only
  * while tolcheck runs the proven model). */

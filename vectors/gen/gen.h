@@ -120,8 +120,9 @@ int gen_verify(const char *vectors, long prec);
 void gen_remove_tree(const char *dir);
 
 /* optcert-gen tolcheck: the generator's fp32-class bounds against the proven ones on every
- * entry of the element-wise families (tolcheck.c), with the Gappa results of the proofs cache
- * directory `cache`. 0 all within, 1 an entry outside, 2 missing results or a failure. */
+ * entry of the element-wise and clip families and every 16-bit narrowing of the mixed ones
+ * (tolcheck.c), with the Gappa results of the proofs cache directory `cache`. 0 all within,
+ * 1 an entry outside, 2 missing results or a failure. */
 int gen_tolcheck_run(const char *cache);
 
 #endif

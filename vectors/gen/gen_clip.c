@@ -154,7 +154,7 @@ static void emit(clip_gen *g, clip_case *c, const char *comment, const char *fla
 {
     json_t *jr = json_array();
     char buf[256];
-    snprintf(buf, sizeof buf, "%s CLIP-VIEW-1 CLIP-TOL-1 CLIP-TOL-2 CLIP-PROF-%s", rules,
+    snprintf(buf, sizeof buf, "%s CLIP-VIEW-1 CLIP-TOL-1 CLIP-TOL-2 CLIP-TOL-3 CLIP-PROF-%s", rules,
              g->profile == OC_CLIP_MEGATRON ? "MEGATRON" : "TORCH");
     for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " "))
         json_array_append_new(jr, json_string(tok));
@@ -187,14 +187,19 @@ static void emit(clip_gen *g, clip_case *c, const char *comment, const char *fla
          * ChainedOptimizer.step compares with grad_norm_skip_threshold) */
         int skipped = c->cfg.profile == OC_CLIP_MEGATRON && !disabled &&
                       (double)norm32 > c->cfg.skip_threshold;
+        double grad_rel = gen_bound_up(disabled ? 0 : rel + 5 * U32);
         json_object_set_new(
             test, "expected",
             json_pack("{s:o,s:o,s:o,s:o,s:b}", "norm", hexfloat(norm32), "normTol",
-                      hexfloat(gen_bound_up(rel * norm32)), "gradRelTol",
-                      hexfloat(gen_bound_up(disabled ? 0 : rel + 5 * U32)), "grad",
-                      views_json(c, clipped, 0), "skipped", skipped));
-        for (int i = 0; i < c->np; i++)
+                      hexfloat(gen_bound_up(rel * norm32)), "gradRelTol", hexfloat(grad_rel),
+                      "grad", views_json(c, clipped, 0), "skipped", skipped));
+        for (int i = 0; i < c->np; i++) {
+            if (gen_tolcheck_active && !disabled) /* CLIP-TOL-3 (disabled: exact in both) */
+                gen_tolcheck_clip(m, c->np, ranks, c->cfg.inf_norm, c->cfg.max_norm,
+                                  mpfr_get_d(g->norm, MPFR_RNDN), grad_rel, clipped[i],
+                                  c->p[i].numel);
             free(clipped[i]);
+        }
     }
     family_group(g->f, "ClipStep", hparams_json(&c->cfg));
     family_test(g->f, test);
@@ -409,7 +414,7 @@ int gen_clip(const gen_options *opt, const char *outdir)
         "CLIP-CFG-1", "CLIP-VIEW-1", "CLIP-FINITE-1", "CLIP-NORM-1", "CLIP-NORM-INF-1",
         "CLIP-DEDUP-SHARED-1", "CLIP-DEDUP-TP-1", "CLIP-DEDUP-DP-1", "CLIP-CHAIN-1",
         "CLIP-COEF-1", "CLIP-DISABLE-1", "CLIP-SKIP-1", "CLIP-ERR-1", "CLIP-TOL-1", "CLIP-TOL-2",
-        NULL};
+        "CLIP-TOL-3", NULL};
     int rc = 0;
     for (int p = 0; p < OC_CLIP_PROFILE_COUNT && rc == 0; p++) {
         family f;

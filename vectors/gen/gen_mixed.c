@@ -52,7 +52,7 @@ int gen_mixed_family(const gen_options *opt, const char *outdir, const gen_mixed
 {
     static const char *const rules[] = {"MP-FMT-1", "MP-CONV-1", "MP-CONV-2", "MP-STORE-1",
                                         "MP-STORE-2", "MP-STORE-3", "MP-MASTER-1", "MP-COMB-1",
-                                        "MP-TOL-1", "MP-ERR-1", NULL};
+                                        "MP-TOL-1", "MP-TOL-3", "MP-ERR-1", NULL};
     const int cert = strcmp(opt->level, "cert") == 0;
     family f;
     if (family_init(&f, a->family, a->algorithm, a->profile, rules, opt) != 0)
@@ -85,7 +85,8 @@ int gen_mixed_family(const gen_options *opt, const char *outdir, const gen_mixed
 
             gen_case z = {.comment = "fresh start: master = widened parameter, sub-ulp updates",
                           .flags = {"SubUlpUpdates"},
-                          .rules = {"MP-MASTER-1", "MP-CONV-1", "MP-TOL-1", "MP-TOL-2"},
+                          .rules = {"MP-MASTER-1", "MP-CONV-1", "MP-TOL-1", "MP-TOL-2", "MP-TOL-3",
+                                    "MP-TOL-4"},
                           .result = "valid", .first_step = 1};
             gen_case_alloc(&z, cert ? 256 : 32, cert ? 64 : 16);
             for (size_t i = 0; i < z.n; i++) /* state zero: a fresh optimizer */
@@ -95,7 +96,7 @@ int gen_mixed_family(const gen_options *opt, const char *outdir, const gen_mixed
         }
         gen_case e = {.comment = "write-back edges with lr = 0: ties, overflow, subnormal, NaN",
                       .flags = {"WriteBackEdges"},
-                      .rules = {"MP-CONV-1", "MP-FMT-1", "MP-TOL-1"},
+                      .rules = {"MP-CONV-1", "MP-FMT-1", "MP-TOL-1", "MP-TOL-3"},
                       .result = "valid", .first_step = 3};
         gen_case_alloc(&e, NEDGES, 2);
         edge_masters(s->param, e.in[0]);

@@ -1,6 +1,7 @@
 /* optcert-gen tolcheck (spec/adam.md ADAM-TOL-3, spec/sgd.md SGD-TOL-3, spec/lion.md
- * LION-TOL-3): the generator's fp32-class bound against the bound built from the rounding
- * coefficients Gappa proved, on every entry of the Adam, SGD and Lion families.
+ * LION-TOL-3, spec/clip.md CLIP-TOL-3, spec/mixed.md MP-TOL-3): the generator's fp32-class
+ * bound against the bound built from the rounding coefficients Gappa proved, on every entry of
+ * the Adam, SGD, Lion and clip families, and every 16-bit narrowing of the mixed families.
  *
  * The proven coefficients are read from proofs/cache/<family>.gappa.json, which proofs/prove
  * writes after Gappa proved them (and replays only while the proof files are unchanged). The
@@ -34,6 +35,7 @@ static const source sources[] = {
     {offsetof(gen_tol, param_lion), {"param_sub:k_", "param_add:k_"}},
     {offsetof(gen_tol, dir), {"adam_dir:k_paper", "adam_dir:k_torch"}},
     {offsetof(gen_tol, dir_keras), {"adam_dir:k_keras"}},
+    {offsetof(gen_tol, clip), {"clip_coeff:k_"}},
 };
 
 /* The largest magnitude of the goals of `files` (the cache entry's "gappa" object) that `spec`
@@ -93,8 +95,98 @@ static int load_proven(const char *cache, const char *fam, gen_tol *out)
     return 0;
 }
 
+void gen_tolcheck_entry(double gen, double proven)
+{
+    gen_tolcheck *tc = gen_tolcheck_active;
+    double r = gen / proven;
+    tc->entries++;
+    tc->unsound += !(gen >= proven);
+    tc->loose += !(r <= tc->factor);
+    tc->min_ratio = tc->entries == 1 ? r : fmin(tc->min_ratio, r);
+    tc->max_ratio = tc->entries == 1 ? r : fmax(tc->max_ratio, r);
+}
+
+/* x rounded to format f (MP-CONV-1: p bits, ties to even, subnormals, overflow to infinity),
+ * by MPFR in the format's exponent range (MPFR's emulation of IEEE formats: round, check the
+ * range, subnormalize); independent of the generator's gen_round_format. */
+static double rn16(oc_format f, double x)
+{
+    const mpfr_prec_t p = f == OC_FMT_BF16 ? 8 : 11;
+    const mpfr_exp_t emin = f == OC_FMT_BF16 ? -126 : -14, emax = f == OC_FMT_BF16 ? 127 : 15;
+    mpfr_exp_t old_emin = mpfr_get_emin(), old_emax = mpfr_get_emax();
+    mpfr_t y;
+    mpfr_init2(y, p);
+    mpfr_set_emin(emin - (mpfr_exp_t)p + 2); /* MPFR's significands lie in [1/2, 1) */
+    mpfr_set_emax(emax + 1);
+    int t = mpfr_set_d(y, x, MPFR_RNDN);
+    t = mpfr_check_range(y, t, MPFR_RNDN);
+    mpfr_subnormalize(y, t, MPFR_RNDN);
+    double r = mpfr_get_d(y, MPFR_RNDN);
+    mpfr_set_emin(old_emin);
+    mpfr_set_emax(old_emax);
+    mpfr_clear(y);
+    return r;
+}
+
+/* MP-TOL-3: the binary32 values an implementation within E of b may hold are those of [lo, hi],
+ * the binary32 rounding of b - E upward and of b + E downward (b - E and b + E exact in MPFR);
+ * RN16 is monotone (Flocq's round_le), so RN16 of each lies in [RN16(lo), RN16(hi)], and both
+ * ends are attained. A non-finite RN16(b) is judged exactly (MP-TOL-1). */
+double gen_tolcheck_narrow(oc_format f, double b, double E)
+{
+    double r = rn16(f, b);
+    if (E == 0 || !isfinite(r))
+        return 0;
+    int eb, eE;
+    frexp(b, &eb);
+    frexp(E, &eE);
+    mpfr_t t;
+    mpfr_init2(t, (mpfr_prec_t)abs(eb - eE) + 120); /* b +- E exact */
+    mpfr_set_d(t, b, MPFR_RNDN);
+    mpfr_sub_d(t, t, E, MPFR_RNDN);
+    float lo = mpfr_get_flt(t, MPFR_RNDU);
+    mpfr_set_d(t, b, MPFR_RNDN);
+    mpfr_add_d(t, t, E, MPFR_RNDN);
+    float hi = mpfr_get_flt(t, MPFR_RNDD);
+    mpfr_clear(t);
+    return fmax(fabs(r - rn16(f, lo)), fabs(rn16(f, hi) - r));
+}
+
+/* CLIP-TOL-3: the proven relative bound of a clipped gradient against its golden value, and
+ * each gradient compared.
+ *   The norm (by hand, CLIP-TOL-2): every square, addition, and rounded square root squared
+ *   again rounds once, so the computed sum of squares is within gamma_K = K u / (1 - K u),
+ *   K = m + T + R + 4 (m squares and additions, a tensor's norm squared, T tensors, a rank's
+ *   norm squared, R ranks), and the norm after its rounded square root within
+ *   dN = (1 + gamma_K / (1 + sqrt(1 - gamma_K))) (1 + u) - 1 of the exact norm; the inf-norm
+ *   is exact (dN = 0).
+ *   The coefficient max_norm / (N' + 1e-6) from a norm N' = N (1 + d), |d| <= dN, is within
+ *   rho = dN / (1 - dN) of the exact one; Gappa (clip_coeff.g) proves the clipped gradient
+ *   from N' within k u of its exact value at N'; the golden value is within u of the exact
+ *   one. So |out - golden| <= |golden| (rho + k u (1 + rho) + u) / (1 - u). */
+void gen_tolcheck_clip(size_t m, int tensors, int ranks, int inf_norm, double max_norm,
+                       double norm, double grad_rel_tol, const float *golden, size_t n)
+{
+    const double u = 0x1p-24, K = (double)m + tensors + ranks + 4;
+    double gk = K * u / (1 - K * u);
+    double dN = inf_norm ? 0 : (1 + gk / (1 + sqrt(1 - gk))) * (1 + u) - 1;
+    double rho = dN / (1 - dN), k = gen_tolcheck_active->proven->clip * u;
+    double proven = gen_bound_up((rho + k * (1 + rho) + u) / (1 - u));
+    /* clip_coeff.g's ranges (max_norm a binary32 value), and a binary32 coefficient that is
+     * normal: the unbounded exponent range of the proof */
+    double mn = fabs(max_norm), c = mn / (norm + 1e-6);
+    int inside = (double)(float)max_norm == max_norm && mn >= 0x1p-200 && mn <= 0x1p200 &&
+                 norm * (1 - dN) >= 0x1p-200 && norm * (1 + dN) <= 0x1p200 &&
+                 c * (1 - rho) >= 0x1p-126 && c * (1 + rho) < 0x1p127;
+    for (size_t j = 0; j < n; j++)
+        if (golden[j] != 0) { /* a zero is exact in both: the coefficient is 0 */
+            gen_tolcheck_active->outside += !inside;
+            gen_tolcheck_entry(grad_rel_tol, proven);
+        }
+}
+
 /* The looseness factor per family: spec/adam.md ADAM-TOL-3, spec/sgd.md SGD-TOL-3,
- * spec/lion.md LION-TOL-3. */
+ * spec/lion.md LION-TOL-3, spec/clip.md CLIP-TOL-3. */
 static const struct {
     const char *fam;
     double factor;
@@ -103,6 +195,7 @@ static const struct {
     {"adam", 2.5, gen_adam},
     {"sgd", 2.5, gen_sgd},
     {"lion", 2, gen_lion},
+    {"clip", 2, gen_clip},
 };
 
 int gen_tolcheck_run(const char *cache)
@@ -131,9 +224,17 @@ int gen_tolcheck_run(const char *cache)
         }
         int ok = tc.entries > 0 && tc.unsound == 0 && tc.loose == 0 && tc.outside == 0;
         printf("%s: %ld entries, generator/proven bound in [%.4g, %.4g] (factor %g): "
-               "%ld unsound, %ld loose, %ld element steps outside the proven ranges: %s\n",
+               "%ld unsound, %ld loose, %ld outside the proven ranges: %s\n",
                families[i].fam, tc.entries, tc.min_ratio, tc.max_ratio, tc.factor, tc.unsound,
                tc.loose, tc.outside, ok ? "ok" : "FAIL");
+        if (tc.narrowings > 0) { /* the -mixed family's write-backs and 16-bit state */
+            int nok = tc.narrow_unsound == 0 && tc.narrow_wider == 0;
+            printf("%s-mixed: %ld 16-bit narrowings (%ld with a 16-bit rounding boundary within "
+                   "the fp32 bound): %ld unsound, %ld wider than proven: %s\n",
+                   families[i].fam, tc.narrowings, tc.narrow_boundary, tc.narrow_unsound,
+                   tc.narrow_wider, nok ? "ok" : "FAIL");
+            ok &= nok;
+        }
         rc |= !ok;
     }
     gen_remove_tree(tmp);

@@ -37,20 +37,6 @@ static oc_entry_point fast_entry(const char *family)
 }
 #define FAST(family, type) ((type)fast_entry(family))
 
-typedef oc_status (*schedule_fn)(void *, const oc_schedule *, int64_t, double *, double *);
-typedef oc_status (*loss_scale_fn)(void *, const oc_loss_scaler *, oc_loss_scale_state *, int);
-typedef oc_status (*clip_fn)(void *, const oc_clip_config *, size_t, oc_clip_view *, float *,
-                             int *);
-typedef oc_status (*qk_clip_fn)(void *, const oc_qk_clip_config *, const float *, float *);
-typedef oc_status (*routed_fn)(void *, const oc_route_hparams *, const oc_param_info *, int64_t,
-                               float *, float *, float *, const float *, oc_route *);
-typedef oc_status (*guarded_fn)(void *, const oc_guard_config *, const oc_loss_scaler *,
-                                oc_loss_scale_state *, size_t, oc_sub_optimizer *, int64_t *,
-                                int64_t, float *, oc_step_outcome *);
-
-typedef oc_status (*te_storage_fn)(void *, const oc_te_config *, oc_te_direction, size_t,
-                                   oc_te_state *, float *const *);
-
 /* 1 on the first call of the entry point that owns `calls`. */
 static int first(int *calls) { return (*calls)++ == 0; }
 
@@ -60,7 +46,7 @@ static oc_status schedule_eval(void *ctx, const oc_schedule *s, int64_t samples,
     static int calls;
     if (first(&calls) && HOSTILE == WRITE_INPUTS)
         ((oc_schedule *)s)->max_lr *= 2; /* casts away the ABI's const */
-    return FAST("schedule-megatron", schedule_fn)(ctx, s, samples, lr, wd);
+    return FAST("schedule-megatron", oc_schedule_eval_fn)(ctx, s, samples, lr, wd);
 }
 
 static oc_status loss_scale_update(void *ctx, const oc_loss_scaler *c, oc_loss_scale_state *s,
@@ -69,14 +55,15 @@ static oc_status loss_scale_update(void *ctx, const oc_loss_scaler *c, oc_loss_s
     static int calls;
     if (first(&calls) && HOSTILE == WRITE_INPUTS)
         ((oc_loss_scaler *)c)->growth_factor = 3.0f;
-    return FAST("loss-scale-torch", loss_scale_fn)(ctx, c, s, found_inf);
+    return FAST("loss-scale-torch", oc_loss_scale_update_fn)(ctx, c, s, found_inf);
 }
 
 static oc_status clip_step(void *ctx, const oc_clip_config *c, size_t nviews, oc_clip_view *views,
                            float *total_norm, int *skipped)
 {
     static int calls;
-    oc_status st = FAST("clip-torch", clip_fn)(ctx, c, nviews, views, total_norm, skipped);
+    oc_status st =
+        FAST("clip-torch", oc_clip_step_fn)(ctx, c, nviews, views, total_norm, skipped);
     if (first(&calls) && HOSTILE == WRITE_INPUTS)
         ((oc_clip_config *)c)->max_norm = 0.5;
     if (calls == 1 && HOSTILE == OVERRUN && nviews)
@@ -89,7 +76,7 @@ static oc_status qk_clip(void *ctx, const oc_qk_clip_config *c, const float *max
     static int calls;
     if (first(&calls) && HOSTILE == WRITE_INPUTS && c->heads)
         ((float *)max_dot)[0] = 0.0f;
-    return FAST("muonclip-kimi", qk_clip_fn)(ctx, c, max_dot, w);
+    return FAST("muonclip-kimi", oc_qk_clip_fn)(ctx, c, max_dot, w);
 }
 
 static oc_status routed_step(void *ctx, const oc_route_hparams *hp, const oc_param_info *info,
@@ -100,7 +87,8 @@ static oc_status routed_step(void *ctx, const oc_route_hparams *hp, const oc_par
     size_t n = 1;
     for (int k = 0; k < info->ndim; k++)
         n *= info->dims[k];
-    oc_status st = FAST("muon-adamw-route", routed_fn)(ctx, hp, info, step, p, m, v, g, route);
+    oc_status st =
+        FAST("muon-adamw-route", oc_routed_step_fn)(ctx, hp, info, step, p, m, v, g, route);
     if (first(&calls) && HOSTILE == WRITE_INPUTS && n)
         ((float *)g)[0] += 1.0f;
     if (calls == 1 && HOSTILE == OVERRUN)
@@ -114,8 +102,9 @@ static oc_status guarded_step(void *ctx, const oc_guard_config *cfg, const oc_lo
                               float *grad_norm, oc_step_outcome *outcome)
 {
     static int calls;
-    oc_status st = FAST("step-megatron", guarded_fn)(ctx, cfg, scaler, scaler_state, nsub, subs, position,
-                                        increment, grad_norm, outcome);
+    oc_status st = FAST("step-megatron", oc_guarded_step_fn)(ctx, cfg, scaler, scaler_state, nsub,
+                                                             subs, position, increment,
+                                                             grad_norm, outcome);
     if (first(&calls) && HOSTILE == WRITE_INPUTS)
         ((oc_guard_config *)cfg)->clip_grad = 1e-3;
     if (calls == 1 && HOSTILE == OVERRUN && nsub && subs[0].nparams)
@@ -127,7 +116,7 @@ static oc_status te_storage(void *ctx, const oc_te_config *c, oc_te_direction di
                             oc_te_state *s, float *const *work)
 {
     static int calls;
-    oc_status st = FAST("te-storage-fusedadam", te_storage_fn)(ctx, c, dir, n, s, work);
+    oc_status st = FAST("te-storage-fusedadam", oc_te_storage_fn)(ctx, c, dir, n, s, work);
     if (first(&calls) && HOSTILE == WRITE_INPUTS && dir == OC_TE_STORE && n)
         work[0][0] += 1.0f;
     if (calls == 1 && HOSTILE == OVERRUN && dir == OC_TE_STORE)

@@ -3,8 +3,9 @@
  * the kernels against the CPU backend bit for bit on every family and option (FAST-CUDA-DET-1,
  * FAST-CUDA-MT-1), the norm bit for bit and run to run (FAST-CUDA-NORM-1), the clip coefficient
  * (FAST-CUDA-CLIP-1), bad input (FAST-ERR-1), Newton–Schulz against a binary64 host evaluation of
- * the same iteration (FAST-CUDA-NS-1), and NCCL collectives on a world of one rank
- * (FAST-CUDA-COMM-1). */
+ * the same iteration (FAST-CUDA-NS-1), NCCL collectives on a world of one rank
+ * (FAST-CUDA-COMM-1), and the CPU offload with this backend as its device against the CPU
+ * backend bit for bit (LAYOUT-OFFLOAD-3, LAYOUT-OFFLOAD-4). */
 #include <CUnit/Basic.h>
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -85,6 +86,82 @@ static oc_status gpu_step(const fx_case *c, int64_t step, size_t nt, const oc_fa
 static void test_kernels_match_cpu(void)
 {
     CU_ASSERT_EQUAL(fx_compare_with_cpu(gpu_step, 3), 0);
+}
+
+/* ---- LAYOUT-OFFLOAD-3, -4 with fast-cuda as the device (spec/layouts.md §10) ---- */
+
+typedef struct offload_case {
+    const fx_case *c;
+    int64_t step;
+    int host_found;
+} offload_case;
+
+static oc_status offload_device_part(void *p, const oc_fast_opts *o, size_t nt,
+                                     const oc_fast_tensor *t)
+{
+    const offload_case *x = p;
+    const fx_case *c = x->c;
+    oc_status st = c->family == FX_ADAM ? oc_cuda_adam_step(ctx, &c->adam, x->step, o, nt, t)
+                   : c->family == FX_SGD ? oc_cuda_sgd_step(ctx, &c->sgd, x->step, o, nt, t)
+                                         : oc_cuda_lion_step(ctx, &c->lion, x->step, o, nt, t);
+    return st == OC_OK ? oc_cuda_sync(ctx) : st;
+}
+
+static oc_status offload_host_part(void *p, const oc_fast_opts *o, size_t nt,
+                                   const oc_fast_tensor *t)
+{
+    offload_case *x = p;
+    fx_case c = *x->c;
+    int found = 0;
+    c.opts = *o;
+    oc_status st = fx_cpu_step(&c, x->step, nt, t, &found);
+    x->host_found |= found;
+    return st;
+}
+
+/* The fixture's runner: half the list (oc_offload_split at 0.5) offloaded to the host through
+ * the offload engine with overlap, the rest stepped on the GPU; the host copies written back
+ * into the fixture's tensors after the step. */
+static oc_status offloaded_gpu_step(const fx_case *c, int64_t step, size_t nt,
+                                    const oc_fast_tensor *t, int *found)
+{
+    dev_list l;
+    size_t numel[FX_TENSORS];
+    unsigned char host[FX_TENSORS];
+    for (size_t i = 0; i < nt; i++)
+        numel[i] = t[i].n;
+    to_dev(&l, nt, t);
+    offload_case x = {c, step, 0};
+    oc_offload_copier copier = {0};
+    oc_offload *off = NULL;
+    int device_found = 0;
+    oc_status st = oc_offload_split(nt, numel, 0.5, host);
+    if (st == OC_OK)
+        st = oc_cuda_offload_copier(&copier);
+    oc_offload_config cfg = {host, 1, offload_device_part, &x, offload_host_part, &x, copier};
+    if (st == OC_OK && (st = oc_offload_create(&cfg, nt, l.d, &off)) == OC_OK)
+        st = oc_offload_step(off, &c->opts, nt, l.d);
+    if (st == OC_OK)
+        st = oc_cuda_found_nonfinite_sync(ctx, &device_found);
+    *found = device_found || x.host_found;
+    back_to_host(&l, t);
+    for (size_t i = 0; st == OC_OK && i < nt; i++) {
+        oc_fast_tensor h = oc_offload_host_tensor(off, i);
+        if (!host[i])
+            continue;
+        memcpy(t[i].param, h.param, t[i].n * sizeof(float));
+        for (int k = 0; k < 3; k++)
+            if (t[i].state[k])
+                memcpy(t[i].state[k], h.state[k], t[i].n * sizeof(float));
+    }
+    oc_offload_free(off);
+    oc_cuda_offload_copier_free(&copier);
+    return st;
+}
+
+static void test_offload_matches_cpu(void)
+{
+    CU_ASSERT_EQUAL(fx_compare_with_cpu(offloaded_gpu_step, 3), 0);
 }
 
 /* ---- FAST-CUDA-NORM-1, FAST-CUDA-CLIP-1 ---- */
@@ -292,6 +369,7 @@ int main(void)
         return 2;
     CU_pSuite s = CU_add_suite("fast_cuda", NULL, NULL);
     CU_add_test(s, "kernels = CPU backend, bit for bit", test_kernels_match_cpu);
+    CU_add_test(s, "CPU offload, fast-cuda device = CPU backend", test_offload_matches_cpu);
     CU_add_test(s, "norm = CPU norm, run to run; device clip", test_norm_matches_cpu_and_repeats);
     CU_add_test(s, "bad input: status, nothing written", test_bad_input_writes_nothing);
     CU_add_test(s, "Newton-Schulz vs binary64, repeatable", test_newton_schulz);

@@ -43,6 +43,11 @@ typedef struct oc_dist {
 oc_status oc_dist_init(oc_dist *d, const oc_layout *l, const oc_comm *c);
 void oc_dist_free(oc_dist *d);
 
+/* The tensors the step function is given for buffers b (d->t, filled from b: the owned
+ * pieces in segment order, state and masters packed): what a step function that keeps its
+ * own buffers (oc_offload_create) is built from. */
+const oc_fast_tensor *oc_dist_tensors(const oc_dist *d, const oc_dist_buffers *b);
+
 /* One step. o: inv_scale, clip_coeff and the model copy's kind (mixed mode; NULL: defaults,
  * fp32 mode). Gradient padding must hold zeros. */
 oc_status oc_dist_step(const oc_dist *d, const oc_dist_buffers *b, const oc_fast_opts *o,

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "optcert/fast.h"
+#include "optcert/offload.h"
 
 typedef struct oc_cuda_ctx oc_cuda_ctx;
 
@@ -85,5 +86,11 @@ size_t oc_cuda_ns_workspace_bytes(int rows, int cols, int batch, oc_cuda_ns_mode
 oc_status oc_cuda_newton_schulz(oc_cuda_ctx *ctx, oc_cuda_ns_mode mode, int rows, int cols,
                                 int batch, void *x, float eps, int steps,
                                 const oc_cuda_ns_coef *coef, void *work);
+
+/* LAYOUT-OFFLOAD-3 on a GPU: the CPU offload's copier (oc_offload_config.copier) between the
+ * engine's host buffers and device memory, on two streams of its own (one per direction);
+ * the device step is then a fast-cuda step that waits for its update (oc_cuda_sync). */
+oc_status oc_cuda_offload_copier(oc_offload_copier *out);
+void oc_cuda_offload_copier_free(oc_offload_copier *c);
 
 #endif

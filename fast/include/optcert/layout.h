@@ -16,9 +16,10 @@ typedef enum oc_layout_kind {
     OC_LAYOUT_REPLICATED = 0, /* DDP                                      LAYOUT-REPL-1 */
     OC_LAYOUT_ZERO1_FLAT,     /* Megatron DistributedOptimizer           LAYOUT-ZERO1-* */
     OC_LAYOUT_FSDP2_DIM0,     /* per-parameter dim-0 chunks               LAYOUT-FSDP2-1 */
-    OC_LAYOUT_LAYERWISE,      /* Megatron LayerWiseDistributedOptimizer  LAYOUT-LW-* */
+    OC_LAYOUT_LAYERWISE,      /* compute-cost LPT, hard bucket close      LAYOUT-LW-* */
     OC_LAYOUT_LAYERWISE_LPT,  /* whole parameters, plain LPT              LAYOUT-LPT-1 */
-    OC_LAYOUT_LAYERWISE_NUMEL, /* Megatron upstream @0063933: numel LPT    LAYOUT-LWN-1 */
+    OC_LAYOUT_LAYERWISE_NUMEL, /* megatron-core 0.19.2: numel LPT, floor   LAYOUT-LWN-1 */
+    OC_LAYOUT_LAYERWISE_MEGATRON, /* Megatron-LM@d98e8a64: soft minimum    LAYOUT-LWM-1 */
     OC_LAYOUT_KIND_COUNT
 } oc_layout_kind;
 
