@@ -43,8 +43,9 @@ for path in files:
         for flag in t["flags"]:
             if flag not in doc["notes"]:
                 problem(path, f"tcId {t['tcId']}: flag {flag} not defined in notes")
-        keys = list(t.get("inputs", {}).values())
-        if "tensors" in doc:
+        keys = []
+        if "tensors" in doc:  # inline families' inputs are values (VEC-FMT-19), not tensor keys
+            keys = list(t.get("inputs", {}).values())
             keys += [k for e in t.get("expected", {}).values() for k in e.values()]
         elif "foundInf" in t:  # loss scale: one expected value per update (VEC-FMT-10)
             for name, values in t.get("expected", {}).items():

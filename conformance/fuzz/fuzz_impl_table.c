@@ -128,6 +128,15 @@ static oc_status routed(void *ctx, const oc_route_hparams *hp, const oc_param_in
     return ret();
 }
 
+static oc_status te(void *ctx, const oc_te_config *c, oc_te_direction dir, size_t n,
+                    oc_te_state *s, float *const *work)
+{
+    (void)ctx, (void)c, (void)s;
+    if (dir == OC_TE_LOAD)
+        fill(work[0], n);
+    return ret();
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
@@ -168,6 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .qk_clip = mask & 1024 ? qk : NULL,
         .muon_block_step = mask & 2048 ? blocks : NULL,
         .routed_step = mask & 4096 ? routed : NULL,
+        .te_storage = mask & 8192 ? te : NULL,
     };
     oc_diag d;
     if (oc_impl_check(&impl, &d) != OC_OK)

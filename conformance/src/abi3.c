@@ -58,6 +58,7 @@ static const known_family known[] = {
     PLAIN("muon-tp-blockwise", muon_block_step, OC_CAP_MUON_BLOCKS),
     PLAIN("muon-adamw-route", routed_step, OC_CAP_MUON_ROUTE),
     PLAIN("muonclip-kimi", qk_clip, OC_CAP_QK_CLIP),
+    PLAIN("te-storage-fusedadam", te_storage, OC_CAP_TE_STORAGE),
     PLAIN("muonclip-megatron", qk_clip, OC_CAP_QK_CLIP),
     PLAIN("muonclip-kimi-mla", qk_clip, OC_CAP_QK_CLIP | OC_CAP_QK_CLIP_MLA),
     {"step-megatron", offsetof(oc_impl, guarded_step), 0,

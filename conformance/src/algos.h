@@ -42,6 +42,7 @@ typedef union oc_hparams {
         oc_muon_partition part;
     } blocks;
     oc_route_hparams route;
+    oc_te_config te;
 } oc_hparams;
 
 typedef struct oc_algo {
@@ -93,8 +94,9 @@ extern const oc_algo oc_algo_loss_scale, oc_algo_clip, oc_algo_newton_schulz, oc
 extern const oc_algo oc_algo_qk_clip;
 extern const oc_algo oc_algo_step;
 extern const oc_algo oc_algo_muon_blocks, oc_algo_muon_route;
+extern const oc_algo oc_algo_te_storage;
 extern const oc_algo *const oc_algos[];
-#define OC_NALGOS 12
+#define OC_NALGOS 13
 
 /* VEC-FMT-1 readers shared by the descriptors: a hex-float string exact in binary32 (or
  * nan/inf), and a boolean. */

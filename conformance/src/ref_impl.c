@@ -184,6 +184,13 @@ static oc_status ref_qk_clip(void *ctx, const oc_qk_clip_config *c, const float 
     return oc_ref_qk_clip(c, max_dot, w, (oc_qk_clip_mutant)mutant_for(ctx, &oc_algo_qk_clip));
 }
 
+static oc_status ref_te_storage(void *ctx, const oc_te_config *c, oc_te_direction dir, size_t n,
+                                oc_te_state *s, float *const *work)
+{
+    return oc_ref_te_storage(c, dir, n, s, work,
+                             (oc_te_mutant)mutant_for(ctx, &oc_algo_te_storage));
+}
+
 #define ALL_CAPS                                                                              \
     (OC_CAP_ADAM_TORCH | OC_CAP_ADAM_OPTAX | OC_CAP_ADAM_PAPER | OC_CAP_ADAM_KERAS |          \
      OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE | OC_CAP_SGD_TORCH | OC_CAP_SGD_EMA |         \
@@ -193,7 +200,7 @@ static oc_status ref_qk_clip(void *ctx, const oc_qk_clip_config *c, const float 
      OC_CAP_CLIP_TORCH | \
      OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON | OC_CAP_STEP_SCALED | OC_CAP_STEP_UNCHECKED | \
      OC_CAP_STEP_CHECKED | OC_CAP_QK_CLIP | OC_CAP_MUON_BLOCKS | OC_CAP_MUON_ROUTE |           \
-     OC_CAP_QK_CLIP_MLA)
+     OC_CAP_QK_CLIP_MLA | OC_CAP_TE_STORAGE)
 
 const oc_impl *oc_ref(void)
 {
@@ -201,7 +208,8 @@ const oc_impl *oc_ref(void)
     static const oc_impl table = {OC_IMPL_ABI_VERSION, "optcert-ref", "1", ALL_CAPS,
                                   (void *)&correct, ref_adam, ref_sgd, ref_lion, ref_schedule,
                                   ref_mixed, ref_loss_scale, ref_clip, ref_ns, ref_muon,
-                                  ref_guarded, ref_qk_clip, ref_muon_blocks, ref_routed};
+                                  ref_guarded, ref_qk_clip, ref_muon_blocks, ref_routed,
+                                  ref_te_storage};
     return &table;
 }
 
@@ -228,6 +236,7 @@ const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
                               a == &oc_algo_step ? ref_guarded : NULL,
                               a == &oc_algo_qk_clip ? ref_qk_clip : NULL,
                               a == &oc_algo_muon_blocks ? ref_muon_blocks : NULL,
-                              a == &oc_algo_muon_route ? ref_routed : NULL};
+                              a == &oc_algo_muon_route ? ref_routed : NULL,
+                              a == &oc_algo_te_storage ? ref_te_storage : NULL};
     return &tables[k][mu];
 }

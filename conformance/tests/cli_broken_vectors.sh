@@ -98,6 +98,15 @@ rm -rf "$tmp/clip-torch"
 fam muonclip-kimi "[t for t in tests if t['result'] == 'valid'][0]['expected']['relTol'] = '0x1p-3'"
 check "muonclip-kimi.json: tcId [0-9]*: tolerance relTol\[0\] = 0.125: must be finite, >= 0 and <= 4.76837e-07" "$optcert" certify --vectors "$tmp" --family muonclip-kimi
 rm -rf "$tmp/muonclip-kimi"
+# VEC-FMT-19: a bit pattern outside its format, a test without a direction, an unknown moment
+# format.
+fam te-storage-fusedadam "[t for t in tests if t['direction'] == 'load'][0]['inputs']['param'][0] = 65536"
+check "te-storage-fusedadam.json: tcId 2: inputs.param\[0\] is not a bit pattern" "$optcert" certify --vectors "$tmp" --family te-storage-fusedadam
+fam te-storage-fusedadam "del tests[0]['direction']"
+check "te-storage-fusedadam.json: tcId 1: needs direction store or load" "$optcert" certify --vectors "$tmp" --family te-storage-fusedadam
+fam te-storage-fusedadam "d['testGroups'][0]['hparams']['expAvg'] = 'fp4'"
+check "te-storage-fusedadam.json: hparams.expAvg must be one of" "$optcert" certify --vectors "$tmp" --family te-storage-fusedadam
+rm -rf "$tmp/te-storage-fusedadam"
 # A NaN hyper-parameter in a case marked valid is a bad vector, not an implementation failure.
 fam sgd-torch "d['testGroups'][0]['hparams']['lr'] = 'nan'"
 check "sgd-torch.json: tcId 1: hyper-parameter 'lr' is NaN in a valid case" "$optcert" certify --vectors "$tmp" --family sgd-torch

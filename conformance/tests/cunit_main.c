@@ -1,6 +1,7 @@
 /* Shared main() of the CUnit suites: each suite file defines register_suites(). */
 #include <CUnit/Basic.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "certify.h"
@@ -78,4 +79,20 @@ int main(void)
                  CU_get_error() != CUE_SUCCESS;
     CU_cleanup_registry();
     return failed;
+}
+
+oc_status test_load_family_text(const char *text, oc_family *fam)
+{
+    char dir[] = "/tmp/optcert-family-XXXXXX", path[256];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/f.json", dir);
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs(text, f);
+    fclose(f);
+    oc_diag d = {{0}};
+    oc_status st = oc_family_load(path, fam, &d);
+    remove(path);
+    remove(dir);
+    return st;
 }

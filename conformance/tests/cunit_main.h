@@ -22,6 +22,10 @@ void test_add_results(st_writer *w, const char *key, const oc_case *c, int k, co
 void test_add_case_results(st_writer *w, const char *family, const oc_case *c,
                            const oc_outputs *o);
 
+/* Writes `text` as a vector file in a fresh temporary directory and loads it into fam (removing
+ * the file): oc_family_load's status. */
+oc_status test_load_family_text(const char *text, oc_family *fam);
+
 /* Certifies impl on the families of `algorithm` in dir under cls: the number of failed cases,
  * with the passed ones and the worst error/bound ratio. */
 size_t test_failures(const oc_impl *impl, const char *dir, const char *algorithm, oc_class cls,

@@ -286,22 +286,6 @@ static void test_mutants(void)
 }
 
 /* Writes `text` to a temporary vector file and loads it; returns the status. */
-static oc_status load_text(const char *text, oc_family *fam)
-{
-    char dir[] = "/tmp/optcert-ls-XXXXXX", path[256];
-    CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/f.json", dir);
-    FILE *f = fopen(path, "w");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    fputs(text, f);
-    fclose(f);
-    oc_diag d = {{0}};
-    oc_status st = oc_family_load(path, fam, &d);
-    remove(path);
-    remove(dir);
-    return st;
-}
-
 /* VEC-FMT-10: a history and one expected value per update per output of the profile; a
  * malformed history or a missing value is a format error. */
 static void test_vector_format(void)
@@ -328,7 +312,7 @@ static void test_vector_format(void)
         char text[2048];
         oc_family fam;
         snprintf(text, sizeof text, "%s%s", head, bodies[i]);
-        oc_status st = load_text(text, &fam);
+        oc_status st = test_load_family_text(text, &fam);
         CU_ASSERT_EQUAL(st, i == 0 ? OC_OK : OC_ERR_FORMAT);
         if (st != OC_OK)
             continue;

@@ -52,6 +52,13 @@ static oc_status fast_loss_scale(void *ctx, const oc_loss_scaler *c, oc_loss_sca
     return oc_fast_loss_scale_update(c, s, found_inf);
 }
 
+static oc_status fast_te_storage(void *ctx, const oc_te_config *c, oc_te_direction dir,
+                                 size_t n, oc_te_state *s, float *const *work)
+{
+    (void)ctx;
+    return oc_fast_te_storage(c, dir, n, s, work);
+}
+
 static oc_status fast_clip(void *ctx, const oc_clip_config *c, size_t nviews,
                            oc_clip_view *views, float *total_norm, int *skipped)
 {
@@ -147,6 +154,7 @@ static const oc_family_entry families[] = {
     ENTRY("muonclip-megatron", NULL, fast_qk_clip),
     ENTRY("muonclip-kimi-mla", NULL, fast_qk_clip),
     ENTRY("step-megatron", "scaled unchecked checked", fast_guarded),
+    ENTRY("te-storage-fusedadam", NULL, fast_te_storage),
 };
 
 static oc_impl_v3 fast_cpu = {

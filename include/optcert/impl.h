@@ -22,6 +22,7 @@
 #include "optcert/newton_schulz.h"
 #include "optcert/schedule.h"
 #include "optcert/sgd.h"
+#include "optcert/te_storage.h"
 
 #define OC_IMPL_ABI_VERSION 2u /* 2: mixed_step, loss_scale_update appended */
 
@@ -59,6 +60,7 @@
 #define OC_CAP_MUON_BLOCKS (1ull << 43)   /* MUON-BLK-*: split QKV and blockwise TP blocks */
 #define OC_CAP_MUON_ROUTE (1ull << 44)    /* ROUTE-*: mixed Muon + AdamW parameter routing */
 #define OC_CAP_QK_CLIP_MLA (1ull << 45)   /* with OC_CAP_QK_CLIP: the kimi-mla profile */
+#define OC_CAP_TE_STORAGE (1ull << 46)    /* TESTORE-*: TE FusedAdam's storage, every configuration */
 
 /* The entry points, one type per algorithm. */
 /* Same contract as oc_ref_adam_step without the mutant: fp32 buffers updated in
@@ -131,6 +133,11 @@ typedef oc_status (*oc_routed_step_fn)(void *ctx, const oc_route_hparams *hp,
                                        const oc_param_info *info, int64_t step, float *p, float *m,
                                        float *v, const float *g, oc_route *route);
 
+/* As oc_ref_te_storage without the mutant: one direction of TE's storage of one tensor,
+ * nothing written on error. NULL if OC_CAP_TE_STORAGE is not claimed. */
+typedef oc_status (*oc_te_storage_fn)(void *ctx, const oc_te_config *c, oc_te_direction dir,
+                                      size_t n, oc_te_state *s, float *const *work);
+
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
     const char *name;          /* e.g. "optcert-ref" */
@@ -150,6 +157,7 @@ typedef struct oc_impl {
     oc_qk_clip_fn qk_clip;
     oc_muon_block_step_fn muon_block_step;
     oc_routed_step_fn routed_step;
+    oc_te_storage_fn te_storage;
 } oc_impl;
 
 /* A v2 plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */
@@ -164,7 +172,8 @@ typedef const oc_impl *(*oc_impl_entry_fn)(void);
  * oc_schedule_eval_fn, oc_loss_scale_update_fn, oc_clip_step_fn, oc_newton_schulz_fn (ns-*),
  * oc_muon_step_fn (muon-keller, -megatron, -moonlight), oc_muon_block_step_fn (muon-split-qkv,
  * muon-tp-blockwise), oc_routed_step_fn (muon-adamw-route), oc_qk_clip_fn (muonclip-*),
- * oc_guarded_step_fn (step-megatron), and oc_mixed_step_fn for a "-mixed" family, whose fp32
+ * oc_guarded_step_fn (step-megatron), oc_te_storage_fn (te-storage-fusedadam), and
+ * oc_mixed_step_fn for a "-mixed" family, whose fp32
  * cases use the entry of the family without "-mixed" (list both).
  * Options (spec/vectors.md VEC-ABI-2): adam-*: "amsgrad", "maximize"; sgd-*: "nesterov",
  * "maximize"; *-mixed: "bf16", "f16", "bf16-state" (storage combinations, spec/mixed.md);

@@ -98,6 +98,9 @@ size_t gen_clip_exact_norm(mpfr_t norm, mpfr_t sum, mpfr_t t, int inf_norm, size
                            const float *const *g, const size_t *numel);
 double gen_clip_norm_rel(size_t m, int ranks, int inf_norm);
 
+/* Writes vectors/te-storage-fusedadam/ (spec/te_storage.md); 0 on success. */
+int gen_te_storage(const gen_options *opt, const char *outdir);
+
 /* Writes vectors/step-megatron/ (spec/step.md); 0 on success. */
 int gen_step(const gen_options *opt, const char *outdir);
 

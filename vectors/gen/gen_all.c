@@ -10,7 +10,8 @@ int gen_all(const gen_options *opt, const char *outdir)
                    gen_muon_clip(opt, outdir) ||
                    gen_step(opt, outdir) ||
                    gen_muon_blocks(opt, outdir) ||
-                   gen_muon_route(opt, outdir)
+                   gen_muon_route(opt, outdir) ||
+                   gen_te_storage(opt, outdir)
                ? -1
                : 0;
 }

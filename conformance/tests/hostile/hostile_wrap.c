@@ -3,9 +3,9 @@
  * HOSTILE chooses, then runs the backend. hostile_run.sh names the expected certificate lines.
  *   WRITE_INPUTS (VEC-PLUG-2): writes into an input the ABI declares const: the hyper-parameters
  *     of the schedule, the loss scaler, clipping and the guarded step; the logit maxima of QK
- *     clipping; the gradient of the routed step.
+ *     clipping; the gradient of the routed step; the fp32 master a TE storage store reads.
  *   OVERRUN (VEC-PLUG-3): writes one element past an output: the last clipped gradient view, the
- *     routed step's p, the guarded step's first parameter. */
+ *     routed step's p, the guarded step's first parameter, a TE storage store's parameter. */
 #include <dlfcn.h>
 #include <stddef.h>
 #include <string.h>
@@ -112,6 +112,18 @@ static oc_status guarded_step(void *ctx, const oc_guard_config *cfg, const oc_lo
     return st;
 }
 
+static oc_status te_storage(void *ctx, const oc_te_config *c, oc_te_direction dir, size_t n,
+                            oc_te_state *s, float *const *work)
+{
+    static int calls;
+    oc_status st = FAST("te-storage-fusedadam", oc_te_storage_fn)(ctx, c, dir, n, s, work);
+    if (first(&calls) && HOSTILE == WRITE_INPUTS && dir == OC_TE_STORE && n)
+        work[0][0] += 1.0f;
+    if (calls == 1 && HOSTILE == OVERRUN && dir == OC_TE_STORE)
+        s->param[n] = 0;
+    return st;
+}
+
 /* The backend's table with the families above replaced. */
 const oc_impl_v3 *optcert_impl_v3(void)
 {
@@ -125,6 +137,7 @@ const oc_impl_v3 *optcert_impl_v3(void)
         {"muonclip-kimi", (oc_entry_point)qk_clip},
         {"muon-adamw-route", (oc_entry_point)routed_step},
         {"step-megatron", (oc_entry_point)guarded_step},
+        {"te-storage-fusedadam", (oc_entry_point)te_storage},
     };
     static oc_family_entry families[64];
     static oc_impl_v3 table;

@@ -21,6 +21,7 @@
 #include "optcert/mixed.h"
 #include "optcert/muon.h"
 #include "optcert/muon_clip.h"
+#include "optcert/te_storage.h"
 #include "optcert/muon_route.h"
 #include "optcert/newton_schulz.h"
 #include "optcert/lion.h"
@@ -96,6 +97,11 @@ oc_status oc_fast_isa_select(oc_fast_isa isa);
 oc_status oc_fast_mixed_step(oc_algorithm alg, const void *hp, const oc_storage *s,
                              int64_t step, size_t n, void *param, float *master,
                              void *const *state, const float *g);
+
+/* FAST-TESTORE-1: oc_impl.te_storage (the contract of oc_ref_te_storage without the mutant):
+ * TE FusedAdam's storage of one tensor in whole-tensor passes. */
+oc_status oc_fast_te_storage(const oc_te_config *c, oc_te_direction dir, size_t n,
+                             oc_te_state *s, float *const *work);
 
 /* FAST-LS-1: one loss-scaler update (the contract of oc_ref_loss_scale_update). */
 oc_status oc_fast_loss_scale_update(const oc_loss_scaler *c, oc_loss_scale_state *s,
