@@ -62,7 +62,7 @@ def run_case(factory, mapping, case):
         out = {"p": var}
         out.update({name: getattr(opt, attr)[0] for name, attr in mapping.state.items() if name in x})
         for name, v in out.items():
-            rows.setdefault(name, []).append(np.array(v.numpy(), dtype=np.float32))
+            rows.setdefault(name, []).append(np.asarray(keras.ops.convert_to_numpy(v), dtype=np.float32))
     return {name: np.stack(r) for name, r in rows.items()}
 
 
@@ -76,7 +76,9 @@ def write(vectors_json, out, pick, adapter=f"optcert.keras {__version__}", verbo
     versions = f"keras {metadata.version('keras')} ({keras.backend.backend()} backend, CPU)"
     if keras.backend.backend() == "jax":
         versions += f", jax {metadata.version('jax')}"
-    write_results(out, fam.name, results, statuses, ",".join(sorted(used)), versions, adapter)
+    # keras.src.optimizers.X is exported as keras.optimizers.X
+    impl = ",".join(sorted(n.replace("keras.src.optimizers.", "keras.optimizers.") for n in used))
+    write_results(out, fam.name, results, statuses, impl, versions, adapter)
     counts = {s: list(statuses.values()).count(s) for s in ("ok", "rejected", "unsupported")}
     return fam.name, counts, versions
 
