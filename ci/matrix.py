@@ -45,7 +45,9 @@ def main(index_path, known_path):
         impl = doc["implementation"] or "(no case ran)"
         if f["pass"] + len(failed):
             certified.update((library, c) for c in components(doc["implementation"]))
-            libraries[library] = version
+            versions = libraries.setdefault(library, [])
+            if version not in versions:
+                versions.append(version)
         rows.append((library, version, impl, run, family, f"{verdict}: {counts}",
                      ratio(f["worstErrorOverBound"]), failed, (adapter, family)))
     print("# Certification matrix of outside implementations\n")
@@ -59,7 +61,7 @@ def main(index_path, known_path):
     print("`conformance/adapters/known-divergences.txt` (CI fails on any other).\n")
     print(f"**{len(certified)} components of {len(libraries)} libraries certified** (components: "
           "the public names of the runs with at least one judged case): " +
-          ", ".join(f"{lib} {ver}" for lib, ver in libraries.items()) + ".\n")
+          ", ".join(f"{lib} {' and '.join(vers)}" for lib, vers in libraries.items()) + ".\n")
     print("| library | version | component | adapter run | family | verdict | worst/bound | divergences (tcId) |")
     print("|---|---|---|---|---|---|---|---|")
     for library, version, impl, run, family, verdict, worst, failed, _ in rows:

@@ -47,8 +47,7 @@ DEEPSPEED_CPU_ADAM = Mapping(dict({k: v for k, v in _ADAM_HP.items() if v not in
 # {module.qualname: Mapping} of the classes whose names are known (by name: nothing is imported)
 BUILTIN = {"torch.optim.adam.Adam": ADAM, "torch.optim.adamw.AdamW": ADAMW,
            "torch.optim.sgd.SGD": SGD, "lion_pytorch.lion_pytorch.Lion": LION,
-           "pytorch_optimizer.optimizer.lion.Lion": LION, "timm.optim.lion.Lion": LION,
-           "timm.optim.adamw.AdamWLegacy": ADAMW,
+           "pytorch_optimizer.optimizer.lion.Lion": LION,
            "deepspeed.ops.adam.cpu_adam.DeepSpeedCPUAdam": DEEPSPEED_CPU_ADAM}
 
 
