@@ -62,7 +62,7 @@ def run_case(factory, mapping, case):
         out = {"p": var}
         out.update({name: getattr(opt, attr)[0] for name, attr in mapping.state.items() if name in x})
         for name, v in out.items():
-            rows.setdefault(name, []).append(np.asarray(keras.ops.convert_to_numpy(v), dtype=np.float32))
+            rows.setdefault(name, []).append(np.asarray(v.value, dtype=np.float32))  # the backend array
     return {name: np.stack(r) for name, r in rows.items()}
 
 
