@@ -1,24 +1,20 @@
 #!/bin/sh
-# Certifies real outside implementations through the results path: PyTorch's own
-# torch.optim.Adam/AdamW and torch.optim.SGD (single-tensor and foreach), lion-pytorch's Lion,
-# optax's adam/adamw (jax on CPU, against adam-optax),
-# each against its `torch`-profile family and its mixed-precision family (fp32 master stepped by
-# torch, bf16/fp16 write-back with copy_, as Megatron does); megatron-core's
-# OptimizerParamScheduler, torch.optim.lr_scheduler and optax.schedules (where they express the
-# schedule) against schedule-megatron;
-# megatron-core's grad scalers against loss-scale-megatron[-constant], megatron-core 0.19.2's
-# ChainedOptimizer.step (its clipping, on CPU with stand-in process groups) against
-# clip-megatron, Megatron's layout functions against fast/layout (below), torch 2.15's
-# torch.amp.GradScaler (CPU; scale, step, update) against loss-scale-torch (spec/loss_scale.md §6),
-# and torch.nn.utils.clip_grad_norm_
-# against clip-torch; the Newton-Schulz of muon-optimizer (KellerJordan/Muon, bf16 class) and
-# optax.contrib's Muon (fp32 class) against the ns-* families, muon-optimizer's
-# SingleDeviceMuon (bf16 class) against muon-keller; torch 2.15's torch.optim.Muon (bf16 class) against
-# ns-simple and the muon-* families; torch 2.15's Adam/AdamW/SGD (single-tensor, foreach, fused)
-# against their torch families. The adapter runs the library over the vectors,
-# `optcert judge` prints the certificate. Exit 0 when every failure is a known divergence listed
-# (and explained) in conformance/adapters/known-divergences.txt, and every listed one still fails.
-# --matrix FILE also writes the certification matrix (ci/matrix.py) of all the runs to FILE.
+# Certifies real outside implementations through the results path (the table at the end: one
+# run a line), each library at the version its setup script pins (ci/setup-python.sh,
+# ci/setup-deepspeed.sh): torch 1.13 (Debian) and 2.15 (PyPI): Adam/AdamW/SGD (single-tensor,
+# foreach, fused; with bf16/fp16 parameters on an fp32 master as Megatron runs them),
+# lr_scheduler, amp.GradScaler, clip_grad_norm_, Muon and its Newton-Schulz; lion-pytorch's,
+# pytorch-optimizer's and Keras 3's Lion; optax's adam/adamw, schedules and Muon Newton-Schulz;
+# Keras 3's Adam/AdamW (jax backend) on adam-keras; megatron-core's OptimizerParamScheduler and
+# grad scalers; muon-optimizer's Newton-Schulz and SingleDeviceMuon; Emerging-Optimizers'
+# newton_schulz; transformers' schedule functions on schedule-megatron; DeepSpeed's
+# DeepSpeedCPUAdam; megatron-core 0.19.2's ChainedOptimizer.step (its clipping, on CPU with
+# stand-in process groups) on clip-megatron, and Megatron's layout functions against fast/layout
+# (after the table). The adapter runs the library over the vectors, `optcert judge` prints the
+# certificate. Exit 0 when every failure is a known divergence listed (and explained) in
+# conformance/adapters/known-divergences.txt, and every listed one still fails.
+# --matrix FILE also writes the certification matrix (ci/matrix.py) of all the runs to FILE
+# (docs/matrix.md).
 #   ci/certify-outside.sh [BUILD_DIR] [--matrix FILE]
 set -eu
 cd "$(dirname "$0")/.."
@@ -28,49 +24,36 @@ matrix=
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 rc=0
-# Each run: ADAPTER:FAMILY[:FLAG]. Known divergences are listed per adapter and family.
-for run in torch_optim:adam-torch torch_optim:adam-torch:--foreach torch_optim:sgd-torch \
-    torch_optim:sgd-torch:--foreach torch_optim:lion-torch torch_optim:adam-torch-mixed \
-    torch_optim:adam-torch-mixed:--foreach torch_optim:sgd-torch-mixed \
-    torch_optim:lion-torch-mixed optax_optim:adam-optax megatron_schedule:schedule-megatron \
-    torch_schedule:schedule-megatron optax_schedule:schedule-megatron \
-    megatron_grad_scaler:loss-scale-megatron megatron_grad_scaler:loss-scale-megatron-constant \
-    torch_grad_scaler@torch2:loss-scale-torch torch_clip:clip-torch muon_ns:ns-simple:--impl=keller \
-    muon_ns:ns-simple:--impl=optax muon_ns:ns-quintic:--impl=optax \
-    muon_ns:ns-polar-express:--impl=optax muon_ns:ns-aol:--impl=optax \
-    muon_ns:muon-keller:--impl=keller muon_ns@torch2:ns-simple:--impl=torch \
-    muon_ns@torch2:muon-keller:--impl=torch muon_ns@torch2:muon-moonlight:--impl=torch \
-    muon_ns@torch2:muon-megatron:--impl=torch muon_ns@emerging:ns-simple:--impl=emerging \
-    muon_ns@emerging:ns-quintic:--impl=emerging muon_ns@emerging:ns-polar-express:--impl=emerging \
-    muon_ns@emerging:ns-aol:--impl=emerging torch_optim@torch2:adam-torch \
-    torch_optim@torch2:adam-torch:--foreach torch_optim@torch2:adam-torch:--fused \
-    torch_optim@torch2:sgd-torch torch_optim@torch2:sgd-torch:--foreach \
-    torch_optim@torch2:sgd-torch:--fused torch_optim@torch2:adam-torch-mixed \
-    torch_optim@torch2:adam-torch-mixed:--fused torch_optim@torch2:sgd-torch-mixed \
-    torch_optim@torch2:sgd-torch-mixed:--fused megatron_clip@mcore19:clip-megatron; do
-    adapter=${run%%:*}
+# One run a line: LIBRARY (its distribution, whose installed version the matrix shows), RUN
+# (ADAPTER[@TAG]: conformance/adapters/ADAPTER.py; known divergences are listed per RUN and
+# family), FAMILY, then the adapter's flag if any. The TAG picks the Python environment
+# (below) and keeps apart the divergences of runs of one adapter.
+while read -r library adapter family flag <&3; do
+    [ -n "$library" ] || continue
     script=${adapter%@*}
-    rest=${run#*:}
-    family=${rest%%:*}
-    flag=
-    [ "$rest" != "$family" ] && flag=${rest#*:}
     res="$out/$adapter-$family$flag"
-    # jax needs numpy 2: optax runs in its own virtual environment (ci/setup-python.sh);
-    # muon-optimizer and torch.optim.Muon compute Newton-Schulz in bf16 (spec/muon.md)
+    # Debian's python3 (torch 1.13, lion-pytorch, megatron-core, muon-optimizer); jax needs
+    # numpy 2: optax and keras run in their own virtual environment (ci/setup-python.sh);
+    # ADAPTER@TAG: torch 2.15's environment (torch2, emerging: Emerging-Optimizers, pto:
+    # pytorch-optimizer, transformers_schedule), DeepSpeed's (ds: ci/setup-deepspeed.sh);
+    # muon-optimizer, torch.optim.Muon and pytorch-optimizer compute Newton-Schulz in bf16
+    # (spec/muon.md)
     py=/usr/bin/python3 cls=fp32
-    case $adapter$flag in optax_* | *--impl=optax) py=/opt/optcert-jax/bin/python ;; esac
-    # ADAPTER@torch2: the same adapter under torch 2.15 (its own virtual environment)
-    # ADAPTER@emerging: the same environment, Emerging-Optimizers' runs (their own divergences)
-    case $adapter in *@torch2 | *@emerging) py=/opt/optcert-torch2/bin/python ;; esac
+    case $adapter$flag in optax_* | keras_* | *--impl=optax) py=/opt/optcert-jax/bin/python ;; esac
+    case $adapter in
+    *@torch2 | *@emerging | *@pto | transformers_schedule@*) py=/opt/optcert-torch2/bin/python ;;
+    *@ds) py=/opt/optcert-ds/bin/python ;;
+    esac
     # ADAPTER@mcore19: megatron-core 0.19.2 (its files beside torch 2.15, ci/setup-python.sh)
     pypath=
     case $adapter in *@mcore19) py=/opt/optcert-torch2/bin/python pypath=/opt/optcert-mcore-0.19.2 ;; esac
-    case $flag in --impl=keller | --impl=torch) cls=bf16 ;; esac
-    env ${pypath:+PYTHONPATH=$pypath} "$py" "conformance/adapters/$script.py" $flag \
+    case $flag in --impl=keller | --impl=torch | --impl=pto) cls=bf16 ;; esac
+    version=$(env ${pypath:+PYTHONPATH=$pypath} "$py" -c 'import sys; from importlib import metadata; print(metadata.version(sys.argv[1]))' "$library")
+    env ${pypath:+PYTHONPATH=$pypath} KERAS_BACKEND=jax "$py" "conformance/adapters/$script.py" $flag \
         --vectors "vectors/$family/$family.json" --out "$res.safetensors"
     "$build"/optcert judge --results "$res.safetensors" --family "$family" --class "$cls" --verbose \
         --report table --report "json:$res.json" || true
-    echo "$adapter $family ${flag:--} $res.json" >>"$out/index"
+    echo "$library $version $adapter $family ${flag:--} $res.json" >>"$out/index"
     /usr/bin/python3 - "$res.json" "$adapter" "$family" conformance/adapters/known-divergences.txt <<'PY' || rc=1
 import json, sys
 report, adapter, family, known_path = sys.argv[1:]
@@ -85,7 +68,65 @@ if known - failed:
 passed = sum(f["pass"] for f in doc["families"])
 print(f"{adapter} {family}: {passed} cases pass; failures are exactly the {len(known)} known divergences")
 PY
-done
+done 3<<RUNS
+torch torch_optim adam-torch
+torch torch_optim adam-torch --foreach
+torch torch_optim sgd-torch
+torch torch_optim sgd-torch --foreach
+lion-pytorch torch_optim lion-torch
+torch torch_optim adam-torch-mixed
+torch torch_optim adam-torch-mixed --foreach
+torch torch_optim sgd-torch-mixed
+lion-pytorch torch_optim lion-torch-mixed
+optax optax_optim adam-optax
+megatron-core megatron_schedule schedule-megatron
+torch torch_schedule schedule-megatron
+optax optax_schedule schedule-megatron
+megatron-core megatron_grad_scaler loss-scale-megatron
+megatron-core megatron_grad_scaler loss-scale-megatron-constant
+torch torch_grad_scaler@torch2 loss-scale-torch
+torch torch_clip clip-torch
+muon-optimizer muon_ns ns-simple --impl=keller
+optax muon_ns ns-simple --impl=optax
+optax muon_ns ns-quintic --impl=optax
+optax muon_ns ns-polar-express --impl=optax
+optax muon_ns ns-aol --impl=optax
+muon-optimizer muon_ns muon-keller --impl=keller
+torch muon_ns@torch2 ns-simple --impl=torch
+torch muon_ns@torch2 muon-keller --impl=torch
+torch muon_ns@torch2 muon-moonlight --impl=torch
+torch muon_ns@torch2 muon-megatron --impl=torch
+emerging-optimizers muon_ns@emerging ns-simple --impl=emerging
+emerging-optimizers muon_ns@emerging ns-quintic --impl=emerging
+emerging-optimizers muon_ns@emerging ns-polar-express --impl=emerging
+emerging-optimizers muon_ns@emerging ns-aol --impl=emerging
+torch torch_optim@torch2 adam-torch
+torch torch_optim@torch2 adam-torch --foreach
+torch torch_optim@torch2 adam-torch --fused
+torch torch_optim@torch2 sgd-torch
+torch torch_optim@torch2 sgd-torch --foreach
+torch torch_optim@torch2 sgd-torch --fused
+torch torch_optim@torch2 adam-torch-mixed
+torch torch_optim@torch2 adam-torch-mixed --fused
+torch torch_optim@torch2 sgd-torch-mixed
+torch torch_optim@torch2 sgd-torch-mixed --fused
+pytorch-optimizer torch_optim@pto lion-torch --optimizer=pytorch_optimizer:Lion
+pytorch-optimizer torch_optim@pto lion-torch-mixed --optimizer=pytorch_optimizer:Lion
+pytorch-optimizer muon_ns@pto ns-simple --impl=pto
+pytorch-optimizer muon_ns@pto ns-quintic --impl=pto
+pytorch-optimizer muon_ns@pto ns-polar-express --impl=pto
+pytorch-optimizer muon_ns@pto ns-polar-express-safety --impl=pto
+pytorch-optimizer muon_ns@pto ns-aol --impl=pto
+keras keras_optim adam-keras
+keras keras_optim lion-torch
+transformers transformers_schedule@constant schedule-megatron --schedule=constant
+transformers transformers_schedule@polynomial schedule-megatron --schedule=polynomial
+transformers transformers_schedule@cosine-min-lr schedule-megatron --schedule=cosine-min-lr
+transformers transformers_schedule@wsd schedule-megatron --schedule=wsd
+deepspeed torch_optim@ds adam-torch --optimizer=deepspeed.ops.adam:DeepSpeedCPUAdam
+deepspeed torch_optim@ds adam-torch-mixed --optimizer=deepspeed.ops.adam:DeepSpeedCPUAdam
+megatron-core megatron_clip@mcore19 clip-megatron
+RUNS
 # Layout maps against Megatron's own layout functions (spec/layouts.md §4.1), dp 2, 3 and 4 and
 # seven bucket settings on three models: megatron-core 0.19.2 (the current release, under torch
 # 2.15's interpreter) for DistributedOptimizer (zero1-flat) and LayerWiseDistributedOptimizer's

@@ -77,6 +77,19 @@ assert [d.version for d in m.distributions(path=['$MC19']) if d.name == 'megatro
 # lion-pytorch beside torch 2.15 too: the Lion peer of fast/bench/bench.py
 "$T2/bin/python" -c 'import lion_pytorch' >/dev/null 2>&1 ||
     "$T2/bin/python" -m pip install -q --no-deps lion-pytorch==0.2.5
+# The other libraries certified by ci/certify-outside.sh (docs/matrix.md), pinned:
+# pytorch-optimizer (its Lion; it needs only torch and numpy, here) and transformers (its
+# learning-rate schedules, with its dependencies) beside torch 2.15; Keras 3 (Adam, AdamW,
+# Lion on its jax backend) in the jax environment. DeepSpeed: ci/setup-deepspeed.sh.
+pinned() {  # pinned PYTHON DIST VERSION: whether DIST is installed at VERSION
+    "$1" -c 'import sys; from importlib import metadata
+sys.exit(metadata.version(sys.argv[1]) != sys.argv[2])' "$2" "$3" >/dev/null 2>&1
+}
+pinned "$T2/bin/python" pytorch-optimizer 4.1.0 ||
+    "$T2/bin/python" -m pip install -q --no-deps pytorch-optimizer==4.1.0
+pinned "$T2/bin/python" transformers 5.23.0 ||
+    "$T2/bin/python" -m pip install -q transformers==5.23.0
+pinned "$JAX/bin/python" keras 3.15.1 || "$JAX/bin/python" -m pip install -q keras==3.15.1
 "$T2/bin/python" -c 'import torch, numpy; print("torch2 venv ok: torch", torch.__version__, "numpy", numpy.__version__)'
 
 "$PY" -c 'import torch, numpy, safetensors; from importlib import metadata as m

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs what optcert needs on a fresh Debian 12 machine (run as root). Idempotent.
 #   ci/setup.sh            build dependencies only (compiler, CMake, MPFR, CUnit, jansson, OpenSSL's libcrypto)
-#   ci/setup.sh --all      also the Python adapters' packages and the proof tools
+#   ci/setup.sh --all      also the Python adapters' packages (with DeepSpeed) and the proof tools
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -23,5 +23,6 @@ fi
 
 if [ "${1:-}" = "--all" ]; then
     ci/setup-python.sh
+    ci/setup-deepspeed.sh  # DeepSpeedCPUAdam, certified by ci/certify-outside.sh
     proofs/setup.sh
 fi

@@ -32,6 +32,11 @@ vector family, or its Muon step (MUON-*) on a muon-* family, through the results
                  of its scale (shape_scaling: "original", spectral with extraScale 0.2:
                  "match_rms_adamw", unit_rms_norm: "spectral_unclamped"; others `unsupported`).
                  Its momentum is always the ema form, whatever the family says (spec/muon.md §8).
+  --impl pto     pytorch_optimizer.optimizer.utils.matrix.zero_power_via_newton_schulz_5 of PyPI
+                 pytorch-optimizer 4.1.0 (/opt/optcert-torch2), bf16 class (its default dtype):
+                 the case's tuples, the last repeated (cycle-mode cases only where steps <= their
+                 number), X / max(s ||X||_F, eps) (max mode, s its safety_factor); add-mode
+                 families differ only where ||G||_F ~ eps (known divergences).
 Nothing is judged here: `optcert judge --results FILE --class CLASS` does. A library exception is
 `rejected`; `acceptable` and `invalid` cases are run like the others.
 
@@ -182,10 +187,27 @@ def emerging_ns(hp):
     return f"emerging_optimizers newton_schulz ({kind})", metadata.version("emerging-optimizers"), run
 
 
+def pto_ns(hp):
+    """pytorch-optimizer's zero_power_via_newton_schulz_5 (the Newton-Schulz of its Muon): the
+    case's tuples repeated last (NS-SCHED-1 repeat_last; the same as cycle while steps <= their
+    number), X / max(s ||X||_F, eps) with s its safety_factor, in bf16 (its default dtype)."""
+    import torch
+    from pytorch_optimizer.optimizer.utils.matrix import zero_power_via_newton_schulz_5
+    coef = [tuple(hexf(v) for v in t) for t in hp["coefficients"]]
+    if hp["schedule"] != "repeat_last" and hp["steps"] > len(coef) > 1:
+        return None
+
+    def run(g):
+        x = zero_power_via_newton_schulz_5(torch.from_numpy(g), num_steps=hp["steps"], eps=hexf(hp["eps"]),
+                                           safety_factor=hexf(hp["normScale"]), weights=coef)
+        return x.float().numpy()
+    return "pytorch_optimizer zero_power_via_newton_schulz_5", metadata.version("pytorch-optimizer"), run
+
+
 # --impl: (its Newton-Schulz, its Muon step); each maps a group's hparams to
 # (name, version, run) or None (the group is `unsupported`)
 IMPLS = {"keller": (keller, keller_step), "optax": (optax_ns, lambda hp: None), "torch": (torch_ns, torch_step),
-         "emerging": (emerging_ns, lambda hp: None)}
+         "emerging": (emerging_ns, lambda hp: None), "pto": (pto_ns, lambda hp: None)}
 
 
 def main():

@@ -7,6 +7,9 @@ checkout: the package need not be installed). Families and the library optimizer
   adam  torch.optim.Adam (hparams.decoupled false) or torch.optim.AdamW (true)
   sgd   torch.optim.SGD
   lion  lion_pytorch.Lion (PyPI lion-pytorch)
+or, with --optimizer MODULE:CLASS, that class with its built-in mapping (optcert.torch.BUILTIN:
+pytorch_optimizer.Lion, DeepSpeedCPUAdam) or torch.optim's
+names (ci/certify-outside.sh runs the libraries of ci/setup-python.sh and ci/setup-deepspeed.sh).
 Nothing is judged here: `optcert judge --results FILE` does (spec/vectors.md §2).
 
 Run with Debian's Python (python3-torch, python3-numpy; lion-pytorch from pip:
@@ -20,6 +23,7 @@ Exit status: 0 on success, 2 on malformed input.
 """
 import argparse
 import functools
+import importlib
 import os
 import sys
 
@@ -39,13 +43,25 @@ def main(argv=None):
     ap.add_argument("--fused", action="store_true", help="use torch's fused kernel (Adam, AdamW, SGD)")
     ap.add_argument("--impl", choices=("auto", "adam", "adamw"), default="auto",
                     help="Adam families: auto picks Adam or AdamW by hparams.decoupled (default)")
+    ap.add_argument("--optimizer", metavar="MODULE:CLASS",
+                    help="run this class instead of torch.optim's or lion-pytorch's")
     ap.add_argument("--verbose", "-v", action="store_true", help="one line per case")
     args = ap.parse_args(argv)
+    if args.optimizer:
+        module, _, name = args.optimizer.partition(":")
+        try:
+            chosen = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError, ValueError) as e:
+            print(f"torch_optim: no optimizer {args.optimizer}: {e}", file=sys.stderr)
+            return 2
     # torch.optim's keyword choosing the implementation path: foreach, or fused (torch >= 2.4 on
     # CPU; torch 1.13 has no CPU fused kernels and SGD no `fused` argument)
     path = {"foreach": args.foreach, **({"fused": True} if args.fused else {})}
 
     def pick(alg, hp):
+        if args.optimizer:  # the class's own default path unless --foreach or --fused
+            flags = {k: True for k in ("foreach", "fused") if getattr(args, k)}
+            return functools.partial(chosen, **flags), oct.mapping_for(chosen, alg)
         if alg == "lion":
             from lion_pytorch import Lion  # PyPI lion-pytorch
             return Lion, oct.LION
@@ -59,8 +75,8 @@ def main(argv=None):
 
     try:
         is_lion = load_doc(args.vectors).get("algorithm") == "lion"
-        label = "" if is_lion else " (foreach)" if args.foreach else " (fused)" if args.fused \
-            else " (single-tensor)"
+        label = " (foreach)" if args.foreach else " (fused)" if args.fused else \
+            "" if is_lion or args.optimizer else " (single-tensor)"
         family, counts, versions = oct.write(args.vectors, args.out, pick, ADAPTER, label, args.verbose)
     except (OSError, Malformed) as e:
         print(f"torch_optim: malformed input {args.vectors}: {e}", file=sys.stderr)

@@ -5,6 +5,7 @@ The judging is the C harness's: this package ships the optcert command it was bu
 (`pip install ./python`) and runs it; nothing here decides a verdict.
   optcert.torch.certify(factory, family="adam-torch")   any torch.optim.Optimizer-like class
   optcert.optax.certify(factory, family="adam-optax")   any optax GradientTransformation
+  optcert.keras.certify(factory, family="adam-keras")   any Keras 3 optimizer
   pytest --optcert-family adam-torch --optcert-optimizer mypkg.module:MyAdamW
 """
 import json

@@ -5,7 +5,7 @@
 adds one test per case of the family, named `adam-torch[tcId 10]`: it fails with the
 certificate's line for the case (optcert --verbose), is skipped for a case the optimizer does
 not support, and passes otherwise. The optimizer is certified once per family, when its first
-case runs. --optcert-family is repeatable; --optcert-adapter chooses torch (default) or optax;
+case runs. --optcert-family is repeatable; --optcert-adapter chooses torch (default), optax or keras;
 --optcert-class the implementation class (fp32 by default).
 
 For a test of one's own, the fixture `optcert_certify(factory, family, adapter="torch", ...)`
@@ -31,8 +31,8 @@ def pytest_addoption(parser):
                     help="certify --optcert-optimizer on this vector family (repeatable)")
     group.addoption("--optcert-optimizer", metavar="MODULE:NAME",
                     help="the optimizer class (torch) or transformation factory (optax)")
-    group.addoption("--optcert-adapter", choices=("torch", "optax"), default="torch",
-                    help="how to run it: optcert.torch (default) or optcert.optax")
+    group.addoption("--optcert-adapter", choices=("torch", "optax", "keras"), default="torch",
+                    help="how to run it: optcert.torch (default), optcert.optax or optcert.keras")
     group.addoption("--optcert-class", default="fp32", metavar="CLASS",
                     help="implementation class: exact, fp32 (default), tf32, bf16")
 

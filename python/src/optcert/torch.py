@@ -14,44 +14,16 @@ When the optimizer raises, the case is `rejected`; a case the Mapping cannot exp
 `unsupported` (VEC-RES-2). The verdicts are the optcert command's (optcert.judge).
 """
 import functools
-from dataclasses import dataclass, field
 from importlib import metadata
 
 import numpy as np
 import torch
 
-from . import __version__, certify_results, public_name, write_results
+from . import __version__, certify_results, write_results
+from .mapping import Mapping, run_family
 from .vectors import Tensor, load_elementwise
 
 _TORCH = {"F32": torch.float32, "F16": torch.float16}
-
-
-@dataclass(frozen=True)
-class Mapping:
-    """How a class names a family's hyper-parameters and state (the family's names are
-    spec/vectors.md's: lr, beta1, beta2, eps, weightDecay, amsgrad, maximize, momentum, ...).
-
-    hparams: family name -> the constructor keyword; a tuple of family names -> one keyword
-             given as a tuple (torch's betas=(beta1, beta2)).
-    fixed:   family hyper-parameters the class does not take, with the value it implements;
-             a case with another value is unsupported (AdamW: decoupled=True).
-    state:   family state name -> the key in optimizer.state[param] (m -> exp_avg).
-    step:    the state key of the step counter (a float32 scalar tensor, as torch.optim keeps
-             it), or None when the class keeps none."""
-    hparams: dict
-    state: dict
-    fixed: dict = field(default_factory=dict)
-    step: str = "step"
-
-    def kwargs(self, hp):
-        """The constructor keywords for the case's hyper-parameters."""
-        return {kw: tuple(hp[n] for n in name) if isinstance(name, tuple) else hp[name]
-                for name, kw in self.hparams.items()}
-
-    def covers(self, names):
-        """The family hyper-parameters this mapping says nothing about."""
-        said = {n for name in self.hparams for n in (name if isinstance(name, tuple) else (name,))}
-        return [n for n in names if n not in said and n not in self.fixed]
 
 
 _ADAM_HP = {"lr": "lr", ("beta1", "beta2"): "betas", "eps": "eps", "weightDecay": "weight_decay",
@@ -68,16 +40,15 @@ LION = Mapping({"lr": "lr", ("beta1", "beta2"): "betas", "weightDecay": "weight_
                {"m": "exp_avg"}, step=None)
 
 
-def builtin_mappings():
-    """{class: Mapping} of the libraries whose names are known: torch.optim's Adam, AdamW, SGD
-    and, where installed, lion-pytorch's Lion."""
-    known = {torch.optim.Adam: ADAM, torch.optim.AdamW: ADAMW, torch.optim.SGD: SGD}
-    try:
-        from lion_pytorch import Lion
-        known[Lion] = LION
-    except ImportError:
-        pass
-    return known
+# DeepSpeed's CPU Adam: AdamW or Adam by adamw_mode, no amsgrad or maximize, an int counter
+DEEPSPEED_CPU_ADAM = Mapping(dict({k: v for k, v in _ADAM_HP.items() if v not in ("amsgrad", "maximize")},
+                                  decoupled="adamw_mode"), _ADAM_STATE,
+                             dict(_ADAM_FIXED, amsgrad=False, maximize=False), step_int=True)
+# {module.qualname: Mapping} of the classes whose names are known (by name: nothing is imported)
+BUILTIN = {"torch.optim.adam.Adam": ADAM, "torch.optim.adamw.AdamW": ADAMW,
+           "torch.optim.sgd.SGD": SGD, "lion_pytorch.lion_pytorch.Lion": LION,
+           "pytorch_optimizer.optimizer.lion.Lion": LION,
+           "deepspeed.ops.adam.cpu_adam.DeepSpeedCPUAdam": DEEPSPEED_CPU_ADAM}
 
 
 # Each algorithm: its hyper-parameters (hex floats, booleans), its state names, the mapping of a
@@ -101,27 +72,13 @@ def state_names(alg, hp):
 
 def mapping_for(factory, alg):
     """The Mapping of factory (a class, or a functools.partial of one): the built-in one of the
-    nearest known base class, else DEFAULT[alg]."""
+    nearest known base class (BUILTIN), else DEFAULT[alg]."""
     cls = factory.func if isinstance(factory, functools.partial) else factory
-    known = builtin_mappings()
     for base in getattr(cls, "__mro__", ()):
-        if base in known:
-            return known[base]
+        name = f"{base.__module__}.{base.__qualname__}"
+        if name in BUILTIN:
+            return BUILTIN[name]
     return DEFAULT[alg]
-
-
-def expressible(mapping, alg, hp, first_step):
-    """Whether the class can run the case: a step counter from 1, the fixed hyper-parameters at
-    their values (decoupled does not matter without decay), fp32 state (torch keeps the state in
-    the dtype of the stepped fp32 tensor)."""
-    if first_step < 1 or hp["storage"]["state"] != "f32":
-        return False
-    for name, value in mapping.fixed.items():
-        if name == "decoupled" and hp["weightDecay"] == 0.0:
-            continue
-        if hp[name] != value:
-            return False
-    return True
 
 
 def _tensor(t):
@@ -155,7 +112,8 @@ def run_case(factory, mapping, alg, case):
             # torch.optim keeps 'step' as a float32 scalar tensor and adds 1 before the update:
             # a stored firstStep-1 makes the first update use t = firstStep (float32: counts
             # above 2^24 are rounded, as in torch).
-            state[mapping.step] = torch.tensor(float(case.first_step - 1))
+            state[mapping.step] = (case.first_step - 1 if mapping.step_int else
+                                   torch.tensor(float(case.first_step - 1)))
         if state:
             opt.state[p] = state
     rows = {}
@@ -174,7 +132,6 @@ def run_case(factory, mapping, alg, case):
     return {name: torch.stack(r) for name, r in rows.items()}
 
 
-
 def write(vectors_json, out, pick, adapter=f"optcert.torch {__version__}", label="", verbose=False):
     """Runs the family at vectors_json and writes the results file `out`. pick(alg, hp) gives the
     (factory, Mapping) of a case's hyper-parameters; label is appended to the impl names.
@@ -183,27 +140,12 @@ def write(vectors_json, out, pick, adapter=f"optcert.torch {__version__}", label
     hyper-parameter."""
     fam = load_elementwise(vectors_json, {"adam": "torch", "sgd": "torch", "lion": "torch"},
                            _HEX.get, lambda alg: _BOOL[alg], state_names)
-    results, statuses, used = {}, {}, set()
-    for case in fam.cases:
-        factory, mapping = pick(fam.algorithm, case.hparams)
-        missing = mapping.covers(_HEX[fam.algorithm] + _BOOL[fam.algorithm])
-        if missing:
-            raise ValueError(f"the mapping of {public_name(factory)} does not say what it does with "
-                             f"{', '.join(missing)} (Mapping.hparams or Mapping.fixed)")
-        detail = ""
-        if not expressible(mapping, fam.algorithm, case.hparams, case.first_step):
-            status = "unsupported"
-        else:
-            used.add(public_name(factory))
-            try:
-                for name, arr in run_case(factory, mapping, fam.algorithm, case).items():
-                    results[(case.tc_id, name)] = _numpy(arr)
-                status = "ok"
-            except Exception as e:  # whatever the library raises is its way of refusing the case
-                status, detail = "rejected", f"{type(e).__name__}: {e}"
-        statuses[case.tc_id] = status
-        if verbose:
-            print(f"  {fam.name}/{case.tc_id}: {status} {detail}".rstrip())
+
+    def run(factory, mapping, case):
+        return {name: _numpy(arr) for name, arr in run_case(factory, mapping, fam.algorithm, case).items()}
+
+    results, statuses, used = run_family(fam, pick, _HEX[fam.algorithm] + _BOOL[fam.algorithm], run,
+                                         verbose)
     versions = [f"torch {torch.__version__}"]
     for dist in sorted({n.split(".")[0].replace("_", "-") for n in used} - {"torch"}):
         try:
@@ -221,7 +163,7 @@ def certify(factory, family="adam-torch", mapping=None, cls="fp32", vectors=None
     """Certifies factory (a torch.optim.Optimizer-compatible class, or a functools.partial of one
     with extra keywords such as foreach=True) on `family`: returns the optcert.Certificate.
     mapping: a Mapping when the class names hyper-parameters or state otherwise than its known
-    base class (builtin_mappings) or torch.optim (DEFAULT); out: keep the results file there;
+    base class (BUILTIN) or torch.optim (DEFAULT); out: keep the results file there;
     html: write the HTML certificate there."""
     def pick(alg, hp):
         return factory, mapping or mapping_for(factory, alg)
