@@ -39,7 +39,7 @@ static oc_status pick(const char *path, json_t *h, const char *key, const char *
 static oc_status te_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
                           oc_diag *d)
 {
-    int m, a, b;
+    int m = 0, a = 0, b = 0; /* pick() sets each on success (GCC -O3 cannot see that) */
     oc_status st;
     if (strcmp(profile, "fusedadam") != 0)
         return oc_fail(d, OC_ERR_FORMAT, "%s: unknown te-storage profile '%s'", path, profile);
