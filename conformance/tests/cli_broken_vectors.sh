@@ -20,6 +20,9 @@ check() { # expected-substring command...
         exit 1
     fi
 }
+rejected() { # family expected-substring: its edited copy in $tmp, certified, exits 2 with it
+    check "$2" "$optcert" certify --vectors "$tmp" --family "$1"
+}
 cp -r "$root/vectors/lion-torch" "$tmp/"
 head -c 100 "$root/vectors/lion-torch/lion-torch.safetensors" >"$tmp/lion-torch/lion-torch.safetensors"
 for cmd in certify families mutants; do
@@ -42,7 +45,7 @@ json.dump(d, open(sys.argv[2], 'w'))" "$step.json" "$tmp/step-megatron/step-mega
 rm -rf "$tmp/lion-torch"
 mkdir "$tmp/step-megatron"
 edit "del d['tensors']"
-check "step-megatron.json: tcId 1: tensor '1/state' needs a tensors file" "$optcert" certify --vectors "$tmp" --family step-megatron
+rejected step-megatron "step-megatron.json: tcId 1: tensor '1/state' needs a tensors file"
 edit "d['testGroups'][0]['tests'][0]['inputs']['state'] = '__metadata__'"
 /usr/bin/python3 -c "import json, struct, sys
 b = open(sys.argv[1], 'rb').read()
@@ -51,14 +54,14 @@ h = json.loads(b[8:8 + n])
 h['__metadata__'] = {'note': 'not a tensor'}
 h = json.dumps(h).encode()
 open(sys.argv[2], 'wb').write(struct.pack('<Q', len(h)) + h + b[8 + n:])" "$step.safetensors" "$tmp/step-megatron/step-megatron.safetensors"
-check "step-megatron.safetensors: '__metadata__' is not a tensor" "$optcert" certify --vectors "$tmp" --family step-megatron
+rejected step-megatron "step-megatron.safetensors: '__metadata__' is not a tensor"
 rm "$tmp/step-megatron/step-megatron.safetensors"
 mkfifo "$tmp/step-megatron/step-megatron.safetensors"
-check "step-megatron.safetensors: not a regular file" "$optcert" certify --vectors "$tmp" --family step-megatron
+rejected step-megatron "step-megatron.safetensors: not a regular file"
 check "step-megatron.safetensors: not a regular file" "$optcert" judge --results "$tmp/step-megatron/step-megatron.safetensors" --vectors "$tmp"
 rm "$tmp/step-megatron/step-megatron.json"
 mkfifo "$tmp/step-megatron/step-megatron.json"
-check "step-megatron.json: not a regular file" "$optcert" certify --vectors "$tmp" --family step-megatron
+rejected step-megatron "step-megatron.json: not a regular file"
 mkdir "$tmp/results.safetensors"
 check "results.safetensors: not a regular file" "$optcert" judge --results "$tmp/results.safetensors" --vectors "$tmp"
 check "/dev/zero: not a regular file" "$optcert" judge --results /dev/zero --vectors "$tmp"
@@ -80,43 +83,43 @@ done
 check "/MISSING: no such directory" "$optcert" judge --results "$root/vectors/sgd-torch/sgd-torch.safetensors" --vectors "$tmp/MISSING"
 # A muon-adamw-route case whose parameter.shape disagrees with rows x cols (was heap corruption).
 fam muon-adamw-route "tests[0]['parameter']['shape'] = [64, 8]"
-check "muon-adamw-route.json: tcId 1: parameter.shape (512 elements, stored as \[64, 8\]) disagrees with rows x cols = \[32, 8\]" "$optcert" certify --vectors "$tmp" --family muon-adamw-route
+rejected muon-adamw-route "muon-adamw-route.json: tcId 1: parameter.shape (512 elements, stored as \[64, 8\]) disagrees with rows x cols = \[32, 8\]"
 fam muon-adamw-route "tests[9]['parameter']['shape'] = [12, 2, 4]"
-check "tcId 10: parameter.shape (96 elements, stored as \[12, 8\]) disagrees with rows x cols = \[8, 12\]" "$optcert" certify --vectors "$tmp" --family muon-adamw-route
+rejected muon-adamw-route "tcId 10: parameter.shape (96 elements, stored as \[12, 8\]) disagrees with rows x cols = \[8, 12\]"
 rm -rf "$tmp/muon-adamw-route"
 # Tolerances: not finite, negative, or above what the derivation allows.
 fam schedule-megatron "tests[0]['points'][0]['lrTol'] = 'inf'"
-check "schedule-megatron.json: tcId 1: tolerance lrTol\[0\] = inf: must be finite" "$optcert" certify --vectors "$tmp" --family schedule-megatron
+rejected schedule-megatron "schedule-megatron.json: tcId 1: tolerance lrTol\[0\] = inf: must be finite"
 fam schedule-megatron "tests[0]['points'][0]['wdTol'] = '0x1p+0'"
-check "schedule-megatron.json: tcId 1: tolerance wdTol\[0\] = 1: must be finite, >= 0 and <=" "$optcert" certify --vectors "$tmp" --family schedule-megatron
+rejected schedule-megatron "schedule-megatron.json: tcId 1: tolerance wdTol\[0\] = 1: must be finite, >= 0 and <="
 rm -rf "$tmp/schedule-megatron"
 fam clip-torch "tests[0]['expected']['gradRelTol'] = 'inf'"
-check "clip-torch.json: tcId 1: tolerance gradRelTol\[0\] = inf" "$optcert" certify --vectors "$tmp" --family clip-torch
+rejected clip-torch "clip-torch.json: tcId 1: tolerance gradRelTol\[0\] = inf"
 fam clip-torch "tests[0]['expected']['normTol'] = '0x1p+10'"
-check "clip-torch.json: tcId 1: tolerance normTol\[0\] = 1024: must be" "$optcert" certify --vectors "$tmp" --family clip-torch
+rejected clip-torch "clip-torch.json: tcId 1: tolerance normTol\[0\] = 1024: must be"
 rm -rf "$tmp/clip-torch"
 fam muonclip-kimi "[t for t in tests if t['result'] == 'valid'][0]['expected']['relTol'] = '0x1p-3'"
-check "muonclip-kimi.json: tcId [0-9]*: tolerance relTol\[0\] = 0.125: must be finite, >= 0 and <= 4.76837e-07" "$optcert" certify --vectors "$tmp" --family muonclip-kimi
+rejected muonclip-kimi "muonclip-kimi.json: tcId [0-9]*: tolerance relTol\[0\] = 0.125: must be finite, >= 0 and <= 4.76837e-07"
 rm -rf "$tmp/muonclip-kimi"
 # VEC-FMT-19: a bit pattern outside its format, a test without a direction, an unknown moment
 # format.
 fam te-storage-fusedadam "[t for t in tests if t['direction'] == 'load'][0]['inputs']['param'][0] = 65536"
-check "te-storage-fusedadam.json: tcId 2: inputs.param\[0\] is not a bit pattern" "$optcert" certify --vectors "$tmp" --family te-storage-fusedadam
+rejected te-storage-fusedadam "te-storage-fusedadam.json: tcId 2: inputs.param\[0\] is not a bit pattern"
 fam te-storage-fusedadam "del tests[0]['direction']"
-check "te-storage-fusedadam.json: tcId 1: needs direction store or load" "$optcert" certify --vectors "$tmp" --family te-storage-fusedadam
+rejected te-storage-fusedadam "te-storage-fusedadam.json: tcId 1: needs direction store or load"
 fam te-storage-fusedadam "d['testGroups'][0]['hparams']['expAvg'] = 'fp4'"
-check "te-storage-fusedadam.json: hparams.expAvg must be one of" "$optcert" certify --vectors "$tmp" --family te-storage-fusedadam
+rejected te-storage-fusedadam "te-storage-fusedadam.json: hparams.expAvg must be one of"
 rm -rf "$tmp/te-storage-fusedadam"
 # A NaN hyper-parameter in a case marked valid is a bad vector, not an implementation failure.
 fam sgd-torch "d['testGroups'][0]['hparams']['lr'] = 'nan'"
-check "sgd-torch.json: tcId 1: hyper-parameter 'lr' is NaN in a valid case" "$optcert" certify --vectors "$tmp" --family sgd-torch
+rejected sgd-torch "sgd-torch.json: tcId 1: hyper-parameter 'lr' is NaN in a valid case"
 rm -rf "$tmp/sgd-torch"
 fam step-megatron "[t for t in tests if t['result'] == 'valid'][0]['optimizers'][0]['hparams']['lr'] = 'nan'"
-check "step-megatron.json: tcId [0-9]*: hyper-parameter 'lr' is NaN in a valid case" "$optcert" certify --vectors "$tmp" --family step-megatron
+rejected step-megatron "step-megatron.json: tcId [0-9]*: hyper-parameter 'lr' is NaN in a valid case"
 rm -rf "$tmp/step-megatron"
 # A duplicate tcId (VEC-FMT-2).
 fam sgd-torch "tests[5]['tcId'] = tests[2]['tcId']"
-check "sgd-torch.json: duplicate tcId 3" "$optcert" certify --vectors "$tmp" --family sgd-torch
+rejected sgd-torch "sgd-torch.json: duplicate tcId 3"
 rm -rf "$tmp/sgd-torch"
 # Results files (VEC-RES-5): wrong family, unknown tcId, missing tensor, wrong dtype or shape,
 # unknown status, bad route are problems of the file: exit 2 naming it.
@@ -188,28 +191,28 @@ struct.pack_into(f, b, o, $6)
 open(sys.argv[7], 'wb').write(b)" "$1" "$2" "$3" "$4" "$5" "$tmp/$1/$1.json" "$tmp/$1/$1.safetensors"
 }
 tol adam-torch 1 p tolFp32 5 1e30
-check "adam-torch.json: tcId 1: tolerance p\[5\] = 1e+30: must be finite, >= 0 and <= .* (VEC-TOL-1)" "$optcert" certify --vectors "$tmp" --family adam-torch
+rejected adam-torch "adam-torch.json: tcId 1: tolerance p\[5\] = 1e+30: must be finite, >= 0 and <= .* (VEC-TOL-1)"
 tol adam-torch 1 v tolFp32 3 "S / 8 + 2 ** -90"
-check "adam-torch.json: tcId 1: tolerance v\[3\] = .*(VEC-TOL-1)" "$optcert" certify --vectors "$tmp" --family adam-torch
+rejected adam-torch "adam-torch.json: tcId 1: tolerance v\[3\] = .*(VEC-TOL-1)"
 rm -rf "$tmp/adam-torch"
 tol sgd-torch-mixed 1 master tolFp32 0 1e30
-check "sgd-torch-mixed.json: tcId 1: tolerance master\[0\] = 1e+30: .*(VEC-TOL-1)" "$optcert" certify --vectors "$tmp" --family sgd-torch-mixed
+rejected sgd-torch-mixed "sgd-torch-mixed.json: tcId 1: tolerance master\[0\] = 1e+30: .*(VEC-TOL-1)"
 rm -rf "$tmp/sgd-torch-mixed"
 tol step-megatron 2 value tol 7 1e30
-check "step-megatron.json: tcId 2: tolerance value\[7\] = 1e+30: .*(VEC-TOL-1)" "$optcert" certify --vectors "$tmp" --family step-megatron
+rejected step-megatron "step-megatron.json: tcId 2: tolerance value\[7\] = 1e+30: .*(VEC-TOL-1)"
 rm -rf "$tmp/step-megatron"
 tol muon-keller 1 p tol 2 1e30
-check "muon-keller.json: tcId 1: tolerance p\[2\] = 1e+30: .*(VEC-TOL-1)" "$optcert" certify --vectors "$tmp" --family muon-keller
+rejected muon-keller "muon-keller.json: tcId 1: tolerance p\[2\] = 1e+30: .*(VEC-TOL-1)"
 rm -rf "$tmp/muon-keller"
 tol ns-simple 1 x tol 3 1e30
-check "ns-simple.json: tcId 1: tolerance x\[3\] = 1e+30: .*(VEC-TOL-1)" "$optcert" certify --vectors "$tmp" --family ns-simple
+rejected ns-simple "ns-simple.json: tcId 1: tolerance x\[3\] = 1e+30: .*(VEC-TOL-1)"
 rm -rf "$tmp/ns-simple"
 # VEC-FMT-18: a valid case whose Muon block partition or MuonClip layout does not fit its shape.
 fam muon-split-qkv "d['testGroups'][0]['hparams']['qkvHeadDim'] = 5"
-check "muon-split-qkv.json: tcId 1: the partition (tpSize, tpDim, qkvHeads, qkvGroups, qkvHeadDim) does not fit rows x cols = \[48, 32\]" "$optcert" certify --vectors "$tmp" --family muon-split-qkv
+rejected muon-split-qkv "muon-split-qkv.json: tcId 1: the partition (tpSize, tpDim, qkvHeads, qkvGroups, qkvHeadDim) does not fit rows x cols = \[48, 32\]"
 rm -rf "$tmp/muon-split-qkv"
 fam muonclip-kimi "d['testGroups'][0]['hparams']['groups'] = 3"
-check "muonclip-kimi.json: tcId 1: heads, groups, headDim, hidden do not form a layout" "$optcert" certify --vectors "$tmp" --family muonclip-kimi
+rejected muonclip-kimi "muonclip-kimi.json: tcId 1: heads, groups, headDim, hidden do not form a layout"
 rm -rf "$tmp/muonclip-kimi"
 # Non-regular files in every command: a family file that is a FIFO (selftest, mutants, families,
 # vectors verify), a plugin that is a FIFO or a directory, a FIFO in the tree optcert trace reads.
