@@ -469,7 +469,7 @@ def scaling_section(lib, pairs, sizes):
     avail = int(open("/proc/meminfo").read().split("MemAvailable:")[1].split()[0]) * 1024
     for n in sizes:
         need = 18 * n
-        if need > 0.7 * avail:
+        if need > 0.8 * avail:
             rows.append([f"{n / 1e6:.0f} M", "-", "not run", f"needs {need / 2**30:.1f} GiB of the "
                          f"{avail / 2**30:.1f} GiB available", "", "", "", ""])
             continue
