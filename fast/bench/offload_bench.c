@@ -65,8 +65,9 @@ static int instance_init(instance *x, size_t nt, size_t n, const float *p0, cons
     }
     int bad = 0;
     if (fraction > 0) {
+        /* Megatron's defaults pin both (LAYOUT-OFFLOAD-7); the memcpy device pins nothing */
         oc_offload_config cfg = {host, overlap, adamw_step, &x->step, adamw_step, &x->step,
-                                 oc_offload_copier_memcpy()};
+                                 oc_offload_copier_memcpy(), 1, 1};
         bad = oc_offload_split(nt, numel, fraction, host) != OC_OK ||
               oc_offload_create(&cfg, nt, x->t, &x->off) != OC_OK;
     }

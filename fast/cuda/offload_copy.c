@@ -1,8 +1,8 @@
 /* LAYOUT-OFFLOAD-3 on a GPU (spec/layouts.md §10): the CPU offload's copies as cudaMemcpyAsync
  * on a stream per direction, each waited for before it returns (the engine's streams order
  * them), so that both directions and the context's compute stream can run side by side. The
- * host buffers are the engine's own (pageable: the driver stages them; Megatron pins its
- * copies, which this does not). */
+ * engine's host buffers that Megatron pins (LAYOUT-OFFLOAD-7) are page-locked with
+ * cudaHostAlloc, so that the copies are DMA from them; the others are pageable. */
 #include <stdlib.h>
 #include "optcert/fast_cuda.h"
 #include "host.h"
@@ -29,6 +29,24 @@ static oc_status to_device(void *ctx, void *dst, const void *src, size_t bytes)
     return copy_on(((copy_streams *)ctx)->to_device, dst, src, bytes);
 }
 
+static void *host_alloc(void *ctx, size_t bytes, int pinned)
+{
+    (void)ctx;
+    void *p = NULL;
+    if (!pinned)
+        return malloc(bytes);
+    return cudaHostAlloc(&p, bytes, cudaHostAllocDefault) ? NULL : p;
+}
+
+static void host_free(void *ctx, void *p, int pinned)
+{
+    (void)ctx;
+    if (pinned)
+        cudaFreeHost(p);
+    else
+        free(p);
+}
+
 oc_status oc_cuda_offload_copier(oc_offload_copier *out)
 {
     if (!out)
@@ -43,7 +61,7 @@ oc_status oc_cuda_offload_copier(oc_offload_copier *out)
         free(s);
         return oc_cuda_status(err);
     }
-    *out = (oc_offload_copier){s, to_host, to_device};
+    *out = (oc_offload_copier){s, to_host, to_device, host_alloc, host_free};
     return OC_OK;
 }
 

@@ -38,6 +38,7 @@ struct oc_offload {
     unsigned char *on_host; /* [nt] the split */
     size_t *hidx;      /* [nhost] index in t of each host tensor, in order */
     oc_fast_tensor *h; /* [nhost] the host copies (param, grad staging, states, model staging) */
+    unsigned char *with_model; /* [nhost] whether the device tensor has a 16-bit model copy */
     oc_fast_tensor *d; /* [ndev] the device group of the current step */
     float **parked; /* [4 nt] device data held on the host by offload_to_cpu (NULL: none) */
     const oc_fast_tensor *t; /* the current step's device tensors */
@@ -216,7 +217,7 @@ static oc_status copy_bytes(void *ctx, void *dst, const void *src, size_t bytes)
 
 oc_offload_copier oc_offload_copier_memcpy(void)
 {
-    return (oc_offload_copier){NULL, copy_bytes, copy_bytes};
+    return (oc_offload_copier){NULL, copy_bytes, copy_bytes, NULL, NULL};
 }
 
 static void stop_streams(oc_offload *off)
@@ -258,6 +259,38 @@ static oc_status start_streams(oc_offload *off)
     return OC_OK;
 }
 
+/* LAYOUT-OFFLOAD-7 (hybrid_optimizer.py at NVIDIA/Megatron-LM@d98e8a64): the parameter's host
+ * clone is always pinned (L274) — for a 16-bit parameter that clone is the model staging, and
+ * its fp32 master is pinned with pin_cpu_params (L277-280) —; the gradient staging with
+ * pin_cpu_grads (L108-111); the states, made by the host optimizer, never. */
+int oc_offload_pins(const oc_offload_config *cfg, int slot, int has_model)
+{
+    switch (slot) {
+    case OC_OFFLOAD_PARAM: return !has_model || cfg->pin_cpu_params;
+    case OC_OFFLOAD_GRAD: return cfg->pin_cpu_grads;
+    case OC_OFFLOAD_MODEL: return 1;
+    default: return 0;
+    }
+}
+
+/* A host buffer of the given slot (LAYOUT-OFFLOAD-7), from the copier's host_alloc if it has
+ * one; NULL on failure. */
+static void *host_buffer(const oc_offload *off, int slot, int has_model, size_t bytes)
+{
+    const oc_offload_copier *c = &off->cfg.copier;
+    return c->host_alloc ? c->host_alloc(c->ctx, bytes + 1, oc_offload_pins(&off->cfg, slot, has_model))
+                         : malloc(bytes + 1);
+}
+
+static void host_release(const oc_offload *off, int slot, int has_model, void *p)
+{
+    const oc_offload_copier *c = &off->cfg.copier;
+    if (p && c->host_free)
+        c->host_free(c->ctx, p, oc_offload_pins(&off->cfg, slot, has_model));
+    else
+        free(p);
+}
+
 static void free_parked(oc_offload *off)
 {
     for (size_t i = 0; off->parked && i < 4 * off->nt; i++)
@@ -271,28 +304,38 @@ void oc_offload_free(oc_offload *off)
     if (!off)
         return;
     stop_streams(off);
-    for (size_t i = 0; i < off->nhost; i++) {
-        free(off->h[i].param), free((void *)off->h[i].grad), free(off->h[i].model);
+    for (size_t i = 0; off->h && off->with_model && i < off->nhost; i++) {
+        oc_fast_tensor *h = &off->h[i];
+        int m = off->with_model[i];
+        host_release(off, OC_OFFLOAD_PARAM, m, h->param);
+        host_release(off, OC_OFFLOAD_GRAD, m, (void *)h->grad);
+        host_release(off, OC_OFFLOAD_MODEL, m, h->model);
         for (int k = 0; k < 3; k++)
-            free(off->h[i].state[k]);
+            host_release(off, OC_OFFLOAD_STATE, m, h->state[k]);
     }
     free_parked(off);
-    free(off->len), free(off->on_host), free(off->hidx), free(off->h), free(off->d);
+    free(off->len), free(off->on_host), free(off->hidx), free(off->h), free(off->with_model);
+    free(off->d);
     free(off);
 }
 
-/* A host buffer holding a copy of the n elements of `size` bytes at device address src; NULL
- * when src is NULL or *st is already an error (*st: the copy's failure). */
-static void *host_clone(const oc_offload_copier *c, const void *src, size_t n, size_t size,
-                        oc_status *st)
+/* A buffer holding a copy of the n elements of `size` bytes at device address src: a host
+ * buffer of slot `slot` (from host_buffer) or, slot < 0, a plain one (parked state); NULL when
+ * src is NULL or *st is already an error (*st: the failure). */
+static void *host_clone(const oc_offload *off, int slot, int has_model, const void *src,
+                        size_t n, size_t size, oc_status *st)
 {
     if (!src || *st != OC_OK)
         return NULL;
-    void *p = malloc(n * size + 1);
+    const oc_offload_copier *c = &off->cfg.copier;
+    void *p = slot < 0 ? malloc(n * size + 1) : host_buffer(off, slot, has_model, n * size);
     if (!p)
         *st = OC_ERR_INTERNAL;
     else if ((*st = c->to_host(c->ctx, p, src, n * size)) != OC_OK) {
-        free(p);
+        if (slot < 0)
+            free(p);
+        else
+            host_release(off, slot, has_model, p);
         p = NULL;
     }
     return p;
@@ -321,9 +364,11 @@ oc_status oc_offload_create(const oc_offload_config *cfg, size_t nt, const oc_fa
     off->on_host = calloc(nt + 1, 1);
     off->hidx = calloc(off->nhost + 1, sizeof *off->hidx);
     off->h = calloc(off->nhost + 1, sizeof *off->h);
+    off->with_model = calloc(off->nhost + 1, 1);
     off->d = calloc(off->ndev + 1, sizeof *off->d);
-    oc_status st = off->len && off->on_host && off->hidx && off->h && off->d ? OC_OK
-                                                                          : OC_ERR_INTERNAL;
+    oc_status st = off->len && off->on_host && off->hidx && off->h && off->with_model && off->d
+                       ? OC_OK
+                       : OC_ERR_INTERNAL;
     for (size_t i = 0; i < nt && st == OC_OK; i++)
         off->len[i] = t[i].n, off->on_host[i] = cfg->host[i] != 0;
     oc_fast_isa_active(); /* chosen once here, before the streams can race for it */
@@ -335,11 +380,14 @@ oc_status oc_offload_create(const oc_offload_config *cfg, size_t nt, const oc_fa
         oc_fast_tensor *h = &off->h[k];
         off->hidx[k++] = i;
         h->n = dev->n;
-        h->param = host_clone(&cfg->copier, dev->param, dev->n, sizeof(float), &st);
-        h->grad = st == OC_OK ? malloc(dev->n * sizeof(float) + 1) : NULL;
-        h->model = dev->model && st == OC_OK ? malloc(dev->n * sizeof(uint16_t) + 1) : NULL;
+        int m = off->with_model[k - 1] = dev->model != NULL;
+        h->param = host_clone(off, OC_OFFLOAD_PARAM, m, dev->param, dev->n, sizeof(float), &st);
+        h->grad = st == OC_OK ? host_buffer(off, OC_OFFLOAD_GRAD, m, dev->n * sizeof(float)) : NULL;
+        h->model = m && st == OC_OK ? host_buffer(off, OC_OFFLOAD_MODEL, m, dev->n * sizeof(uint16_t))
+                                    : NULL;
         for (int s = 0; s < 3; s++)
-            h->state[s] = host_clone(&cfg->copier, dev->state[s], dev->n, sizeof(float), &st);
+            h->state[s] = host_clone(off, OC_OFFLOAD_STATE, m, dev->state[s], dev->n, sizeof(float),
+                                     &st);
         if (st == OC_OK && (!h->grad || (dev->model && !h->model)))
             st = OC_ERR_INTERNAL;
     }
@@ -379,7 +427,7 @@ oc_status oc_offload_to_cpu(oc_offload *off, size_t nt, const oc_fast_tensor *t)
     oc_status st = off->parked ? OC_OK : OC_ERR_INTERNAL;
     for (size_t i = 0; i < nt && st == OC_OK; i++)
         for (int slot = 0; !off->on_host[i] && slot < 4; slot++)
-            off->parked[4 * i + slot] = host_clone(&off->cfg.copier, optimizer_buffer(&t[i], slot),
+            off->parked[4 * i + slot] = host_clone(off, -1, 0, optimizer_buffer(&t[i], slot),
                                                    t[i].n, sizeof(float), &st);
     if (st != OC_OK)
         free_parked(off);

@@ -19,7 +19,10 @@
  *                     whose numel reaches fraction * owned (LAYOUT-OFFLOAD-1's walk,
  *                     recomputed here; offload_megatron.py compares it with Megatron's code),
  *                     and 0.3 and 0.5 leave both groups non-empty in at least half of their
- *                     runs on some rank. */
+ *                     runs on some rank;
+ *   LAYOUT-OFFLOAD-7  the engine asks its copier to pin exactly the host buffers Megatron pins
+ *                     (a recording copier; every combination of pin_cpu_grads and
+ *                     pin_cpu_params), and frees each as it was made. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,7 +172,67 @@ typedef struct run_cfg {
     oc_fast_dtype mode;
     double fraction;
     int overlap;
+    int pin_cpu_grads, pin_cpu_params;
 } run_cfg;
+
+/* A copier that records each host buffer the engine makes and whether it asked to pin it
+ * (LAYOUT-OFFLOAD-7); memcpy for the copies. */
+enum { MAX_BUFFERS = 8 * NP };
+typedef struct recorder {
+    void *p[MAX_BUFFERS];
+    int pinned[MAX_BUFFERS];
+    int n, bad_free;
+} recorder;
+
+static void *record_alloc(void *ctx, size_t bytes, int pinned)
+{
+    recorder *r = ctx;
+    void *p = r->n < MAX_BUFFERS ? malloc(bytes) : NULL;
+    if (p)
+        r->p[r->n] = p, r->pinned[r->n++] = pinned;
+    return p;
+}
+
+static void record_free(void *ctx, void *p, int pinned)
+{
+    recorder *r = ctx;
+    int i = 0;
+    while (i < r->n && r->p[i] != p)
+        i++;
+    r->bad_free += i == r->n || r->pinned[i] != pinned; /* unknown, or freed as the other kind */
+    if (i < r->n)
+        r->p[i] = NULL;
+    free(p);
+}
+
+/* Whether p was made pinned (-1: not made by the recorder). */
+static int recorded_pin(const recorder *r, const void *p)
+{
+    for (int i = 0; p && i < r->n; i++)
+        if (r->p[i] == p)
+            return r->pinned[i];
+    return -1;
+}
+
+/* LAYOUT-OFFLOAD-7, recomputed from Megatron's hybrid_optimizer.py (d98e8a64 L108-111,
+ * L273-281): failed checks over the host group's buffers. */
+static int check_pins(const recorder *r, const oc_offload *off, const run_cfg *rc, size_t nt,
+                      const unsigned char *host)
+{
+    int bad = 0;
+    for (size_t i = 0; i < nt; i++) {
+        if (!host[i])
+            continue;
+        oc_fast_tensor h = oc_offload_host_tensor(off, i);
+        int bf16 = rc->mode != OC_FAST_MODEL_NONE;
+        bad += recorded_pin(r, h.param) != (!bf16 || rc->pin_cpu_params); /* L274, L279-280 */
+        bad += recorded_pin(r, h.grad) != rc->pin_cpu_grads;               /* L110 */
+        bad += bf16 && recorded_pin(r, h.model) != 1;                      /* L274 */
+        for (int k = 0; k < nstates(rc->f); k++)
+            bad += recorded_pin(r, h.state[k]) != 0;
+    }
+    return bad;
+}
 
 /* One run: returns the number of failed checks on this rank; *split: both groups are
  * non-empty on this rank. */
@@ -188,12 +251,16 @@ static int run(const run_cfg *rc, const oc_comm *c, int *split)
     const oc_fast_tensor *dev = oc_dist_tensors(&off_side.d, &off_side.b);
     oc_dist_tensors(&ref.d, &ref.b);
     fails += !host || oc_offload_split_layout(&l, c->rank, rc->fraction, host) != OC_OK;
+    recorder rec = {0};
+    oc_offload_copier copier = oc_offload_copier_memcpy();
+    copier.ctx = &rec, copier.host_alloc = record_alloc, copier.host_free = record_free;
     oc_offload_config cfg = {host, rc->overlap, family_step, &sc_off, family_step, &sc_off,
-                             oc_offload_copier_memcpy()};
+                             copier, rc->pin_cpu_grads, rc->pin_cpu_params};
     fails += fails || oc_offload_create(&cfg, nt, dev, &off) != OC_OK;
     if (fails)
         goto out;
     fails += check_split(&off_side.d, host, rc->fraction);
+    fails += check_pins(&rec, off, rc, nt, host);
     *split = memchr(host, 0, nt) && memchr(host, 1, nt);
     poison_group(dev, nt, host, 1);
     oc_clip_config clip = {OC_CLIP_MEGATRON, 1.0, 0, INFINITY, rc->kind != OC_LAYOUT_REPLICATED,
@@ -227,6 +294,9 @@ static int run(const run_cfg *rc, const oc_comm *c, int *split)
                 rc->fraction, rc->overlap);
 out:
     oc_offload_free(off);
+    for (int i = 0; i < rec.n; i++)
+        fails += rec.p[i] != NULL; /* LAYOUT-OFFLOAD-7: every host buffer freed */
+    fails += rec.bad_free;
     free(host);
     side_free(&ref);
     side_free(&off_side);
@@ -247,7 +317,10 @@ int offload_suite(const oc_comm *c, int verbose)
                     for (int overlap = fams[f] != ADAMW; overlap < 2; overlap++) {
                         run_cfg rc = {kinds[k], fams[f],
                                       m ? OC_FAST_MODEL_BF16 : OC_FAST_MODEL_NONE, fractions[x],
-                                      overlap};
+                                      overlap, 0, 0};
+                        /* every pin combination with a non-empty host group, in both modes */
+                        int pins = (int)((x + 2 * (size_t)m + (size_t)overlap) % 4);
+                        rc.pin_cpu_grads = pins & 1, rc.pin_cpu_params = pins >> 1;
                         int split = 0, bad = run(&rc, c, &split) != 0;
                         splits += split;
                         if (c->allreduce_max_int(c->ctx, &bad) != OC_OK)

@@ -119,6 +119,32 @@ static oc_status offload_host_part(void *p, const oc_fast_opts *o, size_t nt,
     return st;
 }
 
+/* LAYOUT-OFFLOAD-7 with pin_cpu_grads and pin_cpu_params: the host group's parameter or master,
+ * gradient and model staging are page-locked host memory, its states pageable. Returns the
+ * number of buffers that differ. */
+static int pinned_as_megatron(const oc_offload *off, size_t nt, const oc_fast_tensor *t,
+                              const unsigned char *host)
+{
+    int bad = 0;
+    for (size_t i = 0; i < nt; i++) {
+        if (!host[i])
+            continue;
+        oc_fast_tensor h = oc_offload_host_tensor(off, i);
+        const void *pinned[] = {h.param, h.grad, t[i].model ? h.model : NULL};
+        for (size_t k = 0; k < 3; k++) {
+            struct cudaPointerAttributes a;
+            bad += pinned[k] && (cudaPointerGetAttributes(&a, pinned[k]) != cudaSuccess ||
+                                 a.type != cudaMemoryTypeHost);
+        }
+        for (int k = 0; k < 3; k++) {
+            struct cudaPointerAttributes a;
+            bad += h.state[k] && cudaPointerGetAttributes(&a, h.state[k]) == cudaSuccess &&
+                   a.type == cudaMemoryTypeHost;
+        }
+    }
+    return bad;
+}
+
 /* The fixture's runner: half the list (oc_offload_split at 0.5) offloaded to the host through
  * the offload engine with overlap, the rest stepped on the GPU; the host copies written back
  * into the fixture's tensors after the step. */
@@ -138,9 +164,12 @@ static oc_status offloaded_gpu_step(const fx_case *c, int64_t step, size_t nt,
     oc_status st = oc_offload_split(nt, numel, 0.5, host);
     if (st == OC_OK)
         st = oc_cuda_offload_copier(&copier);
-    oc_offload_config cfg = {host, 1, offload_device_part, &x, offload_host_part, &x, copier};
-    if (st == OC_OK && (st = oc_offload_create(&cfg, nt, l.d, &off)) == OC_OK)
+    oc_offload_config cfg = {host, 1, offload_device_part, &x, offload_host_part, &x, copier,
+                             1, 1}; /* Megatron's default pin_cpu_grads, pin_cpu_params */
+    if (st == OC_OK && (st = oc_offload_create(&cfg, nt, l.d, &off)) == OC_OK) {
+        CU_ASSERT_EQUAL(pinned_as_megatron(off, nt, t, host), 0);
         st = oc_offload_step(off, &c->opts, nt, l.d);
+    }
     if (st == OC_OK)
         st = oc_cuda_found_nonfinite_sync(ctx, &device_found);
     *found = device_found || x.host_found;

@@ -30,14 +30,18 @@ oc_status oc_offload_split(size_t n, const size_t *numel, double fraction, unsig
 oc_status oc_offload_split_layout(const oc_layout *l, int rank, double fraction,
                                   unsigned char *host);
 
-/* The copies between the two memories: bytes from src to dst, complete on return. */
+/* The copies between the two memories: bytes from src to dst, complete on return. host_alloc
+ * and host_free (both NULL: malloc and free, nothing pinned) make and release the engine's
+ * host buffers; pinned: page-locked, as Megatron's pin_memory() (LAYOUT-OFFLOAD-7). */
 typedef struct oc_offload_copier {
     void *ctx;
     oc_status (*to_host)(void *ctx, void *dst, const void *src, size_t bytes);
     oc_status (*to_device)(void *ctx, void *dst, const void *src, size_t bytes);
+    void *(*host_alloc)(void *ctx, size_t bytes, int pinned);
+    void (*host_free)(void *ctx, void *p, int pinned);
 } oc_offload_copier;
 
-/* The copier of a device that is host memory (memcpy both ways). */
+/* The copier of a device that is host memory (memcpy both ways; nothing to pin). */
 oc_offload_copier oc_offload_copier_memcpy(void);
 
 typedef struct oc_offload oc_offload;
@@ -50,6 +54,9 @@ typedef struct oc_offload_config {
     oc_dist_step_fn host_step; /* the host group's: the same family's fast-cpu step */
     void *host_ctx;
     oc_offload_copier copier;
+    /* Megatron's pin_cpu_grads and pin_cpu_params (both True by default there; 0 here means
+     * False): which host buffers the copier's host_alloc is asked to pin (LAYOUT-OFFLOAD-7). */
+    int pin_cpu_grads, pin_cpu_params;
 } oc_offload_config;
 
 /* Builds the host side for the device tensors t[0..nt-1] (device pointers; the same list,
@@ -69,6 +76,12 @@ oc_status oc_offload_step(void *off, const oc_fast_opts *o, size_t nt, const oc_
 /* The host copy of tensor i (its master or fp32 parameter and states; grad and model are the
  * host staging buffers), or of nothing (n = 0) when tensor i is on the device. */
 oc_fast_tensor oc_offload_host_tensor(const oc_offload *off, size_t i);
+
+/* LAYOUT-OFFLOAD-7: whether the engine asks its copier to pin a host buffer of a tensor (with
+ * a model copy or not): slot 0 the parameter or master, 1 the gradient staging, 2 the 16-bit
+ * model staging, 3 a state. */
+enum { OC_OFFLOAD_PARAM, OC_OFFLOAD_GRAD, OC_OFFLOAD_MODEL, OC_OFFLOAD_STATE };
+int oc_offload_pins(const oc_offload_config *cfg, int slot, int has_model);
 
 /* LAYOUT-OFFLOAD-6: Megatron's offload_to_cpu / restore_from_cpu for the whole optimizer:
  * the device group's state (and masters of tensors with a model copy) copied to the host;
