@@ -104,11 +104,23 @@ static oc_status adam_step(const oc_impl *impl, const oc_hparams *hp, int64_t t,
 
 static double *adam_decay(oc_hparams *hp) { return &hp->adam.weight_decay; }
 
-const oc_algo oc_algo_adam = {"adam", "AdamStep", {"p", "m", "v", "vmax"}, 24,
-                              OC_ADAM_MUTANT_COUNT + MIXED_MUTANTS, adam_mutant, adam_nstate,
-                              adam_parse, adam_supports, oc_load_tensor_case, oc_run_elementwise,
-                              adam_step, OC_ADAM_MUTANT_COUNT, OC_ALG_ADAM, NULL, NULL, NULL,
-                              adam_decay};
+const oc_algo oc_algo_adam = {
+    .name = "adam",
+    .group_type = "AdamStep",
+    .state_names = {"p", "m", "v", "vmax"},
+    .precision = 24,
+    .nmutants = OC_ADAM_MUTANT_COUNT + MIXED_MUTANTS,
+    .mutant_name = adam_mutant,
+    .nstate = adam_nstate,
+    .parse = adam_parse,
+    .supports = adam_supports,
+    .load_case = oc_load_tensor_case,
+    .run = oc_run_elementwise,
+    .step = adam_step,
+    .own_mutants = OC_ADAM_MUTANT_COUNT,
+    .alg = OC_ALG_ADAM,
+    .decay = adam_decay,
+};
 
 /* ---- SGD ---- */
 static const char *sgd_mutant(int mu)
@@ -155,11 +167,23 @@ static oc_status sgd_step(const oc_impl *impl, const oc_hparams *hp, int64_t t, 
 
 static double *sgd_decay(oc_hparams *hp) { return &hp->sgd.weight_decay; }
 
-const oc_algo oc_algo_sgd = {"sgd", "SgdStep", {"p", "buf"}, 24,
-                             OC_SGD_MUTANT_COUNT + MIXED_MUTANTS, sgd_mutant, sgd_nstate,
-                             sgd_parse, sgd_supports, oc_load_tensor_case, oc_run_elementwise,
-                             sgd_step, OC_SGD_MUTANT_COUNT, OC_ALG_SGD, NULL, NULL, NULL,
-                             sgd_decay};
+const oc_algo oc_algo_sgd = {
+    .name = "sgd",
+    .group_type = "SgdStep",
+    .state_names = {"p", "buf"},
+    .precision = 24,
+    .nmutants = OC_SGD_MUTANT_COUNT + MIXED_MUTANTS,
+    .mutant_name = sgd_mutant,
+    .nstate = sgd_nstate,
+    .parse = sgd_parse,
+    .supports = sgd_supports,
+    .load_case = oc_load_tensor_case,
+    .run = oc_run_elementwise,
+    .step = sgd_step,
+    .own_mutants = OC_SGD_MUTANT_COUNT,
+    .alg = OC_ALG_SGD,
+    .decay = sgd_decay,
+};
 
 /* ---- Lion ---- */
 static const char *lion_mutant(int mu)
@@ -197,18 +221,23 @@ static oc_status lion_step(const oc_impl *impl, const oc_hparams *hp, int64_t t,
 
 static double *lion_decay(oc_hparams *hp) { return &hp->lion.weight_decay; }
 
-const oc_algo oc_algo_lion = {"lion", "LionStep", {"p", "m"}, 24,
-                              OC_LION_MUTANT_COUNT + MIXED_MUTANTS, lion_mutant, lion_nstate,
-                              lion_parse, lion_supports, oc_load_tensor_case, oc_run_elementwise,
-                              lion_step, OC_LION_MUTANT_COUNT, OC_ALG_LION, NULL, NULL, NULL,
-                              lion_decay};
-
-const oc_algo *const oc_algos[OC_NALGOS] = {&oc_algo_adam, &oc_algo_sgd, &oc_algo_lion,
-                                            &oc_algo_schedule, &oc_algo_loss_scale,
-                                            &oc_algo_clip, &oc_algo_newton_schulz,
-                                            &oc_algo_muon, &oc_algo_qk_clip,
-                                            &oc_algo_step, &oc_algo_muon_blocks,
-                                            &oc_algo_muon_route, &oc_algo_te_storage};
+const oc_algo oc_algo_lion = {
+    .name = "lion",
+    .group_type = "LionStep",
+    .state_names = {"p", "m"},
+    .precision = 24,
+    .nmutants = OC_LION_MUTANT_COUNT + MIXED_MUTANTS,
+    .mutant_name = lion_mutant,
+    .nstate = lion_nstate,
+    .parse = lion_parse,
+    .supports = lion_supports,
+    .load_case = oc_load_tensor_case,
+    .run = oc_run_elementwise,
+    .step = lion_step,
+    .own_mutants = OC_LION_MUTANT_COUNT,
+    .alg = OC_ALG_LION,
+    .decay = lion_decay,
+};
 
 const oc_algo *oc_algo_find(const char *name)
 {

@@ -89,14 +89,10 @@ typedef struct oc_algo {
     double *(*decay)(oc_hparams *hp);
 } oc_algo;
 
-extern const oc_algo oc_algo_adam, oc_algo_sgd, oc_algo_lion, oc_algo_schedule;
-extern const oc_algo oc_algo_loss_scale, oc_algo_clip, oc_algo_newton_schulz, oc_algo_muon;
-extern const oc_algo oc_algo_qk_clip;
-extern const oc_algo oc_algo_step;
-extern const oc_algo oc_algo_muon_blocks, oc_algo_muon_route;
-extern const oc_algo oc_algo_te_storage;
-extern const oc_algo *const oc_algos[];
-#define OC_NALGOS 13
+/* Every descriptor `const oc_algo oc_algo_<name> = {...};` of the harness's sources, listed
+ * in oc_algos[OC_NALGOS] by cmake/registry.cmake (issue 16 item 1: no shared list names a
+ * family). */
+#include "algos_registry.h"
 
 /* VEC-FMT-1 readers shared by the descriptors: a hex-float string exact in binary32 (or
  * nan/inf), and a boolean. */

@@ -195,7 +195,18 @@ static const char *clip_quantity(const oc_case *c, int k, size_t j)
     return j == 0 ? "norm" : j == c->n - 1 ? "skipped" : "grad";
 }
 
-const oc_algo oc_algo_clip = {"clip", "ClipStep", {"value"}, 24, OC_CLIP_MUTANT_COUNT,
-                              clip_mutant, clip_nstate, clip_parse, clip_supports,
-                              clip_load_case, clip_run, NULL, 0, OC_ALG_COUNT, NULL, NULL,
-                              clip_quantity, NULL};
+const oc_algo oc_algo_clip = {
+    .name = "clip",
+    .group_type = "ClipStep",
+    .state_names = {"value"},
+    .precision = 24,
+    .nmutants = OC_CLIP_MUTANT_COUNT,
+    .mutant_name = clip_mutant,
+    .nstate = clip_nstate,
+    .parse = clip_parse,
+    .supports = clip_supports,
+    .load_case = clip_load_case,
+    .run = clip_run,
+    .alg = OC_ALG_COUNT,
+    .quantity = clip_quantity,
+};

@@ -124,8 +124,17 @@ static void ls_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_stat
     }
 }
 
-const oc_algo oc_algo_loss_scale = {"loss-scale", "LossScaleUpdate",
-                                    {"scale", "growthTracker", "hysteresisTracker"}, 24,
-                                    OC_LS_MUTANT_COUNT, ls_mutant, ls_nstate, ls_parse,
-                                    ls_supports, ls_load_case, ls_run, NULL, 0,
-                                    OC_ALG_COUNT, NULL, NULL, NULL, NULL};
+const oc_algo oc_algo_loss_scale = {
+    .name = "loss-scale",
+    .group_type = "LossScaleUpdate",
+    .state_names = {"scale", "growthTracker", "hysteresisTracker"},
+    .precision = 24,
+    .nmutants = OC_LS_MUTANT_COUNT,
+    .mutant_name = ls_mutant,
+    .nstate = ls_nstate,
+    .parse = ls_parse,
+    .supports = ls_supports,
+    .load_case = ls_load_case,
+    .run = ls_run,
+    .alg = OC_ALG_COUNT,
+};

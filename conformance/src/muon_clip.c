@@ -120,7 +120,17 @@ static void qk_clip_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc
     free(w);
 }
 
-const oc_algo oc_algo_qk_clip = {"muonclip", "QkClip", {"weight"}, 24, OC_QK_CLIP_MUTANT_COUNT,
-                                 qk_clip_mutant, qk_clip_nstate, qk_clip_parse, qk_clip_supports,
-                                 qk_clip_load_case, qk_clip_run, NULL, 0, OC_ALG_COUNT, NULL,
-                                 NULL, NULL, NULL};
+const oc_algo oc_algo_qk_clip = {
+    .name = "muonclip",
+    .group_type = "QkClip",
+    .state_names = {"weight"},
+    .precision = 24,
+    .nmutants = OC_QK_CLIP_MUTANT_COUNT,
+    .mutant_name = qk_clip_mutant,
+    .nstate = qk_clip_nstate,
+    .parse = qk_clip_parse,
+    .supports = qk_clip_supports,
+    .load_case = qk_clip_load_case,
+    .run = qk_clip_run,
+    .alg = OC_ALG_COUNT,
+};

@@ -215,6 +215,18 @@ static int route_explains(const oc_case *c, const oc_outputs *got, const oc_outp
 }
 
 const oc_algo oc_algo_muon_route = {
-    "muon_route", "RoutedStep", {"p", "m", "v"}, 24, OC_ROUTE_MUTANT_COUNT, route_mutant,
-    route_nstate, route_parse, route_supports, route_load_case, route_run, NULL, 0,
-    OC_ALG_COUNT, route_judge, route_explains, NULL, NULL};
+    .name = "muon_route",
+    .group_type = "RoutedStep",
+    .state_names = {"p", "m", "v"},
+    .precision = 24,
+    .nmutants = OC_ROUTE_MUTANT_COUNT,
+    .mutant_name = route_mutant,
+    .nstate = route_nstate,
+    .parse = route_parse,
+    .supports = route_supports,
+    .load_case = route_load_case,
+    .run = route_run,
+    .alg = OC_ALG_COUNT,
+    .judge = route_judge,
+    .explains = route_explains,
+};

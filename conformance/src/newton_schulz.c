@@ -223,8 +223,21 @@ static int ns_explains(const oc_case *c, const oc_outputs *got, const oc_outputs
 }
 
 const oc_algo oc_algo_newton_schulz = {
-    "newton_schulz", "NewtonSchulz", {"x"}, 24, OC_NS_MUTANT_COUNT, ns_mutant, ns_nstate,
-    ns_parse, ns_supports, ns_load_case, ns_run, NULL, 0, OC_ALG_COUNT, oc_judge_matrix, ns_explains, NULL, NULL};
+    .name = "newton_schulz",
+    .group_type = "NewtonSchulz",
+    .state_names = {"x"},
+    .precision = 24,
+    .nmutants = OC_NS_MUTANT_COUNT,
+    .mutant_name = ns_mutant,
+    .nstate = ns_nstate,
+    .parse = ns_parse,
+    .supports = ns_supports,
+    .load_case = ns_load_case,
+    .run = ns_run,
+    .alg = OC_ALG_COUNT,
+    .judge = oc_judge_matrix,
+    .explains = ns_explains,
+};
 
 /* ---- The Muon step (MUON-*) ---- */
 static const char *muon_mutant(int mu) { return oc_muon_mutant_name((oc_muon_mutant)mu); }
@@ -318,9 +331,21 @@ static void muon_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_st
 }
 
 const oc_algo oc_algo_muon = {
-    "muon", "MuonStep", {"p", "m"}, 24, OC_MUON_MUTANT_COUNT, muon_mutant, muon_nstate,
-    muon_parse, muon_supports, muon_load_case, muon_run, NULL, 0, OC_ALG_COUNT, oc_judge_matrix,
-    ns_explains, NULL, NULL};
+    .name = "muon",
+    .group_type = "MuonStep",
+    .state_names = {"p", "m"},
+    .precision = 24,
+    .nmutants = OC_MUON_MUTANT_COUNT,
+    .mutant_name = muon_mutant,
+    .nstate = muon_nstate,
+    .parse = muon_parse,
+    .supports = muon_supports,
+    .load_case = muon_load_case,
+    .run = muon_run,
+    .alg = OC_ALG_COUNT,
+    .judge = oc_judge_matrix,
+    .explains = ns_explains,
+};
 
 /* ---- Muon over blocks: split QKV, blockwise tensor parallelism (MUON-BLK-*) ---- */
 static const char *blocks_mutant(int mu)
@@ -400,6 +425,18 @@ static void blocks_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_
 }
 
 const oc_algo oc_algo_muon_blocks = {
-    "muon_blocks", "MuonBlockStep", {"p", "m"}, 24, OC_MUON_BLOCK_MUTANT_COUNT, blocks_mutant,
-    muon_nstate, blocks_parse, blocks_supports, blocks_load_case, blocks_run, NULL, 0,
-    OC_ALG_COUNT, oc_judge_matrix, ns_explains, NULL, NULL};
+    .name = "muon_blocks",
+    .group_type = "MuonBlockStep",
+    .state_names = {"p", "m"},
+    .precision = 24,
+    .nmutants = OC_MUON_BLOCK_MUTANT_COUNT,
+    .mutant_name = blocks_mutant,
+    .nstate = muon_nstate,
+    .parse = blocks_parse,
+    .supports = blocks_supports,
+    .load_case = blocks_load_case,
+    .run = blocks_run,
+    .alg = OC_ALG_COUNT,
+    .judge = oc_judge_matrix,
+    .explains = ns_explains,
+};

@@ -132,7 +132,17 @@ static void schedule_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, o
     }
 }
 
-const oc_algo oc_algo_schedule = {"schedule", "ScheduleEval", {"lr", "wd"}, 53,
-                                  OC_SCHED_MUTANT_COUNT, schedule_mutant, schedule_nstate,
-                                  schedule_parse, schedule_supports, schedule_load_case,
-                                  schedule_run, NULL, 0, OC_ALG_COUNT, NULL, NULL, NULL, NULL};
+const oc_algo oc_algo_schedule = {
+    .name = "schedule",
+    .group_type = "ScheduleEval",
+    .state_names = {"lr", "wd"},
+    .precision = 53,
+    .nmutants = OC_SCHED_MUTANT_COUNT,
+    .mutant_name = schedule_mutant,
+    .nstate = schedule_nstate,
+    .parse = schedule_parse,
+    .supports = schedule_supports,
+    .load_case = schedule_load_case,
+    .run = schedule_run,
+    .alg = OC_ALG_COUNT,
+};

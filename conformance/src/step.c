@@ -416,6 +416,19 @@ static void step_judge(const oc_case *c, const oc_outputs *o, int cls, oc_case_r
     }
 }
 
-const oc_algo oc_algo_step = {"guarded-step", "GuardedStep", {"value"}, 24, OC_GUARD_MUTANT_COUNT,
-                              step_mutant, step_nstate, step_parse, step_supports, step_load_case,
-                              step_run, NULL, 0, OC_ALG_COUNT, step_judge, NULL, step_quantity, NULL};
+const oc_algo oc_algo_step = {
+    .name = "guarded-step",
+    .group_type = "GuardedStep",
+    .state_names = {"value"},
+    .precision = 24,
+    .nmutants = OC_GUARD_MUTANT_COUNT,
+    .mutant_name = step_mutant,
+    .nstate = step_nstate,
+    .parse = step_parse,
+    .supports = step_supports,
+    .load_case = step_load_case,
+    .run = step_run,
+    .alg = OC_ALG_COUNT,
+    .judge = step_judge,
+    .quantity = step_quantity,
+};

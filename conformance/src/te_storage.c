@@ -331,7 +331,18 @@ static void te_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_stat
     }
 }
 
-const oc_algo oc_algo_te_storage = {"te-storage", "TeStorage", {"value"}, 53,
-                                    OC_TE_MUTANT_COUNT, te_mutant, te_nstate, te_parse,
-                                    te_supports, te_load_case, te_run, NULL, 0, OC_ALG_COUNT,
-                                    NULL, NULL, te_quantity, NULL};
+const oc_algo oc_algo_te_storage = {
+    .name = "te-storage",
+    .group_type = "TeStorage",
+    .state_names = {"value"},
+    .precision = 53,
+    .nmutants = OC_TE_MUTANT_COUNT,
+    .mutant_name = te_mutant,
+    .nstate = te_nstate,
+    .parse = te_parse,
+    .supports = te_supports,
+    .load_case = te_load_case,
+    .run = te_run,
+    .alg = OC_ALG_COUNT,
+    .quantity = te_quantity,
+};

@@ -28,21 +28,6 @@ typedef struct gen_mixed_algo {
 /* Writes vectors/<a->family>/ (spec/mixed.md); 0 on success. */
 int gen_mixed_family(const gen_options *opt, const char *outdir, const gen_mixed_algo *a);
 
-/* Writes vectors/adam-<profile>/ for every Adam profile into outdir; 0 on success. */
-int gen_adam(const gen_options *opt, const char *outdir);
-
-/* Writes vectors/sgd-<profile>/ (spec/sgd.md); 0 on success. */
-int gen_sgd(const gen_options *opt, const char *outdir);
-
-/* Writes vectors/lion-torch/ (spec/lion.md); 0 on success. */
-int gen_lion(const gen_options *opt, const char *outdir);
-
-/* Writes vectors/schedule-megatron/ (spec/schedule.md); 0 on success. */
-int gen_schedule(const gen_options *opt, const char *outdir);
-
-/* Writes vectors/loss-scale-<profile>/ (spec/loss_scale.md); 0 on success. */
-int gen_loss_scale(const gen_options *opt, const char *outdir);
-
 /* The exact step of hp (with its fp32-class bound) as a stepper for other programs, e.g. the
  * layout suite of fast/tests; hp must outlive it. 0 on success, -1 without memory. Each
  * *_stepper_free releases what the matching constructor allocated. */
@@ -52,12 +37,6 @@ int gen_sgd_stepper(const oc_sgd_hparams *hp, mpfr_prec_t prec, gen_stepper *out
 void gen_sgd_stepper_free(gen_stepper *s);
 int gen_lion_stepper(const oc_lion_hparams *hp, mpfr_prec_t prec, gen_stepper *out);
 void gen_lion_stepper_free(gen_stepper *s);
-
-/* Writes vectors/clip-<profile>/ (spec/clip.md); 0 on success. */
-int gen_clip(const gen_options *opt, const char *outdir);
-
-/* Writes vectors/ns-<profile>/ (spec/muon.md, NS-*); 0 on success. */
-int gen_newton_schulz(const gen_options *opt, const char *outdir);
 
 /* The exact Muon step of one parameter (MUON-*; with a partition, MUON-BLK-*): p' and m'
  * rounded to binary32 and to binary64, and their tolerance tables [class][frobenius, band]
@@ -71,18 +50,6 @@ void gen_muon_exact(const oc_muon_hparams *hp, const oc_muon_partition *part, si
                     size_t cols, const float *p, const float *m, const float *g, long prec,
                     gen_muon_golden *gd);
 void gen_muon_golden_free(gen_muon_golden *gd);
-
-/* Writes vectors/muon-<profile>/ (spec/muon.md, MUON-*); 0 on success. */
-int gen_muon(const gen_options *opt, const char *outdir);
-
-/* Writes vectors/muon-split-qkv/ and vectors/muon-tp-blockwise/ (spec/muon.md, MUON-BLK-*). */
-int gen_muon_blocks(const gen_options *opt, const char *outdir);
-
-/* Writes vectors/muon-adamw-route/ (spec/muon.md, ROUTE-*). */
-int gen_muon_route(const gen_options *opt, const char *outdir);
-
-/* Writes vectors/muonclip-<profile>/ (spec/muon.md, MUONCLIP-*); 0 on success. */
-int gen_muon_clip(const gen_options *opt, const char *outdir);
 
 /* Pieces of the generators other families reuse (gen_step.c): the hyper-parameters as their
  * families write them; the loss scaler's update as spec/loss_scale.md states it (LS-*); the
@@ -98,11 +65,14 @@ size_t gen_clip_exact_norm(mpfr_t norm, mpfr_t sum, mpfr_t t, int inf_norm, size
                            const float *const *g, const size_t *numel);
 double gen_clip_norm_rel(size_t m, int ranks, int inf_norm);
 
-/* Writes vectors/te-storage-fusedadam/ (spec/te_storage.md); 0 on success. */
-int gen_te_storage(const gen_options *opt, const char *outdir);
-
-/* Writes vectors/step-megatron/ (spec/step.md); 0 on success. */
-int gen_step(const gen_options *opt, const char *outdir);
+/* A family's generator (issue 16 item 1): each vectors/gen file defines its own
+ * `const gen_family gen_family_<name> = {...};`, which cmake/registry.cmake lists in
+ * gen_families[] (gen_registry.h); no shared list names it. generate writes
+ * vectors/<family>/ directories into outdir and returns 0 on success. */
+typedef struct gen_family {
+    const char *name;
+    int (*generate)(const gen_options *opt, const char *outdir);
+} gen_family;
 
 /* Writes every family at the given options; 0 on success. */
 int gen_all(const gen_options *opt, const char *outdir);

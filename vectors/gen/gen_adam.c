@@ -428,7 +428,7 @@ static const char *const profile_names[OC_ADAM_PROFILE_COUNT] = {
     [OC_ADAM_TORCH] = "torch", [OC_ADAM_OPTAX] = "optax", [OC_ADAM_PAPER] = "paper",
     [OC_ADAM_KERAS] = "keras"};
 
-int gen_adam(const gen_options *opt, const char *outdir)
+static int gen_adam(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {
         "ADAM-HP-1", "ADAM-HP-2", "ADAM-M-1", "ADAM-V-1", "ADAM-BC-1", "ADAM-EPS-1", "ADAM-DIR-1",
@@ -475,5 +475,8 @@ int gen_adam(const gen_options *opt, const char *outdir)
     adam_exact_free(cx);
     return rc;
 }
+
+/* Writes vectors/adam-<profile> for every Adam profile (spec/adam.md). */
+const gen_family gen_family_adam = {.name = "adam", .generate = gen_adam};
 
 json_t *gen_adam_hparams_json(const oc_adam_hparams *hp) { return hparams_json(hp); }

@@ -408,7 +408,7 @@ static void notes(family *f)
         family_note(f, n[i][0], n[i][1], n[i][2], n[i][3], NULL);
 }
 
-int gen_clip(const gen_options *opt, const char *outdir)
+static int gen_clip(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {
         "CLIP-CFG-1", "CLIP-VIEW-1", "CLIP-FINITE-1", "CLIP-NORM-1", "CLIP-NORM-INF-1",
@@ -440,3 +440,6 @@ int gen_clip(const gen_options *opt, const char *outdir)
     }
     return rc;
 }
+
+/* Writes vectors/clip-<profile> (spec/clip.md). */
+const gen_family gen_family_clip = {.name = "clip", .generate = gen_clip};

@@ -280,7 +280,7 @@ static void mixed_emit(family *f, void *ctx, int variant, float lr, gen_case *c)
     emit(f, ctx, &hp, c);
 }
 
-int gen_lion(const gen_options *opt, const char *outdir)
+static int gen_lion(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {"LION-HP-1", "LION-ERR-1", "LION-DIR-1", "LION-SIGN-1",
                                         "LION-M-1", "LION-WD-1", "LION-UPD-1", "LION-STORE-1",
@@ -307,5 +307,8 @@ int gen_lion(const gen_options *opt, const char *outdir)
         mpfr_clear(cx.x[i]);
     return rc;
 }
+
+/* Writes vectors/lion-torch (spec/lion.md). */
+const gen_family gen_family_lion = {.name = "lion", .generate = gen_lion};
 
 json_t *gen_lion_hparams_json(const oc_lion_hparams *hp) { return hparams_json(hp); }

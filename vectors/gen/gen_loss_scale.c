@@ -299,7 +299,7 @@ static void notes(family *f)
         family_note(f, n[i][0], n[i][1], n[i][2], n[i][3], NULL);
 }
 
-int gen_loss_scale(const gen_options *opt, const char *outdir)
+static int gen_loss_scale(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {
         "LS-CFG-1", "LS-INIT-1", "LS-STATE-1", "LS-GROW-1", "LS-INF-1", "LS-HYST-1",
@@ -324,6 +324,9 @@ int gen_loss_scale(const gen_options *opt, const char *outdir)
     }
     return rc;
 }
+
+/* Writes vectors/loss-scale-<profile> (spec/loss_scale.md). */
+const gen_family gen_family_loss_scale = {.name = "loss_scale", .generate = gen_loss_scale};
 
 void gen_loss_scale_update(const oc_loss_scaler *c, mpfr_prec_t prec, int found_inf,
                            float *scale, long *growth, long *hyst)

@@ -377,7 +377,7 @@ static void cases(family *f, const oc_muon_hparams *hp0, mpfr_prec_t prec)
                              in));
 }
 
-int gen_muon(const gen_options *opt, const char *outdir)
+static int gen_muon(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {"MUON-HP-1", "MUON-MOM-1", "MUON-NEST-1", "MUON-NS-1",
                                         "MUON-SCALE-1", "MUON-WD-1", "MUON-UPD-1",
@@ -405,6 +405,9 @@ int gen_muon(const gen_options *opt, const char *outdir)
     }
     return rc;
 }
+
+/* Writes vectors/muon-<profile> (spec/muon.md, MUON-*). */
+const gen_family gen_family_muon = {.name = "muon", .generate = gen_muon};
 
 /* ---- Blocks: split QKV and blockwise tensor parallelism (MUON-BLK-*) ---- */
 
@@ -509,7 +512,7 @@ static void tp_cases(family *f, const oc_muon_hparams *hp0, mpfr_prec_t prec)
     block_invalid(f, hp0, &bad, "TP size 0", 32, 8);
 }
 
-int gen_muon_blocks(const gen_options *opt, const char *outdir)
+static int gen_muon_blocks(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {"MUON-BLK-ORTH-1", "MUON-BLK-SCALE-1", "MUON-BLK-TOL-1",
                                         "MUON-BLK-TP-1", "MUON-BLK-QKV-1", "MUON-BLK-ERR-1",
@@ -546,6 +549,9 @@ int gen_muon_blocks(const gen_options *opt, const char *outdir)
     }
     return rc;
 }
+
+/* Writes vectors/muon-split-qkv and muon-tp-blockwise (spec/muon.md, MUON-BLK-*). */
+const gen_family gen_family_muon_blocks = {.name = "muon_blocks", .generate = gen_muon_blocks};
 
 /* ---- The mixed Muon + AdamW family over a small model's parameters (ROUTE-*) ---- */
 
@@ -682,7 +688,7 @@ static void route_invalid(family *f, const char *name, const json_t *shape, int 
                              "isEmbeddingOrOutput", 0, "inputs", in));
 }
 
-int gen_muon_route(const gen_options *opt, const char *outdir)
+static int gen_muon_route(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {"ROUTE-PARAM-1", "ROUTE-RULE-1", "ROUTE-HP-1",
                                         "ROUTE-WD-1", "ROUTE-ERR-1", NULL};
@@ -743,3 +749,6 @@ int gen_muon_route(const gen_options *opt, const char *outdir)
     family_free(&f);
     return rc;
 }
+
+/* Writes vectors/muon-adamw-route (spec/muon.md, ROUTE-*). */
+const gen_family gen_family_muon_route = {.name = "muon_route", .generate = gen_muon_route};

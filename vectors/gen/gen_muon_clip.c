@@ -320,7 +320,7 @@ static void notes(family *f, oc_qk_clip_profile pr)
     }
 }
 
-int gen_muon_clip(const gen_options *opt, const char *outdir)
+static int gen_muon_clip(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {
         "MUONCLIP-CFG-1", "MUONCLIP-LAYOUT-1", "MUONCLIP-LOGIT-1", "MUONCLIP-GROUP-1",
@@ -352,3 +352,6 @@ int gen_muon_clip(const gen_options *opt, const char *outdir)
     }
     return rc;
 }
+
+/* Writes vectors/muonclip-<profile> (spec/muon.md, MUONCLIP-*). */
+const gen_family gen_family_muon_clip = {.name = "muon_clip", .generate = gen_muon_clip};

@@ -408,7 +408,7 @@ static void cases(family *f, const oc_ns_hparams *hp, int cert, mpfr_prec_t prec
 #undef VALID
 }
 
-int gen_newton_schulz(const gen_options *opt, const char *outdir)
+static int gen_newton_schulz(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {"NS-HP-1", "NS-IN-1", "NS-SHAPE-1", "NS-NORM-1",
                                         "NS-SCHED-1", "NS-ITER-1", "NS-DOM-1", "NS-STORE-1",
@@ -434,3 +434,7 @@ int gen_newton_schulz(const gen_options *opt, const char *outdir)
     }
     return rc;
 }
+
+/* Writes vectors/ns-<profile> (spec/muon.md, NS-*). */
+const gen_family gen_family_newton_schulz = {.name = "newton_schulz",
+                                             .generate = gen_newton_schulz};

@@ -364,7 +364,7 @@ static void notes(family *f)
         family_note(f, n[i][0], n[i][1], n[i][2], n[i][3], NULL);
 }
 
-int gen_schedule(const gen_options *opt, const char *outdir)
+static int gen_schedule(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {
         "SCHED-CFG-1", "SCHED-POS-1", "SCHED-WARMUP-1", "SCHED-CONST-1", "SCHED-END-1",
@@ -388,3 +388,6 @@ int gen_schedule(const gen_options *opt, const char *outdir)
         mpfr_clear(cx.x[i]);
     return rc;
 }
+
+/* Writes vectors/schedule-megatron (spec/schedule.md). */
+const gen_family gen_family_schedule = {.name = "schedule", .generate = gen_schedule};

@@ -336,7 +336,7 @@ static void mixed_emit(family *f, void *ctx, int variant, float lr, gen_case *c)
 static const char *const profile_names[OC_SGD_PROFILE_COUNT] = {[OC_SGD_TORCH] = "torch",
                                                                 [OC_SGD_EMA] = "ema"};
 
-int gen_sgd(const gen_options *opt, const char *outdir)
+static int gen_sgd(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {"SGD-HP-1", "SGD-HP-2", "SGD-ERR-1", "SGD-MAX-1",
                                         "SGD-WD-1", "SGD-WD-2", "SGD-BUF-1", "SGD-BUF-2",
@@ -369,5 +369,8 @@ int gen_sgd(const gen_options *opt, const char *outdir)
         mpfr_clear(cx.x[i]);
     return rc;
 }
+
+/* Writes vectors/sgd-<profile> (spec/sgd.md). */
+const gen_family gen_family_sgd = {.name = "sgd", .generate = gen_sgd};
 
 json_t *gen_sgd_hparams_json(const oc_sgd_hparams *hp) { return hparams_json(hp); }

@@ -634,7 +634,7 @@ static void notes(family *f)
         family_note(f, n[i][0], n[i][1], n[i][2], n[i][3], NULL);
 }
 
-int gen_step(const gen_options *opt, const char *outdir)
+static int gen_step(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {
         "STEP-ORDER-1", "STEP-UNSCALE-1", "STEP-FOUND-INF-1", "STEP-SCALER-1", "STEP-SKIP-1",
@@ -653,3 +653,6 @@ int gen_step(const gen_options *opt, const char *outdir)
     mpfr_clears(g.norm, g.sum, g.t, g.c, (mpfr_ptr)0);
     return rc;
 }
+
+/* Writes vectors/step-megatron (spec/step.md). */
+const gen_family gen_family_step = {.name = "step", .generate = gen_step};

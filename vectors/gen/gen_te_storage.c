@@ -502,7 +502,7 @@ static void notes(family *f)
         family_note(f, n[i][0], n[i][1], n[i][2], n[i][3], NULL);
 }
 
-int gen_te_storage(const gen_options *opt, const char *outdir)
+static int gen_te_storage(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {
         "TESTORE-FMT-1", "TESTORE-SPLIT-1", "TESTORE-SPLIT-2", "TESTORE-MASTER-1",
@@ -527,3 +527,6 @@ int gen_te_storage(const gen_options *opt, const char *outdir)
     mpfr_clears(g.x, g.y, (mpfr_ptr)0);
     return rc;
 }
+
+/* Writes vectors/te-storage-fusedadam (spec/te_storage.md). */
+const gen_family gen_family_te_storage = {.name = "te_storage", .generate = gen_te_storage};

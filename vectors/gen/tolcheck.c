@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gen.h"
+#include "gen_registry.h"
 
 /* Where each coefficient comes from: the largest proven magnitude over the goals of a file
  * whose names start with a prefix (proofs/gappa/<file>.g). */
@@ -190,12 +191,12 @@ void gen_tolcheck_clip(size_t m, int tensors, int ranks, int inf_norm, double ma
 static const struct {
     const char *fam;
     double factor;
-    int (*gen)(const gen_options *, const char *);
+    const gen_family *gen;
 } families[] = {
-    {"adam", 2.5, gen_adam},
-    {"sgd", 2.5, gen_sgd},
-    {"lion", 2, gen_lion},
-    {"clip", 2, gen_clip},
+    {"adam", 2.5, &gen_family_adam},
+    {"sgd", 2.5, &gen_family_sgd},
+    {"lion", 2, &gen_family_lion},
+    {"clip", 2, &gen_family_clip},
 };
 
 int gen_tolcheck_run(const char *cache)
@@ -215,7 +216,7 @@ int gen_tolcheck_run(const char *cache)
         }
         gen_tolcheck tc = {.proven = &proven, .factor = families[i].factor};
         gen_tolcheck_active = &tc;
-        int failed = families[i].gen(&g, tmp) != 0;
+        int failed = families[i].gen->generate(&g, tmp) != 0;
         gen_tolcheck_active = NULL;
         if (failed) {
             fprintf(stderr, "optcert-gen: %s: regeneration failed\n", families[i].fam);
