@@ -99,6 +99,20 @@ static float *master_of(const oc_ckpt_sub *u, size_t k, size_t pos)
     return u->b->master ? u->b->master + pos : u->b->params + u->d->seg[k].flat;
 }
 
+/* CKPT-FMT-3: the global position of local element j of p, and in *run how many local
+ * elements from j (at most len) follow it contiguously there: all of them unless p is split
+ * on dim 1, where a run ends with its row. */
+static size_t global_run(const oc_ckpt_param *p, size_t j, size_t len, size_t *run)
+{
+    if (!p->cols) {
+        *run = len;
+        return p->base + j;
+    }
+    size_t col = j % p->cols, left = p->cols - col;
+    *run = left < len ? left : len;
+    return j / p->cols * p->dim1 + p->base + col;
+}
+
 /* CKPT-FMT-1: this rank's shard (a safetensors file of 1-D F32 tensors "<key>/<field>", key =
  * "<name>@<start>") in memory, and the JSON list of its pieces. */
 static oc_status build_shard(const oc_ckpt_state *s, unsigned char **out, size_t *out_len,
@@ -119,23 +133,27 @@ static oc_status build_shard(const oc_ckpt_state *s, unsigned char **out, size_t
             const oc_ckpt_param *p = &u->params[g->param];
             if (!writes(u, g->param))
                 continue;
-            char key[512];
-            snprintf(key, sizeof key, "%s@%zu", p->name, p->base + g->off);
-            json_array_append_new(pieces, json_pack("{s:s,s:I,s:[I,I],s:I,s:I,s:s}", "name",
-                                                    p->name, "sub", (json_int_t)k, "shape",
-                                                    (json_int_t)p->dim0, (json_int_t)p->dim1,
-                                                    "start", (json_int_t)(p->base + g->off),
-                                                    "len", (json_int_t)g->len, "key", key));
-            for (int f = -1; f < u->nstates; f++) {
-                char tk[600];
-                snprintf(tk, sizeof tk, "%s/%s", key, f < 0 ? "master" : u->state_names[f]);
-                size_t n = g->len * sizeof(float);
-                memcpy(bytes + at, f < 0 ? master_of(u, i, pos) : u->b->state[f] + pos, n);
-                json_object_set_new(hdr, tk, json_pack("{s:s,s:[I],s:[I,I]}", "dtype", "F32",
-                                                       "shape", (json_int_t)g->len,
-                                                       "data_offsets", (json_int_t)at,
-                                                       (json_int_t)(at + n)));
-                at += n;
+            for (size_t done = 0, run = 0; done < g->len; done += run) { /* CKPT-FMT-3 */
+                size_t start = global_run(p, g->off + done, g->len - done, &run);
+                char key[512];
+                snprintf(key, sizeof key, "%s@%zu", p->name, start);
+                json_array_append_new(pieces, json_pack("{s:s,s:I,s:[I,I],s:I,s:I,s:s}", "name",
+                                                        p->name, "sub", (json_int_t)k, "shape",
+                                                        (json_int_t)p->dim0, (json_int_t)p->dim1,
+                                                        "start", (json_int_t)start, "len",
+                                                        (json_int_t)run, "key", key));
+                for (int f = -1; f < u->nstates; f++) {
+                    char tk[600];
+                    snprintf(tk, sizeof tk, "%s/%s", key, f < 0 ? "master" : u->state_names[f]);
+                    size_t n = run * sizeof(float);
+                    memcpy(bytes + at,
+                           (f < 0 ? master_of(u, i, pos) : u->b->state[f] + pos) + done, n);
+                    json_object_set_new(hdr, tk, json_pack("{s:s,s:[I],s:[I,I]}", "dtype", "F32",
+                                                           "shape", (json_int_t)run,
+                                                           "data_offsets", (json_int_t)at,
+                                                           (json_int_t)(at + n)));
+                    at += n;
+                }
             }
         }
     }
@@ -454,6 +472,18 @@ static oc_status fetch(loader *L, const char *name, const char *field, size_t st
                                  "are in no piece", INDEX_NAME, name, need, end);
 }
 
+/* Local elements [off, off + len) of p's `field` into dst, run by run (CKPT-FMT-3). */
+static oc_status fetch_local(loader *L, const oc_ckpt_param *p, const char *field, size_t off,
+                             size_t len, float *dst)
+{
+    oc_status st = OC_OK;
+    for (size_t done = 0, run = 0; done < len && st == OC_OK; done += run) {
+        size_t start = global_run(p, off + done, len - done, &run);
+        st = fetch(L, p->name, field, start, run, dst + done);
+    }
+    return st;
+}
+
 /* The staging copy of one sub-optimizer's buffers. */
 typedef struct staged {
     float *flat;      /* fp32 mode: the flat parameters */
@@ -478,8 +508,10 @@ static oc_status check_param(loader *L, size_t k, const oc_ckpt_param *p, size_t
         return oc_fail(L->d, OC_ERR_FORMAT, "%s/%s: no parameter %s", L->dir, INDEX_NAME, p->name);
     size_t d0 = (size_t)json_integer_value(json_array_get(shape, 0));
     size_t d1 = (size_t)json_integer_value(json_array_get(shape, 1));
+    int fits = p->cols ? p->base + p->cols <= d1 && numel == d0 * p->cols /* CKPT-FMT-3 */
+                       : p->base + numel <= d0 * d1;
     if ((size_t)json_integer_value(json_object_get(e, "sub")) != k || d0 != p->dim0 ||
-        d1 != p->dim1 || p->base + numel > d0 * d1)
+        d1 != p->dim1 || !fits)
         return oc_fail(L->d, OC_ERR_FORMAT, "%s/%s: parameter %s is [%zu, %zu] of sub-optimizer "
                        "%lld there, [%zu, %zu] (elements from %zu) of %zu here", L->dir,
                        INDEX_NAME, p->name, d0, d1,
@@ -522,7 +554,7 @@ static oc_status load_sub(loader *L, size_t k, const oc_ckpt_sub *u, staged *g)
         const oc_ckpt_param *p = &u->params[i];
         float *dst = mixed ? tmp : g->flat + l->offset[i];
         if ((st = check_param(L, k, p, l->numel[i])) == OC_OK &&
-            (st = fetch(L, p->name, "master", p->base, l->numel[i], dst)) == OC_OK && mixed)
+            (st = fetch_local(L, p, "master", 0, l->numel[i], dst)) == OC_OK && mixed)
             for (size_t j = 0; j < l->numel[i]; j++)
                 g->model[l->offset[i] + j] = oc_narrow(fmt, tmp[j]);
     }
@@ -530,13 +562,13 @@ static oc_status load_sub(loader *L, size_t k, const oc_ckpt_sub *u, staged *g)
     for (size_t i = 0, pos = 0; i < u->d->nseg && st == OC_OK; pos += u->d->seg[i].len, i++) {
         const oc_layout_segment *s = &u->d->seg[i];
         const oc_ckpt_param *p = &u->params[s->param];
-        if (mixed && (st = fetch(L, p->name, "master", p->base + s->off, s->len,
-                                 g->master + pos)) == OC_OK &&
+        if (mixed &&
+            (st = fetch_local(L, p, "master", s->off, s->len, g->master + pos)) == OC_OK &&
             L->mu == OC_CKPT_MUT_MASTER_FROM_MODEL)
             for (size_t j = 0; j < s->len; j++)
                 g->master[pos + j] = oc_widen(fmt, oc_narrow(fmt, g->master[pos + j]));
         for (int f = 0; f < u->nstates && st == OC_OK; f++)
-            st = fetch(L, p->name, u->state_names[f], p->base + s->off, s->len, g->state[f] + pos);
+            st = fetch_local(L, p, u->state_names[f], s->off, s->len, g->state[f] + pos);
     }
     free(tmp);
     return st;

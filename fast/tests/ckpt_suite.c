@@ -1,6 +1,7 @@
 /* The checkpoint suite (spec/checkpoint.md). The model: dense parameters split over pipeline
  * stages (the last stage also holding a copy of the embedding, tied: gradients summed over the
- * embedding group), some split over the TP ranks on dim 0 (the others replicated over TP),
+ * embedding group), some split over the TP ranks on dim 0 (column-parallel), the projections
+ * on dim 1 (row-parallel, CKPT-FMT-3: a piece per row), the others replicated over TP,
  * stepped by a mixed-precision AdamW-AMSGrad (bf16 model copy, fp32 master, m, v, vmax) over
  * the data-parallel group; experts spread over the EP ranks, stepped by an fp32 SGD with Nesterov
  * momentum over the expert-data-parallel group; both under one chained step with a Megatron
@@ -29,10 +30,10 @@ static const struct dense_param {
     const char *name;
     size_t dim0, dim1;
     int stage;    /* pipeline stage when pp = 2 */
-    int tp_split; /* split over TP on dim 0 (else replicated over TP) */
+    int tp_split; /* split over TP: 1 on dim 0, 2 on dim 1 (0: replicated over TP) */
 } dense[NDENSE] = {
-    {"embedding", 250, 24, 0, 1}, {"layer0.qkv", 96, 24, 0, 1},  {"layer0.proj", 24, 48, 0, 0},
-    {"layer0.norm", 24, 1, 0, 0}, {"layer1.qkv", 96, 24, 1, 1},  {"layer1.proj", 24, 48, 1, 0},
+    {"embedding", 250, 24, 0, 1}, {"layer0.qkv", 96, 24, 0, 1},  {"layer0.proj", 24, 48, 0, 2},
+    {"layer0.norm", 24, 1, 0, 0}, {"layer1.qkv", 96, 24, 1, 1},  {"layer1.proj", 24, 48, 1, 2},
     {"layer1.norm", 24, 1, 1, 0}, {"output", 130, 24, 1, 1},     {"final.bias", 7, 1, 1, 0},
 };
 static const size_t expert_shape[EXPERT_PARAMS][2] = {{48, 24}, {24, 48}};
@@ -99,14 +100,28 @@ static oc_status expert_step(void *ctx, const oc_fast_opts *o, size_t nt, const 
     return oc_fast_sgd_step(&sgd, *(const int64_t *)ctx + 1, o, nt, t, NULL);
 }
 
-static void add_param(sub_run *u, const char *name, size_t id, size_t d0, size_t d1, size_t split,
-                     size_t part, int replica)
+/* Parameter `name` of global shape d0 x d1, split into `split` parts on dim `dim` (0 or 1), of
+ * which this rank holds part `part`. */
+static void add_param(sub_run *u, const char *name, size_t id, size_t d0, size_t d1, int dim,
+                      size_t split, size_t part, int replica)
 {
     size_t i = u->np++;
     snprintf(u->names[i], sizeof u->names[i], "%s", name);
     u->id[i] = id;
-    u->shape[i] = (oc_layout_param){d0 / split, d1, d1 == 1 ? 1 : 2, 0};
-    u->cp[i] = (oc_ckpt_param){u->names[i], d0, d1, part * (d0 / split) * d1, replica};
+    if (dim == 1) {
+        u->shape[i] = (oc_layout_param){d0, d1 / split, 2, 0};
+        u->cp[i] = (oc_ckpt_param){u->names[i], d0, d1, part * (d1 / split), replica, d1 / split};
+    } else {
+        u->shape[i] = (oc_layout_param){d0 / split, d1, d1 == 1 ? 1 : 2, 0};
+        u->cp[i] = (oc_ckpt_param){u->names[i], d0, d1, part * (d0 / split) * d1, replica, 0};
+    }
+}
+
+/* The global (logical) index of local element j of parameter p: what the initial values and
+ * the gradients are functions of, so that every grid has one trajectory. */
+static size_t global_of(const oc_ckpt_param *p, size_t j)
+{
+    return p->cols ? j / p->cols * p->dim1 + p->base + j % p->cols : p->base + j;
 }
 
 static void sub_free(sub_run *u)
@@ -140,7 +155,7 @@ static int sub_init(sub_run *u, oc_layout_kind kind, const oc_comm *group, int m
         bad |= !(u->state[k] = calloc(owned, 4));
     for (size_t i = 0; !bad && i < u->np; i++)
         for (size_t j = 0; j < u->l.numel[i]; j++) {
-            float x = init_param(u->id[i] + seed, u->cp[i].base + j);
+            float x = init_param(u->id[i] + seed, global_of(&u->cp[i], j));
             if (mixed)
                 u->model[u->l.offset[i] + j] = oc_narrow(OC_FMT_BF16, x);
             else
@@ -149,7 +164,8 @@ static int sub_init(sub_run *u, oc_layout_kind kind, const oc_comm *group, int m
     for (size_t k = 0, pos = 0; !bad && mixed && k < u->d.nseg; pos += u->d.seg[k].len, k++)
         for (size_t j = 0; j < u->d.seg[k].len; j++)
             u->master[pos + j] = init_param(u->id[u->d.seg[k].param] + seed,
-                                            u->cp[u->d.seg[k].param].base + u->d.seg[k].off + j);
+                                            global_of(&u->cp[u->d.seg[k].param],
+                                                      u->d.seg[k].off + j));
     u->b = (oc_dist_buffers){u->params, u->master, u->model, u->grads,
                              {u->state[0], u->state[1], u->state[2]}};
     return bad;
@@ -173,14 +189,14 @@ static int trainer_init(trainer *t, const ckpt_comms *c, oc_layout_kind kind, si
     for (size_t i = 0; i < NDENSE; i++)
         if (t->g.pp == 1 || dense[i].stage == stage)
             add_param(&t->u[0], dense[i].name, i, dense[i].dim0, dense[i].dim1,
-                      dense[i].tp_split ? (size_t)t->g.tp : 1,
+                      dense[i].tp_split == 2, dense[i].tp_split ? (size_t)t->g.tp : 1,
                       dense[i].tp_split ? (size_t)tp_rank : 0, !dense[i].tp_split && tp_rank);
     /* the output layer of the last stage tied to the embedding (Megatron's shared embedding):
      * a replica the checkpoint does not hold twice (CKPT-OWN-1) */
     t->emb = 0;
     if (t->g.pp == 2 && stage == 1) {
         t->emb = t->u[0].tied = t->u[0].np;
-        add_param(&t->u[0], dense[0].name, 0, dense[0].dim0, dense[0].dim1, (size_t)t->g.tp,
+        add_param(&t->u[0], dense[0].name, 0, dense[0].dim0, dense[0].dim1, 0, (size_t)t->g.tp,
                   (size_t)tp_rank, 1);
     }
     t->u[0].shape[t->emb].shared_embedding = 1;
@@ -190,7 +206,7 @@ static int trainer_init(trainer *t, const ckpt_comms *c, oc_layout_kind kind, si
             char name[32];
             snprintf(name, sizeof name, "expert%d.fc%d", e, j + 1);
             add_param(&t->u[1], name, 100 + (size_t)(e * EXPERT_PARAMS + j), expert_shape[j][0],
-                      expert_shape[j][1], 1, 0, 0);
+                      expert_shape[j][1], 0, 1, 0, 0);
         }
     if (sub_init(&t->u[0], kind, c->group[CKPT_DP], 1, 3, seed) ||
         sub_init(&t->u[1], kind, c->group[CKPT_EDP], 0, 1, seed)) {
@@ -221,7 +237,7 @@ static void fill_grads(sub_run *u, const oc_comm *group, int s)
 {
     for (size_t i = 0; i < u->np; i++)
         for (size_t j = 0; j < u->l.numel[i]; j++) {
-            size_t gj = u->cp[i].base + j;
+            size_t gj = global_of(&u->cp[i], j);
             int k = i == u->tied ? 0 : grad_k(0, u->id[i], gj, s), part = k / group->size;
             int mine = group->rank == 0 ? k - part * (group->size - 1) : part;
             u->grads[u->l.offset[i] + j] = (float)mine * grad_scale(u->id[i], gj);
@@ -336,7 +352,7 @@ static int splits_pieces(const trainer *t, const char *dir)
         for (size_t i = 0; i < t->u[k].d.nseg; i++) {
             const oc_layout_segment *s = &t->u[k].d.seg[i];
             const oc_ckpt_param *p = &t->u[k].cp[s->param];
-            size_t at = p->base + s->off, j;
+            size_t at = global_of(p, s->off), j;
             json_t *e;
             json_array_foreach(json_object_get(json_object_get(params, p->name), "pieces"), j, e) {
                 size_t ps = (size_t)json_integer_value(json_object_get(e, "start"));

@@ -13,9 +13,13 @@
 typedef struct oc_ckpt_param {
     const char *name;   /* logical name, the same on every rank holding a part of it */
     size_t dim0, dim1;  /* its global (logical) shape, row-major; dim1 = 1 for 1-D */
-    size_t base;        /* this rank's tensor is elements [base, base + layout numel) of the
-                         * global one (a tensor-parallel split on dim 0: tp_rank * local numel) */
+    size_t base;        /* cols = 0: this rank's tensor is elements [base, base + layout numel)
+                         * of the global one (whole, or a tensor-parallel split on dim 0:
+                         * tp_rank * local numel); cols > 0: its first column (below) */
     int replica;        /* a copy another rank writes (TP-replicated on tp_rank != 0) */
+    size_t cols;        /* a split on dim 1 (row-parallel, CKPT-FMT-3): this rank holds columns
+                         * [base, base + cols) of every row, as a dim0 x cols row-major tensor;
+                         * 0: not split on dim 1 */
 } oc_ckpt_param;
 
 /* One sub-optimizer of a chained optimizer (a single optimizer: a chain of one). */
