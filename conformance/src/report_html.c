@@ -287,7 +287,8 @@ static void shown_note(FILE *f, const oc_family_report *fr, const size_t *shown,
             fprintf(f, "%s <span class=\"c%zu\">tcId %d%s</span>", i ? "," : "", i, r->tcid,
                     r->verdict == OC_FAIL ? " (FAIL)" : "");
         else
-            fprintf(f, "%s tcId %d%s", i ? "," : "", r->tcid, r->verdict == OC_FAIL ? " (FAIL)" : "");
+            fprintf(f, "%s tcId %d%s", i ? "," : "", r->tcid,
+                    r->verdict == OC_FAIL ? " (FAIL)" : "");
     }
     fprintf(f, " (%zu of the %zu %s; failures first, then by largest error / bound)</p>\n",
             nshown, n, what);
@@ -469,7 +470,8 @@ static void spectrum_plots(FILE *f, const oc_family_report *fr)
         snprintf(title, sizeof title, "%s tcId %d (%s): singular values of the input and of %s",
                  fr->name, r->tcid, oc_verdict_name(r->verdict), after);
         case_open(f, r);
-        frame_open(f, &fm, "spectrum", a->state_names[0], title, "rank (1 = the largest)", "singular value", 0);
+        frame_open(f, &fm, "spectrum", a->state_names[0], title, "rank (1 = the largest)",
+                   "singular value", 0);
         series(f, &fm, "input", 0, x, p->sv_input, order, p->nsv, "input gradient");
         series(f, &fm, "expected", 0, x, p->sv_expected, order, p->nsv, "expected");
         series(f, &fm, "got", 1, x, p->sv_got, order, p->nsv, "observed");
@@ -493,8 +495,9 @@ oc_status oc_report_html(const oc_certificate *cert, const char *path, oc_diag *
           ".pass{fill:#2a7}.fail{fill:#d22}circle.exact{fill:none;stroke:#2a7}"
           "line.grid{stroke:#ddd}line.bound{stroke:#e80;stroke-dasharray:4 3}"
           ".tick{font-size:10px;text-anchor:end}.xtick{text-anchor:middle}.axis{font-size:11px}"
-          "div.case p{margin:.6em 0 0}polyline{fill:none;stroke-width:1.5}polyline.expected{stroke:#333}"
-          "polyline.input{stroke:#999;stroke-dasharray:3 2}circle.got{fill:#e80}"
+          "div.case p{margin:.6em 0 0}polyline{fill:none;stroke-width:1.5}"
+          "polyline.expected{stroke:#333}polyline.input{stroke:#999;stroke-dasharray:3 2}"
+          "circle.got{fill:#e80}circle.mark{fill:#333}circle.mark.input{fill:#999}"
           ".c0{stroke:#1f77b4;color:#1f77b4}.c1{stroke:#ff7f0e;color:#ff7f0e}"
           ".c2{stroke:#2ca02c;color:#2ca02c}.c3{stroke:#9467bd;color:#9467bd}"
           ".c4{stroke:#8c564b;color:#8c564b}.c5{stroke:#e377c2;color:#e377c2}"

@@ -26,8 +26,10 @@ rc_plugin=$?
 set -e
 [ $rc_mutant -eq 1 ] && [ $rc_plugin -eq 0 ] || { echo "exit statuses $rc_mutant, $rc_plugin"; exit 1; }
 "$optcert" certify --impl ref --html "$tmp/r.html" --report "json:$tmp/r.json" >/dev/null
-for m in loss-scale/growth-interval-off-by-one schedule/warmup-off-by-one newton_schulz/one-step-fewer; do
-    fam=$(case $m in loss*) echo loss-scale-megatron;; sched*) echo schedule-megatron;; *) echo ns-simple;; esac)
+for run in loss-scale/growth-interval-off-by-one:loss-scale-megatron \
+           schedule/warmup-off-by-one:schedule-megatron newton_schulz/one-step-fewer:ns-simple; do
+    m=${run%%:*}
+    fam=${run#*:}
     name=$(echo "$m" | tr / _)
     if "$optcert" certify --impl "mutant:$m" --family "$fam" --html "$tmp/$name.html" \
         --report "json:$tmp/$name.json" >/dev/null; then
@@ -62,7 +64,8 @@ def mapping(svg):
     fx = affine([(v, F(t.get("x"))) for t, v in ticks if "xtick" in classes(t)], "x ticks")
     ys = [(math.log10(v) if log else v, F(t.get("y")) - 4) for t, v in ticks
           if "ytick" in classes(t) and not (log and v == 0)]
-    fy, zero = affine(ys, "y ticks"), [F(t.get("y")) - 4 for t, v in ticks if "ytick" in classes(t) and log and v == 0]
+    fy = affine(ys, "y ticks")
+    zero = [F(t.get("y")) - 4 for t, v in ticks if "ytick" in classes(t) and log and v == 0]
     def Y(v):
         if log and v == 0:
             return zero[0]
@@ -134,7 +137,7 @@ def series_plots(root, fam, cases):
                 if key == "trajectory":
                     xs, s = data["x"], data[svg.get("data-output")]
                     order = sorted(range(len(xs)), key=lambda i: xs[i])
-                    want = {"expected": [s["expected"][i] for i in order], "got": [s["got"][i] for i in order]}
+                    want = {k: [s[k][i] for i in order] for k in ("expected", "got")}
                     xs = [xs[i] for i in order]
                 else:
                     xs, want = data["rank"], {k: data[k] for k in ("input", "expected", "got")}

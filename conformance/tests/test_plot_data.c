@@ -11,7 +11,8 @@ static void test_sample(void)
     CU_ASSERT_EQUAL(oc_plot_sample(0, 1000, OC_PLOT_POINTS), 0);
     CU_ASSERT_EQUAL(oc_plot_sample(OC_PLOT_POINTS - 1, 1000, OC_PLOT_POINTS), 999);
     for (size_t b = 1; b < OC_PLOT_POINTS; b++)
-        CU_ASSERT(oc_plot_sample(b, 1000, OC_PLOT_POINTS) > oc_plot_sample(b - 1, 1000, OC_PLOT_POINTS));
+        CU_ASSERT(oc_plot_sample(b, 1000, OC_PLOT_POINTS) >
+                  oc_plot_sample(b - 1, 1000, OC_PLOT_POINTS));
 }
 
 static void test_runs_of_steps(void)
