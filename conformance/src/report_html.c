@@ -325,9 +325,8 @@ static void steps_plot(FILE *f, const oc_family_report *fr)
     }
     char title[160];
     snprintf(title, sizeof title, "%s: error / bound per step", fr->name);
-    frame_open(f, &fm, "steps", "", title, "step of the case (1 = its first step; a point per "
-               "run of steps, at its first)",
-               "largest |error| / bound of the run (1 = the bound, dashed; 0: exact)", 1);
+    frame_open(f, &fm, "steps", "", title, "step in the case (1: its first; a point per run)",
+               "largest |error| / bound of the run (dashed: the bound)", 1);
     for (size_t i = 0; i < nshown; i++) {
         const oc_case_result *r = &fr->cases[shown[i]];
         double x[OC_PLOT_POINTS];
@@ -497,7 +496,7 @@ oc_status oc_report_html(const oc_certificate *cert, const char *path, oc_diag *
           ".tick{font-size:10px;text-anchor:end}.xtick{text-anchor:middle}.axis{font-size:11px}"
           "div.case p{margin:.6em 0 0}polyline{fill:none;stroke-width:1.5}"
           "polyline.expected{stroke:#333}polyline.input{stroke:#999;stroke-dasharray:3 2}"
-          "circle.got{fill:#e80}circle.mark{fill:#333}circle.mark.input{fill:#999}"
+          "circle.got{fill:#e80}circle.mark{fill:currentColor}circle.mark.input{fill:#999}"
           ".c0{stroke:#1f77b4;color:#1f77b4}.c1{stroke:#ff7f0e;color:#ff7f0e}"
           ".c2{stroke:#2ca02c;color:#2ca02c}.c3{stroke:#9467bd;color:#9467bd}"
           ".c4{stroke:#8c564b;color:#8c564b}.c5{stroke:#e377c2;color:#e377c2}"
