@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +194,7 @@ void oc_judge_outputs(const oc_case *c, const oc_outputs *o, oc_class cls, oc_ca
     r->verdict = OC_PASS;
     r->max_ulps = 0;
     r->max_ratio = 0;
+    memset(&r->plot, 0, sizeof r->plot);
     if (c->algo->judge)
         c->algo->judge(c, o, (int)cls, r);
     else
@@ -225,6 +227,8 @@ static int entry_ok(const oc_case *c, int k, size_t j, double got, oc_class cls,
 
 void oc_judge_elementwise(const oc_case *c, const oc_outputs *o, oc_class cls, oc_case_result *r)
 {
+    size_t first_wrong = SIZE_MAX; /* the plots: the first entry index j out of its bound */
+    oc_plot_steps_begin(&r->plot, c->steps, c->first_step);
     for (size_t step = 0; step < c->steps; step++)
         for (int k = 0; k < c->nstate; k++)
             for (size_t i = 0; i < c->n; i++) {
@@ -233,6 +237,9 @@ void oc_judge_elementwise(const oc_case *c, const oc_outputs *o, oc_class cls, o
                 int ok = entry_ok(c, k, j, got, cls, &ulps, &ratio);
                 r->max_ulps = fmax(r->max_ulps, ulps);
                 r->max_ratio = fmax(r->max_ratio, ratio);
+                oc_plot_step_ratio(&r->plot, step, ratio);
+                if (!ok && j < first_wrong)
+                    first_wrong = j;
                 if (!ok && r->verdict == OC_PASS) {
                     r->verdict = OC_FAIL;
                     int digits = c->precision[k] == 53 ? 17 : 9;
@@ -244,6 +251,7 @@ void oc_judge_elementwise(const oc_case *c, const oc_outputs *o, oc_class cls, o
                              c->exp[k].tol[j]);
                 }
             }
+    oc_plot_trajectory(c, o, first_wrong, &r->plot);
 }
 
 /* The quantity entry j of output k holds (oc_algo.quantity), else the output's name. */

@@ -20,6 +20,30 @@ typedef enum oc_verdict {
     OC_REJECTED       /* acceptable case that the implementation rejected: reported */
 } oc_verdict;
 
+/* What the HTML certificate's plots need of one case (report_html.c; the JSON report's "plot"),
+ * a fixed size whatever the case's size: at most OC_PLOT_POINTS points per series. */
+enum { OC_PLOT_POINTS = 64, OC_PLOT_SERIES = 3 };
+typedef struct oc_case_plot {
+    /* Judgements by steps (element-wise, the guarded step): the steps cut into nruns runs of
+     * run_length consecutive steps (1 up to OC_PLOT_POINTS steps), run b starting at step
+     * first_step + b * run_length, with the largest error / bound of its entries. */
+    int nruns;
+    int64_t first_step, run_length;
+    double run_ratio[OC_PLOT_POINTS];
+    /* Trajectory families (loss-scale: the state after each update; schedule: lr and wd at each
+     * position): ntraj points of nseries outputs, x the update number or the position, the
+     * expected value against the implementation's. */
+    int ntraj, nseries;
+    int64_t traj_x[OC_PLOT_POINTS];
+    double traj_expected[OC_PLOT_SERIES][OC_PLOT_POINTS], traj_got[OC_PLOT_SERIES][OC_PLOT_POINTS];
+    /* Matrix families (Newton-Schulz, Muon): singular values, largest first, at nsv ranks
+     * sv_rank (1 = the largest): of the input (the gradient), and after (the output, or for a
+     * Muon step the change of p, p before - p after) the implementation's and the expected. */
+    int nsv;
+    int sv_rank[OC_PLOT_POINTS];
+    double sv_input[OC_PLOT_POINTS], sv_got[OC_PLOT_POINTS], sv_expected[OC_PLOT_POINTS];
+} oc_case_plot;
+
 typedef struct oc_case_result {
     int tcid;
     oc_verdict verdict;
@@ -28,6 +52,7 @@ typedef struct oc_case_result {
     char detail[256];   /* first failing entry, or why skipped */
     const char *diagnosis; /* mutant name that reproduces the failure, or NULL */
     char locate[512];      /* without one: where the failure starts (VEC-DIAG-1), or "" */
+    oc_case_plot plot;     /* filled by the judgement of a valid case's outputs */
 } oc_case_result;
 
 /* Outputs of one case: per output name a [steps * n] array (binary32 values widened). */
@@ -86,6 +111,23 @@ const char *oc_diagnose(const oc_case *c, const oc_outputs *o);
 /* A failed valid case: its diagnosis, or else (element-wise judgement) where it goes wrong in
  * r->locate (VEC-DIAG-1). */
 void oc_explain_failure(const oc_case *c, const oc_outputs *o, oc_class cls, oc_case_result *r);
+/* The plots' data (plot_data.c). The index of kept point b of count points when at most
+ * kept are kept: evenly spaced, the first and the last included. */
+size_t oc_plot_sample(size_t b, size_t count, size_t kept);
+/* Starts the runs of steps of a case with `steps` steps numbered from first_step. */
+void oc_plot_steps_begin(oc_case_plot *p, size_t steps, int64_t first_step);
+/* The error / bound of an entry of step `step` (0-based) into its run. */
+void oc_plot_step_ratio(oc_case_plot *p, size_t step, double ratio);
+/* A trajectory family's points (loss-scale, schedule; nothing for the others): every output's
+ * expected and observed values at up to OC_PLOT_POINTS points, point first_wrong among them
+ * (the first point with an entry out of its bound; SIZE_MAX if none). */
+void oc_plot_trajectory(const oc_case *c, const oc_outputs *o, size_t first_wrong,
+                        oc_case_plot *p);
+/* A matrix family's singular values (NS-TOL-1, MUON-TOL-1): of the input gradient, and after:
+ * output k = 0 (Newton-Schulz) or the change of p it makes (a Muon step), observed and
+ * expected; nsv stays 0 if an SVD fails (no memory) or the observed output is not finite. */
+void oc_plot_spectra(const oc_case *c, const oc_outputs *o, oc_case_plot *p);
+
 /* The quantity entry j of output k holds (oc_algo.quantity, else the output's name). */
 const char *oc_quantity(const oc_case *c, int k, size_t j);
 

@@ -191,8 +191,10 @@ static void route_judge(const oc_case *c, const oc_outputs *o, int cls, oc_case_
     }
     if (want == OC_ROUTE_MUON)
         oc_judge_matrix(c, o, cls, r);
-    else
+    else {
         oc_judge_elementwise(c, o, (oc_class)cls, r);
+        r->plot.nruns = 0; /* its "steps" are the parameter's rows: no plot by step */
+    }
 }
 
 /* A mutant explains observed outputs when it routes the same way and its outputs are within

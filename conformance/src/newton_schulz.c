@@ -203,6 +203,7 @@ void oc_judge_matrix(const oc_case *c, const oc_outputs *o, int cls, oc_case_res
                      over(frob, norm), tol[0], band, tol[1]);
         }
     }
+    oc_plot_spectra(c, o, &r->plot);
 }
 
 /* A mutant explains observed outputs when they lie within the fp32 class of each other (as

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "algos.h"
 #include "certify.h"
 
 /* Why a family's cases were skipped: each distinct reason once, with its count. */
@@ -69,6 +70,55 @@ static json_t *num(double x)
     return isfinite(x) ? json_real(x) : json_string(isnan(x) ? "nan" : "inf");
 }
 
+static json_t *num_array(const double *x, int n)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < n; i++)
+        json_array_append_new(a, num(x[i]));
+    return a;
+}
+
+/* A case's plot data (judge.h oc_case_plot), as the HTML certificate draws it; NULL if none:
+ * "steps" {first, runLength, worst[]}: the largest error / bound of each run of runLength
+ * steps, the first starting at step `first`; "trajectory" {x[], <output>: {expected[], got[]}};
+ * "singularValues" {rank[], input[], got[], expected[]}. */
+static json_t *plot_json(const oc_case_plot *p, const char *algorithm)
+{
+    json_t *o = json_object();
+    if (p->nruns > 1) /* one run: the case's maxErrorOverBound */
+        json_object_set_new(o, "steps", json_pack("{s:I,s:I,s:o}", "first",
+                                                  (json_int_t)p->first_step, "runLength",
+                                                  (json_int_t)p->run_length, "worst",
+                                                  num_array(p->run_ratio, p->nruns)));
+    const oc_algo *a = oc_algo_find(algorithm);
+    if (p->ntraj > 0 && a) {
+        json_t *t = json_object(), *x = json_array();
+        for (int b = 0; b < p->ntraj; b++)
+            json_array_append_new(x, json_integer((json_int_t)p->traj_x[b]));
+        json_object_set_new(t, "x", x);
+        for (int k = 0; k < p->nseries; k++)
+            json_object_set_new(t, a->state_names[k], json_pack("{s:o,s:o}", "expected",
+                                num_array(p->traj_expected[k], p->ntraj), "got",
+                                num_array(p->traj_got[k], p->ntraj)));
+        json_object_set_new(o, "trajectory", t);
+    }
+    if (p->nsv > 0) {
+        json_t *rank = json_array();
+        for (int b = 0; b < p->nsv; b++)
+            json_array_append_new(rank, json_integer(p->sv_rank[b]));
+        json_object_set_new(o, "singularValues",
+                            json_pack("{s:o,s:o,s:o,s:o}", "rank", rank, "input",
+                                      num_array(p->sv_input, p->nsv), "got",
+                                      num_array(p->sv_got, p->nsv), "expected",
+                                      num_array(p->sv_expected, p->nsv)));
+    }
+    if (json_object_size(o) == 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 oc_status oc_report_json(const oc_certificate *cert, const char *path, oc_diag *d)
 {
     json_t *fams = json_array();
@@ -78,11 +128,12 @@ oc_status oc_report_json(const oc_certificate *cert, const char *path, oc_diag *
         for (size_t k = 0; k < f->ncases; k++) {
             const oc_case_result *r = &f->cases[k];
             json_array_append_new(
-                cases, json_pack("{s:i,s:s,s:o,s:o,s:s,s:s?,s:s?}", "tcId", r->tcid, "verdict",
-                                 oc_verdict_name(r->verdict), "maxUlps", num(r->max_ulps),
-                                 "maxErrorOverBound", num(r->max_ratio), "detail", r->detail,
-                                 "behavesLike", r->diagnosis, "localisation",
-                                 r->locate[0] ? r->locate : NULL));
+                cases, json_pack("{s:i,s:s,s:o,s:o,s:s,s:s?,s:s?,s:o*}", "tcId", r->tcid,
+                                 "verdict", oc_verdict_name(r->verdict), "maxUlps",
+                                 num(r->max_ulps), "maxErrorOverBound", num(r->max_ratio),
+                                 "detail", r->detail, "behavesLike", r->diagnosis,
+                                 "localisation", r->locate[0] ? r->locate : NULL, "plot",
+                                 plot_json(&r->plot, f->algorithm)));
         }
         json_array_append_new(
             fams, json_pack("{s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:o,s:o,s:s,s:o}", "family", f->name,

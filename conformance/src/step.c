@@ -390,6 +390,7 @@ static void step_judge(const oc_case *c, const oc_outputs *o, int cls, oc_case_r
                      "iteration %zu was skipped but value[%zu] changed", step + 1, bad);
         }
     }
+    oc_plot_steps_begin(&r->plot, c->steps, 1); /* iterations from 1 */
     for (size_t j = 0; j < c->steps * c->n; j++) {
         double got = o->out[0][j], e = c->exp[0].stored[j], x = c->exp[0].f64[j];
         double tol = c->exp[0].tol[j], ulps = 0, ratio = 0;
@@ -407,6 +408,7 @@ static void step_judge(const oc_case *c, const oc_outputs *o, int cls, oc_case_r
         }
         r->max_ulps = fmax(r->max_ulps, ulps);
         r->max_ratio = fmax(r->max_ratio, ratio);
+        oc_plot_step_ratio(&r->plot, j / c->n, ratio);
         if (!ok && r->verdict == OC_PASS) {
             r->verdict = OC_FAIL;
             snprintf(r->detail, sizeof r->detail,
