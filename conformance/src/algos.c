@@ -57,10 +57,15 @@ static const char *mixed_mutant(int mu, int own)
 }
 
 /* ---- Adam ---- */
+/* Adam's mutants: its own, the mixed-precision ones, then the restore mistakes of the resume
+ * families (RESUME-MUT-1). */
+#define ADAM_RESUME_FIRST (OC_ADAM_MUTANT_COUNT + MIXED_MUTANTS)
 static const char *adam_mutant(int mu)
 {
     return mu < OC_ADAM_MUTANT_COUNT ? oc_adam_mutant_name((oc_adam_mutant)mu)
-                                     : mixed_mutant(mu, OC_ADAM_MUTANT_COUNT);
+           : mu < ADAM_RESUME_FIRST  ? mixed_mutant(mu, OC_ADAM_MUTANT_COUNT)
+                                     : oc_resume_mutant_name(
+                                           (oc_resume_mutant)(mu - ADAM_RESUME_FIRST + 1));
 }
 static int adam_nstate(const oc_hparams *hp) { return hp->adam.amsgrad ? 4 : 3; }
 
@@ -105,7 +110,7 @@ static oc_status adam_step(const oc_impl *impl, const oc_hparams *hp, int64_t t,
 static double *adam_decay(oc_hparams *hp) { return &hp->adam.weight_decay; }
 
 const oc_algo oc_algo_adam = {"adam", "AdamStep", {"p", "m", "v", "vmax"}, 24,
-                              OC_ADAM_MUTANT_COUNT + MIXED_MUTANTS, adam_mutant, adam_nstate,
+                              ADAM_RESUME_FIRST + OC_RESUME_MUTANT_COUNT - 1, adam_mutant, adam_nstate,
                               adam_parse, adam_supports, oc_load_tensor_case, oc_run_elementwise,
                               adam_step, OC_ADAM_MUTANT_COUNT, OC_ALG_ADAM, NULL, NULL, NULL,
                               adam_decay};

@@ -31,6 +31,10 @@ int gen_mixed_family(const gen_options *opt, const char *outdir, const gen_mixed
 /* Writes vectors/adam-<profile>/ for every Adam profile into outdir; 0 on success. */
 int gen_adam(const gen_options *opt, const char *outdir);
 
+/* Writes vectors/resume-adam-torch/, resume-adam-torch-mixed/ and resume-sgd-torch/
+ * (spec/checkpoint.md §5); 0 on success. */
+int gen_resume(const gen_options *opt, const char *outdir);
+
 /* Writes vectors/sgd-<profile>/ (spec/sgd.md); 0 on success. */
 int gen_sgd(const gen_options *opt, const char *outdir);
 
