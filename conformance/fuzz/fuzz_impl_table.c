@@ -137,6 +137,24 @@ static oc_status te(void *ctx, const oc_te_config *c, oc_te_direction dir, size_
     return ret();
 }
 
+/* The resume families' state entry (VEC-RESUME-1): any size asked, a save filled with one byte
+ * and any length reported, any step count restored. */
+static oc_status state_io(void *ctx, oc_state_op op, oc_algorithm alg, const void *hp,
+                          const oc_storage *s, size_t n, void *const *state, int64_t *steps_done,
+                          void *b, size_t *len)
+{
+    (void)ctx, (void)alg, (void)hp, (void)s, (void)n, (void)state;
+    if (op == OC_STATE_SIZE)
+        *len = next();
+    else if (op == OC_STATE_SAVE) {
+        if (write_out)
+            memset(b, next(), *len);
+        *len = next();
+    } else
+        *steps_done = (int64_t)(signed char)next();
+    return ret();
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
@@ -178,6 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .muon_block_step = mask & 2048 ? blocks : NULL,
         .routed_step = mask & 4096 ? routed : NULL,
         .te_storage = mask & 8192 ? te : NULL,
+        .state_io = mask & 16384 ? state_io : NULL,
     };
     oc_diag d;
     if (oc_impl_check(&impl, &d) != OC_OK)

@@ -61,6 +61,9 @@ static const known_family known[] = {
     PLAIN("te-storage-fusedadam", te_storage, OC_CAP_TE_STORAGE),
     PLAIN("muonclip-megatron", qk_clip, OC_CAP_QK_CLIP),
     PLAIN("muonclip-kimi-mla", qk_clip, OC_CAP_QK_CLIP | OC_CAP_QK_CLIP_MLA),
+    PLAIN("resume-adam-torch", state_io, OC_CAP_RESUME),
+    PLAIN("resume-adam-torch-mixed", state_io, OC_CAP_RESUME),
+    PLAIN("resume-sgd-torch", state_io, OC_CAP_RESUME),
     {"step-megatron", offsetof(oc_impl, guarded_step), 0,
      {{"scaled", OC_CAP_STEP_SCALED}, {"unchecked", OC_CAP_STEP_UNCHECKED},
       {"checked", OC_CAP_STEP_CHECKED}}},
@@ -157,20 +160,29 @@ static void add_family(const oc_family_entry *e, oc_impl *out)
     out->capabilities |= k->caps | option_caps(k, e->options, &bad, &badlen);
 }
 
-void oc_abi3_table(const oc_impl_v3 *t, const char *family, oc_impl *out)
+/* Adds the listed family `family` and the families it runs on: a "resume-" family's steps
+ * use the family without the prefix (VEC-ABI-3), a "-mixed" family's fp32 cases the family
+ * without the suffix (VEC-ABI-1). */
+static void add_with_bases(const oc_impl_v3 *t, const char *family, oc_impl *out)
 {
-    *out = (oc_impl){.abi_version = OC_IMPL_ABI_VERSION, .name = t->name,
-                     .version = t->version, .ctx = t->ctx};
+    static const char resume[] = "resume-";
     const oc_family_entry *e = find_entry(t, family);
     if (!e)
         return;
     add_family(e, out);
     size_t len = strlen(family);
-    if (len > 6 && strcmp(family + len - 6, "-mixed") == 0) { /* its fp32 cases: the base */
-        char base[128];
+    char base[128];
+    if (strncmp(family, resume, sizeof resume - 1) == 0)
+        add_with_bases(t, family + sizeof resume - 1, out);
+    else if (len > 6 && strcmp(family + len - 6, "-mixed") == 0) {
         snprintf(base, sizeof base, "%.*s", (int)(len - 6), family);
-        const oc_family_entry *b = find_entry(t, base);
-        if (b)
-            add_family(b, out);
+        add_with_bases(t, base, out);
     }
+}
+
+void oc_abi3_table(const oc_impl_v3 *t, const char *family, oc_impl *out)
+{
+    *out = (oc_impl){.abi_version = OC_IMPL_ABI_VERSION, .name = t->name,
+                     .version = t->version, .ctx = t->ctx};
+    add_with_bases(t, family, out);
 }

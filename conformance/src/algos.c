@@ -57,10 +57,15 @@ static const char *mixed_mutant(int mu, int own)
 }
 
 /* ---- Adam ---- */
+/* Adam's mutants: its own, the mixed-precision ones, then the restore mistakes of the resume
+ * families (RESUME-MUT-1). */
+#define ADAM_RESUME_FIRST (OC_ADAM_MUTANT_COUNT + MIXED_MUTANTS)
 static const char *adam_mutant(int mu)
 {
     return mu < OC_ADAM_MUTANT_COUNT ? oc_adam_mutant_name((oc_adam_mutant)mu)
-                                     : mixed_mutant(mu, OC_ADAM_MUTANT_COUNT);
+           : mu < ADAM_RESUME_FIRST  ? mixed_mutant(mu, OC_ADAM_MUTANT_COUNT)
+                                     : oc_resume_mutant_name(
+                                           (oc_resume_mutant)(mu - ADAM_RESUME_FIRST + 1));
 }
 static int adam_nstate(const oc_hparams *hp) { return hp->adam.amsgrad ? 4 : 3; }
 
@@ -109,7 +114,7 @@ const oc_algo oc_algo_adam = {
     .group_type = "AdamStep",
     .state_names = {"p", "m", "v", "vmax"},
     .precision = 24,
-    .nmutants = OC_ADAM_MUTANT_COUNT + MIXED_MUTANTS,
+    .nmutants = ADAM_RESUME_FIRST + OC_RESUME_MUTANT_COUNT - 1,
     .mutant_name = adam_mutant,
     .nstate = adam_nstate,
     .parse = adam_parse,

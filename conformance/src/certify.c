@@ -255,19 +255,36 @@ static void judge_one(void *ctx, const oc_family *fam, const oc_case *c, oc_case
         o.out[OC_ROUTE_OUTPUT][0] = strcmp(route, "muon") == 0   ? 1
                                     : strcmp(route, "adamw") == 0 ? 0
                                                                   : -1;
+    snprintf(key, sizeof key, "unbroken/%s/%d", fam->name, c->tcid); /* VEC-RES-6 */
+    const char *unbroken = c->resume_at >= 0 ? oc_st_metadata(rc->st, key) : NULL;
+    if (unbroken && strcmp(unbroken, "identical") != 0 && strcmp(unbroken, "differs") != 0) {
+        snprintf(msg, sizeof msg, "%s: %s = '%.40s': identical or differs (VEC-RES-6)",
+                 rc->st->path, key, unbroken);
+        results_problem(rc, r, msg);
+        oc_outputs_free(&o);
+        return;
+    }
     oc_judge_outputs(c, &o, rc->cls, r);
     if (r->verdict == OC_FAIL)
         oc_explain_failure(c, &o, rc->cls, r);
+    else if (c->resume_at >= 0 && (!unbroken || strcmp(unbroken, "identical") != 0)) {
+        r->verdict = OC_FAIL; /* VEC-RESUME-2 through the results path */
+        snprintf(r->detail, sizeof r->detail, "%s", unbroken
+                 ? "resumed run differs from its own unbroken run (VEC-RESUME-2, the adapter's "
+                   "comparison)"
+                 : "no unbroken/<family>/<tcId> entry for a resume case (VEC-RES-6)");
+    }
     oc_outputs_free(&o);
 }
 
 /* The family and tcId a results key names: "<family>/<tcId>/<name>" for a tensor,
- * "status/<family>/<tcId>" or "route/<family>/<tcId>" in the metadata. 0 if malformed. */
+ * "status/", "route/" or "unbroken/<family>/<tcId>" in the metadata. 0 if malformed. */
 static int key_case(const char *key, int meta, char *family, size_t size, long *tcid)
 {
     const char *f = key;
     if (meta) {
-        if (strncmp(key, "status/", 7) != 0 && strncmp(key, "route/", 6) != 0)
+        if (strncmp(key, "status/", 7) != 0 && strncmp(key, "route/", 6) != 0 &&
+            strncmp(key, "unbroken/", 9) != 0)
             return -1; /* other metadata: impl, implVersion, adapter, anything else */
         f = strchr(key, '/') + 1;
     }
@@ -325,7 +342,7 @@ static oc_status check_result_keys(const oc_st_file *st, const char *vector_dir,
             if (form == 0) {
                 s = oc_fail(d, OC_ERR_FORMAT, "%s: %s '%s' is not named %s (VEC-RES-%d)",
                             st->path, pass ? "metadata key" : "tensor", key,
-                            pass ? "status|route/<family>/<tcId>" : "<family>/<tcId>/<name>",
+                            pass ? "status|route|unbroken/<family>/<tcId>" : "<family>/<tcId>/<name>",
                             pass ? 2 : 1);
                 break;
             }

@@ -64,10 +64,35 @@ int oc_impl_supports(const oc_impl *impl, const oc_case *c)
 {
     if (!c->algo->supports(impl, &c->hp))
         return 0;
+    if (c->resume_at >= 0 && !(impl->state_io && (impl->capabilities & OC_CAP_RESUME)))
+        return 0; /* VEC-ABI-3 */
     if (c->storage.param == OC_FMT_F32 && c->storage.state == OC_FMT_F32)
         return 1;
     uint64_t cap = storage_cap(&c->storage);
     return cap && impl->mixed_step && (impl->capabilities & cap) == cap;
+}
+
+/* VEC-RESUME-2: a resumed run equals the implementation's own unbroken run of the same case,
+ * bit for bit; the first difference goes to o->unbroken. */
+static void compare_unbroken(const oc_impl *impl, const oc_case *c, oc_outputs *o)
+{
+    oc_case whole = *c;
+    oc_outputs u;
+    oc_status st;
+    int dirty;
+    whole.resume_at = -1;
+    memset(&u, 0, sizeof u);
+    c->algo->run(impl, &whole, &u, &st, &dirty);
+    for (size_t j = 0; st == OC_OK && !u.fault[0] && j < c->steps * c->n; j++)
+        for (int k = 0; k < c->nstate; k++)
+            if (memcmp(&u.out[k][j], &o->out[k][j], sizeof(double)) != 0) {
+                snprintf(o->unbroken, sizeof o->unbroken, "resumed run differs from its own "
+                         "unbroken run: %s after step %zu, element %zu (VEC-RESUME-2)", c->names[k],
+                         j / c->n + 1, j % c->n);
+                j = c->steps * c->n;
+                break;
+            }
+    oc_outputs_free(&u);
 }
 
 void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
@@ -83,6 +108,8 @@ void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status
     oc_case run = *c;
     c->algo->run(impl, &run, o, st, dirty);
     oc_check_unchanged(o, "hyper-parameters", &run.hp, &c->hp, sizeof c->hp);
+    if (c->resume_at >= 0 && *st == OC_OK && !o->fault[0])
+        compare_unbroken(impl, c, o);
 }
 
 static size_t format_width(oc_format f) { return f == OC_FMT_F32 ? sizeof(float) : sizeof(uint16_t); }
@@ -146,12 +173,79 @@ static int check_buffers(const oc_case *c, void *const *s, const size_t *bytes,
     return !o->fault[0];
 }
 
+/* Poison for the fresh buffers a restore writes (VEC-RESUME-1): every byte 0xFF, a NaN in
+ * fp32, bf16 and fp16. */
+#define POISON 0xFF
+/* The largest save the harness allocates (VEC-ABI-3). */
+#define MAX_SAVE ((size_t)1 << 30)
+
+/* VEC-RESUME-1: the state in s[] saved through the implementation's own serialisation, fresh
+ * poisoned buffers put in s[] and restored from the save; *steps_done in and out. Returns
+ * the status of the failing call (OC_OK when all passed); faults go to o->fault. */
+static oc_status save_and_restore(const oc_impl *impl, const oc_case *c, void **s,
+                                  const size_t *bytes, int64_t *steps_done, oc_outputs *o)
+{
+    const oc_hparams *hp = &c->hp;
+    size_t cap = 0, len;
+    oc_status st = impl->state_io(impl->ctx, OC_STATE_SIZE, c->algo->alg, hp, &c->storage, c->n,
+                                  s, steps_done, NULL, &cap);
+    if (st != OC_OK)
+        return st;
+    if (cap == 0 || cap > MAX_SAVE) {
+        snprintf(o->fault, sizeof o->fault, "asked for a save of %zu bytes (1 to 2^30)", cap);
+        return OC_OK;
+    }
+    unsigned char *save = oc_alloc_guarded(cap), *copy = NULL;
+    void *before[OC_MAX_STATE] = {0}, *fresh[OC_MAX_STATE] = {0};
+    int64_t saved_steps = *steps_done;
+    for (int k = 0; k < c->nstate; k++)
+        before[k] = oc_guarded_copy(s[k], bytes[k]);
+    len = cap;
+    st = impl->state_io(impl->ctx, OC_STATE_SAVE, c->algo->alg, hp, &c->storage, c->n, s,
+                        steps_done, save, &len);
+    oc_check_output(o, "save", save, cap);
+    for (int k = 0; k < c->nstate; k++)
+        oc_check_unchanged(o, c->names[k], s[k], before[k], bytes[k]);
+    oc_check_unchanged(o, "step count", steps_done, &saved_steps, sizeof saved_steps);
+    if (st == OC_OK && !o->fault[0] && len > cap)
+        snprintf(o->fault, sizeof o->fault, "save reported %zu bytes written into a buffer of "
+                 "%zu", len, cap);
+    if (st == OC_OK && !o->fault[0]) {
+        copy = oc_guarded_copy(save, len);
+        for (int k = 0; k < c->nstate; k++) { /* the fresh instance */
+            fresh[k] = oc_alloc_guarded(bytes[k]);
+            memset(fresh[k], POISON, bytes[k]);
+            free(s[k]);
+            s[k] = fresh[k];
+        }
+        *steps_done = -1;
+        st = impl->state_io(impl->ctx, OC_STATE_RESTORE, c->algo->alg, hp, &c->storage, c->n, s,
+                            steps_done, copy, &len);
+        oc_check_input(o, "save", copy, save, len);
+        for (int k = 0; k < c->nstate; k++)
+            oc_check_output(o, c->names[k], s[k], bytes[k]);
+    }
+    for (int k = 0; k < c->nstate; k++)
+        free(before[k]);
+    free(save);
+    free(copy);
+    return st;
+}
+
+static void record_row(const oc_case *c, void *const *s, size_t row, oc_outputs *o)
+{
+    for (int k = 0; k < c->nstate; k++)
+        for (size_t i = 0; i < c->n; i++)
+            o->out[k][row * c->n + i] = load_value(c->fmt[k], s[k], i);
+}
+
 void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                         int *dirty)
 {
     void *s[OC_MAX_STATE] = {0}, *snap[OC_MAX_STATE] = {0};
     size_t bytes[OC_MAX_STATE] = {0};
     float *g = oc_alloc_guarded(c->n * sizeof(float)); /* the caller's copy stays untouched */
+    int64_t t = c->first_step;
     *st = OC_OK;
     for (int k = 0; k < c->nstate; k++) {
         bytes[k] = c->n * format_width(c->fmt[k]);
@@ -164,13 +258,23 @@ void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc
             else
                 ((uint16_t *)s[k])[i] = oc_narrow(c->fmt[k], c->in[k][i]);
     }
-    for (size_t step = 0; step < c->steps; step++) {
-        int64_t t = c->first_step + (int64_t)step;
+    for (size_t step = 0; step <= c->steps; step++) {
+        if (c->resume_at == (int64_t)step) { /* VEC-RESUME-1: the break after `step` updates */
+            int64_t done = t - 1;
+            *st = save_and_restore(impl, c, s, bytes, &done, o);
+            if (*st != OC_OK || o->fault[0])
+                break;
+            t = done + 1;
+            if (step > 0) /* the restored state is judged as the state after that update */
+                record_row(c, s, step - 1, o);
+        }
+        if (step == c->steps)
+            break;
         const float *want = c->g + step * c->n;
         for (int k = 0; k < c->nstate; k++)
             memcpy(snap[k], s[k], bytes[k]);
         memcpy(g, want, c->n * sizeof(float));
-        *st = step_once(impl, c, t, s, g);
+        *st = step_once(impl, c, t++, s, g);
         if (!check_buffers(c, s, bytes, g, want, o))
             break;
         if (*st != OC_OK) {
@@ -178,9 +282,7 @@ void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc
                 *dirty |= memcmp(snap[k], s[k], bytes[k]) != 0;
             break;
         }
-        for (int k = 0; k < c->nstate; k++)
-            for (size_t i = 0; i < c->n; i++)
-                o->out[k][step * c->n + i] = load_value(c->fmt[k], s[k], i);
+        record_row(c, s, step, o);
     }
     for (int k = 0; k < c->nstate; k++) {
         free(s[k]);
@@ -440,6 +542,9 @@ void oc_certify_case(const oc_impl *impl, const oc_case *c, oc_class cls, oc_cas
         if (!c->algo->supports(impl, &c->hp))
             snprintf(r->detail, sizeof r->detail, "not claimed by the implementation (no %s "
                      "capability for this profile)", c->algo->name);
+        else if (c->resume_at >= 0 && !impl->state_io)
+            snprintf(r->detail, sizeof r->detail, "not claimed by the implementation (no "
+                     "resume entry point, VEC-ABI-3)");
         else
             snprintf(r->detail, sizeof r->detail, "not claimed by the implementation (no "
                      "mixed-precision capability for %s parameters with %s state)",
@@ -458,5 +563,9 @@ void oc_certify_case(const oc_impl *impl, const oc_case *c, oc_class cls, oc_cas
         snprintf(r->detail, sizeof r->detail, "returned %d, which is no oc_status", (int)st);
     } else
         judge_run(c, &o, st, dirty, cls, r);
+    if (r->verdict == OC_PASS && o.unbroken[0]) { /* VEC-RESUME-2, after the tolerance */
+        r->verdict = OC_FAIL;
+        snprintf(r->detail, sizeof r->detail, "%s", o.unbroken);
+    }
     oc_outputs_free(&o);
 }

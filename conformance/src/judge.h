@@ -59,6 +59,7 @@ typedef struct oc_case_result {
 typedef struct oc_outputs {
     double *out[OC_MAX_STATE];
     char fault[128]; /* VEC-PLUG-2, VEC-PLUG-3: how the run wrote where it must not; "" if not */
+    char unbroken[128]; /* VEC-RESUME-2: where a resumed run differs from its unbroken run */
 } oc_outputs;
 
 /* The spacing of binary32 numbers at |x| (2^-149 in the subnormal range). */

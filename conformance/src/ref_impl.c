@@ -22,9 +22,26 @@ static int own_mutant(const ref_ctx *c, const oc_algo *a)
 
 static oc_mixed_mutant mixed_mutant(const ref_ctx *c, const oc_algo *a)
 {
-    return c->algo == a && c->mutant >= a->own_mutants
+    return c->algo == a && c->mutant >= a->own_mutants &&
+                   c->mutant < a->own_mutants + OC_MIXED_MUTANT_COUNT - 1
                ? (oc_mixed_mutant)(c->mutant - a->own_mutants + 1)
                : OC_MIXED_CORRECT;
+}
+
+/* The selected restore mistake (RESUME-MUT-1): Adam's mutants after the mixed-precision ones. */
+static oc_resume_mutant resume_mutant(const ref_ctx *c)
+{
+    int first = OC_ADAM_MUTANT_COUNT + OC_MIXED_MUTANT_COUNT - 1;
+    return c->algo == &oc_algo_adam && c->mutant >= first
+               ? (oc_resume_mutant)(c->mutant - first + 1)
+               : OC_RESUME_CORRECT;
+}
+
+static oc_status ref_state_io(void *ctx, oc_state_op op, oc_algorithm alg, const void *hp,
+                              const oc_storage *s, size_t n, void *const *state,
+                              int64_t *steps_done, void *bytes, size_t *len)
+{
+    return oc_ref_state_io(op, alg, hp, s, n, state, steps_done, bytes, len, resume_mutant(ctx));
 }
 
 static oc_status ref_mixed(void *ctx, oc_algorithm alg, const void *hp, const oc_storage *s,
@@ -200,7 +217,7 @@ static oc_status ref_te_storage(void *ctx, const oc_te_config *c, oc_te_directio
      OC_CAP_CLIP_TORCH | \
      OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON | OC_CAP_STEP_SCALED | OC_CAP_STEP_UNCHECKED | \
      OC_CAP_STEP_CHECKED | OC_CAP_QK_CLIP | OC_CAP_MUON_BLOCKS | OC_CAP_MUON_ROUTE |           \
-     OC_CAP_QK_CLIP_MLA | OC_CAP_TE_STORAGE)
+     OC_CAP_QK_CLIP_MLA | OC_CAP_TE_STORAGE | OC_CAP_RESUME)
 
 const oc_impl *oc_ref(void)
 {
@@ -209,7 +226,7 @@ const oc_impl *oc_ref(void)
                                   (void *)&correct, ref_adam, ref_sgd, ref_lion, ref_schedule,
                                   ref_mixed, ref_loss_scale, ref_clip, ref_ns, ref_muon,
                                   ref_guarded, ref_qk_clip, ref_muon_blocks, ref_routed,
-                                  ref_te_storage};
+                                  ref_te_storage, ref_state_io};
     return &table;
 }
 
@@ -237,6 +254,7 @@ const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
                               a == &oc_algo_qk_clip ? ref_qk_clip : NULL,
                               a == &oc_algo_muon_blocks ? ref_muon_blocks : NULL,
                               a == &oc_algo_muon_route ? ref_routed : NULL,
-                              a == &oc_algo_te_storage ? ref_te_storage : NULL};
+                              a == &oc_algo_te_storage ? ref_te_storage : NULL,
+                              a->own_mutants ? ref_state_io : NULL};
     return &tables[k][mu];
 }

@@ -148,6 +148,9 @@ oc_status oc_load_tensor_case(const char *path, const oc_st_file *st, json_t *t,
     c->steps = (size_t)v;
     if ((s = oc_get_int(path, c->tcid, t, "firstStep", INT64_MIN / 2, INT64_MAX / 2, &c->first_step, d)))
         return s;
+    if (json_object_get(t, "resumeAt") && /* VEC-FMT-20: a break after 0 .. steps updates */
+        (s = oc_get_int(path, c->tcid, t, "resumeAt", 0, (int64_t)c->steps, &c->resume_at, d)))
+        return s;
     json_t *in = json_object_get(t, "inputs"), *ex = json_object_get(t, "expected");
     if (!json_is_object(in))
         return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: missing inputs", path, c->tcid);
@@ -248,6 +251,7 @@ static oc_status parse_case(const char *path, const oc_st_file *st, json_t *t, j
     c->algo = algo;
     c->hp = *hp;
     c->storage = *sto;
+    c->resume_at = -1;
     if ((s = oc_get_int(path, 0, t, "tcId", 1, INT32_MAX, &v, d)))
         return s;
     c->tcid = (int)v;

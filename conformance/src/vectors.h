@@ -25,6 +25,8 @@ typedef struct oc_case {
     oc_hparams hp;
     int64_t first_step;
     size_t steps, n;
+    int64_t resume_at;       /* element-wise: the steps run before the state is saved and
+                              * restored (VEC-RESUME-1, "resumeAt"); -1: not a resume case */
     int nstate;              /* outputs used, named by names[] */
     oc_storage storage;      /* element-wise: where values are stored (spec/mixed.md) */
     const char *names[OC_MAX_STATE]; /* output names: algo->state_names, or with mixed

@@ -27,6 +27,10 @@ void test_add_case_results(st_writer *w, const char *family, const oc_case *c,
         snprintf(key, sizeof key, "route/%s/%d", family, c->tcid);
         st_writer_metadata(w, key, o->out[OC_ROUTE_OUTPUT][0] == 1 ? "muon" : "adamw");
     }
+    if (c->resume_at >= 0) { /* VEC-RES-6: the comparison the plugin run made (VEC-RESUME-2) */
+        snprintf(key, sizeof key, "unbroken/%s/%d", family, c->tcid);
+        st_writer_metadata(w, key, o->unbroken[0] ? "differs" : "identical");
+    }
 }
 
 size_t test_failures(const oc_impl *impl, const char *dir, const char *algorithm, oc_class cls,

@@ -18,7 +18,8 @@ float *test_narrow(const double *x, size_t n);
 void test_add_results(st_writer *w, const char *key, const oc_case *c, int k, const double *x);
 
 /* Adds a case's outputs o to a results file (VEC-RES-1) under <family>/<tcId>/<name>, and the
- * route of a muon_route case as metadata (VEC-RES-4). */
+ * route of a muon_route case (VEC-RES-4) and a resume case's comparison with its unbroken run
+ * (VEC-RES-6) as metadata. */
 void test_add_case_results(st_writer *w, const char *family, const oc_case *c,
                            const oc_outputs *o);
 

@@ -116,6 +116,16 @@ static oc_status fast_qk_clip(void *ctx, const oc_qk_clip_config *c, const float
     return oc_fast_qk_clip(c, max_dot, w);
 }
 
+/* VEC-ABI-3: the backend's state is the harness's buffers; it serialises them as the
+ * reference does (FAST-RESUME-1). */
+static oc_status fast_state_io(void *ctx, oc_state_op op, oc_algorithm alg, const void *hp,
+                               const oc_storage *s, size_t n, void *const *state,
+                               int64_t *steps_done, void *bytes, size_t *len)
+{
+    (void)ctx;
+    return oc_ref_state_io(op, alg, hp, s, n, state, steps_done, bytes, len, OC_RESUME_CORRECT);
+}
+
 #define ENTRY(family, options, fn) {family, options, (oc_entry_point)(fn)}
 #define ADAM_OPTIONS "amsgrad maximize"
 #define SGD_OPTIONS "nesterov maximize"
@@ -155,6 +165,9 @@ static const oc_family_entry families[] = {
     ENTRY("muonclip-kimi-mla", NULL, fast_qk_clip),
     ENTRY("step-megatron", "scaled unchecked checked", fast_guarded),
     ENTRY("te-storage-fusedadam", NULL, fast_te_storage),
+    ENTRY("resume-adam-torch", NULL, fast_state_io),
+    ENTRY("resume-adam-torch-mixed", NULL, fast_state_io),
+    ENTRY("resume-sgd-torch", NULL, fast_state_io),
 };
 
 static oc_impl_v3 fast_cpu = {

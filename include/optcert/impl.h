@@ -20,6 +20,7 @@
 #include "optcert/muon_clip.h"
 #include "optcert/muon_route.h"
 #include "optcert/newton_schulz.h"
+#include "optcert/resume.h"
 #include "optcert/schedule.h"
 #include "optcert/sgd.h"
 #include "optcert/te_storage.h"
@@ -61,6 +62,7 @@
 #define OC_CAP_MUON_ROUTE (1ull << 44)    /* ROUTE-*: mixed Muon + AdamW parameter routing */
 #define OC_CAP_QK_CLIP_MLA (1ull << 45)   /* with OC_CAP_QK_CLIP: the kimi-mla profile */
 #define OC_CAP_TE_STORAGE (1ull << 46)    /* TESTORE-*: TE FusedAdam's storage, every configuration */
+#define OC_CAP_RESUME (1ull << 47)        /* RESUME-*: save and restore of the element-wise state */
 
 /* The entry points, one type per algorithm. */
 /* Same contract as oc_ref_adam_step without the mutant: fp32 buffers updated in
@@ -138,6 +140,25 @@ typedef oc_status (*oc_routed_step_fn)(void *ctx, const oc_route_hparams *hp,
 typedef oc_status (*oc_te_storage_fn)(void *ctx, const oc_te_config *c, oc_te_direction dir,
                                       size_t n, oc_te_state *s, float *const *work);
 
+/* Resume certification (spec/checkpoint.md §5, VEC-ABI-3): the implementation's own
+ * serialisation of an element-wise optimizer's whole state, one entry point for the pair.
+ * alg, hp, s and n describe the state as oc_mixed_step_fn does; state[] holds its buffers in
+ * the order of the case's outputs (oc_state_buffer_count of them: the parameter, with a 16-bit
+ * parameter its fp32 master, then the state tensors); *steps_done is the number of updates the
+ * state has seen (the next step call gets *steps_done + 1).
+ *   OC_STATE_SIZE     *len = the bytes a save needs (at most 2^30); nothing else is read.
+ *   OC_STATE_SAVE     reads state and *steps_done, writes the save into bytes[0 .. *len)
+ *                     (*len on entry: the capacity the harness allocated, the size answered
+ *                     before) and sets *len to the bytes written; state is not changed.
+ *   OC_STATE_RESTORE  reads bytes[0 .. *len) (a save of this implementation, not modified)
+ *                     and writes every buffer of state (fresh buffers, poisoned by the
+ *                     harness: VEC-RESUME-1) and *steps_done.
+ * The harness owns every buffer; the format of the bytes is the implementation's. NULL if
+ * OC_CAP_RESUME is not claimed. */
+typedef oc_status (*oc_state_io_fn)(void *ctx, oc_state_op op, oc_algorithm alg, const void *hp,
+                                    const oc_storage *s, size_t n, void *const *state,
+                                    int64_t *steps_done, void *bytes, size_t *len);
+
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
     const char *name;          /* e.g. "optcert-ref" */
@@ -158,6 +179,7 @@ typedef struct oc_impl {
     oc_muon_block_step_fn muon_block_step;
     oc_routed_step_fn routed_step;
     oc_te_storage_fn te_storage;
+    oc_state_io_fn state_io;
 } oc_impl;
 
 /* A v2 plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */
@@ -174,7 +196,9 @@ typedef const oc_impl *(*oc_impl_entry_fn)(void);
  * muon-tp-blockwise), oc_routed_step_fn (muon-adamw-route), oc_qk_clip_fn (muonclip-*),
  * oc_guarded_step_fn (step-megatron), oc_te_storage_fn (te-storage-fusedadam), and
  * oc_mixed_step_fn for a "-mixed" family, whose fp32
- * cases use the entry of the family without "-mixed" (list both).
+ * cases use the entry of the family without "-mixed" (list both); oc_state_io_fn for a
+ * "resume-" family (VEC-ABI-3), whose steps use the entry of the family without "resume-"
+ * (and, for resume-X-mixed, that of X too: list them all) with that family's options.
  * Options (spec/vectors.md VEC-ABI-2): adam-*: "amsgrad", "maximize"; sgd-*: "nesterov",
  * "maximize"; *-mixed: "bf16", "f16", "bf16-state" (storage combinations, spec/mixed.md);
  * step-megatron: "scaled", "unchecked", "checked" (guard modes); no other family has any.

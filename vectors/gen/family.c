@@ -339,6 +339,8 @@ void family_emit(family *f, const gen_stepper *s, json_t *hparams, gen_case *c)
                              c->result, "n", (json_int_t)c->n, "firstStep",
                              (json_int_t)c->first_step, "steps", (json_int_t)c->steps);
     const int nout = out_count(s, c);
+    if (c->resume) /* VEC-FMT-20 */
+        json_object_set_new(test, "resumeAt", json_integer((json_int_t)c->resume_at));
     if (c->storage.param != OC_FMT_F32 || c->storage.state != OC_FMT_F32) /* VEC-FMT-16 */
         json_object_set_new(hparams, "storage",
                             json_pack("{s:s,s:s}", "param", format_names[c->storage.param],

@@ -76,6 +76,8 @@ typedef struct gen_case {
     int64_t first_step;
     size_t steps, n;
     oc_storage storage;       /* spec/mixed.md; zero = everything fp32 */
+    int resume;               /* VEC-FMT-20: 1 writes "resumeAt": resume_at */
+    int64_t resume_at;
     float *in[GEN_MAX_STATE]; /* [n] each; with a 16-bit parameter in[0] is the fp32 master
                                  and the parameter input is its write-back (MP-STORE-1) */
     float *g;                 /* [steps * n] */

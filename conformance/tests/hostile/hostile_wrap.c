@@ -3,9 +3,12 @@
  * HOSTILE chooses, then runs the backend. hostile_run.sh names the expected certificate lines.
  *   WRITE_INPUTS (VEC-PLUG-2): writes into an input the ABI declares const: the hyper-parameters
  *     of the schedule, the loss scaler, clipping and the guarded step; the logit maxima of QK
- *     clipping; the gradient of the routed step; the fp32 master a TE storage store reads.
+ *     clipping; the gradient of the routed step; the fp32 master a TE storage store reads; the
+ *     save a resume-adam-torch restore reads (VEC-RESUME-1).
  *   OVERRUN (VEC-PLUG-3): writes one element past an output: the last clipped gradient view, the
- *     routed step's p, the guarded step's first parameter, a TE storage store's parameter. */
+ *     routed step's p, the guarded step's first parameter, a TE storage store's parameter, the
+ *     p a resume-adam-torch restore writes, the buffer a resume-adam-torch-mixed save writes;
+ *     and a resume-sgd-torch save reports 8 bytes more than it was given (VEC-RESUME-1). */
 #include <dlfcn.h>
 #include <stddef.h>
 #include <string.h>
@@ -124,6 +127,40 @@ static oc_status te_storage(void *ctx, const oc_te_config *c, oc_te_direction di
     return st;
 }
 
+/* The resume families' state entry, the fast backend's (FAST-RESUME-1) with the misbehaviour on
+ * the first call of `op` in each family; every other case of the family must still conform. */
+static oc_status resume_io(const char *family, int *calls, oc_state_op op, void *ctx,
+                           oc_algorithm alg, const void *hp, const oc_storage *s, size_t n,
+                           void *const *state, int64_t *steps_done, void *bytes, size_t *len)
+{
+    size_t cap = *len;
+    oc_status st = FAST(family, oc_state_io_fn)(ctx, op, alg, hp, s, n, state, steps_done,
+                                                bytes, len);
+    int now = op != OC_STATE_SIZE && (op == OC_STATE_RESTORE) == (strcmp(family, "resume-adam-torch") == 0) &&
+              first(calls);
+    if (now && HOSTILE == WRITE_INPUTS && strcmp(family, "resume-adam-torch") == 0)
+        ((unsigned char *)bytes)[0] ^= 1;
+    if (now && HOSTILE == OVERRUN && strcmp(family, "resume-adam-torch") == 0)
+        ((float *)state[0])[n] = 0.0f;
+    if (now && HOSTILE == OVERRUN && strcmp(family, "resume-adam-torch-mixed") == 0)
+        ((unsigned char *)bytes)[cap] = 0;
+    if (now && HOSTILE == OVERRUN && strcmp(family, "resume-sgd-torch") == 0)
+        *len = cap + 8;
+    return st;
+}
+
+#define RESUME_WRAPPER(fn, family)                                                              \
+    static oc_status fn(void *ctx, oc_state_op op, oc_algorithm alg, const void *hp,            \
+                        const oc_storage *s, size_t n, void *const *state, int64_t *steps_done, \
+                        void *bytes, size_t *len)                                                \
+    {                                                                                           \
+        static int calls;                                                                       \
+        return resume_io(family, &calls, op, ctx, alg, hp, s, n, state, steps_done, bytes, len); \
+    }
+RESUME_WRAPPER(resume_adam, "resume-adam-torch")
+RESUME_WRAPPER(resume_adam_mixed, "resume-adam-torch-mixed")
+RESUME_WRAPPER(resume_sgd, "resume-sgd-torch")
+
 /* The backend's table with the families above replaced. */
 const oc_impl_v3 *optcert_impl_v3(void)
 {
@@ -138,6 +175,9 @@ const oc_impl_v3 *optcert_impl_v3(void)
         {"muon-adamw-route", (oc_entry_point)routed_step},
         {"step-megatron", (oc_entry_point)guarded_step},
         {"te-storage-fusedadam", (oc_entry_point)te_storage},
+        {"resume-adam-torch", (oc_entry_point)resume_adam},
+        {"resume-adam-torch-mixed", (oc_entry_point)resume_adam_mixed},
+        {"resume-sgd-torch", (oc_entry_point)resume_sgd},
     };
     static oc_family_entry families[64];
     static oc_impl_v3 table;

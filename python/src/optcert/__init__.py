@@ -116,11 +116,14 @@ def judge(results, family=None, cls="fp32", vectors=None, html=None):
     return Certificate(run.returncode == 0, run.stdout, doc, cases)
 
 
-def write_results(path, family, results, statuses, impl, impl_version, adapter, routes=None):
+def write_results(path, family, results, statuses, impl, impl_version, adapter, routes=None,
+                  unbroken=None):
     """A results file (VEC-RES-1, VEC-RES-2): results {(tcId, name): array [steps, n]},
-    statuses {tcId: ok|rejected|unsupported}, routes {tcId: muon|adamw} (VEC-RES-4)."""
+    statuses {tcId: ok|rejected|unsupported}, routes {tcId: muon|adamw} (VEC-RES-4), unbroken
+    {tcId: identical|differs} for the resume families (VEC-RES-6)."""
     meta = {f"status/{family}/{t}": s for t, s in statuses.items()}
     meta.update({f"route/{family}/{t}": r for t, r in (routes or {}).items()})
+    meta.update({f"unbroken/{family}/{t}": u for t, u in (unbroken or {}).items()})
     meta.update(impl=impl, implVersion=impl_version, adapter=adapter)
     write_safetensors(path, {f"{family}/{t}/{name}": a for (t, name), a in results.items()},
                       meta)

@@ -14,6 +14,7 @@ When the optimizer raises, the case is `rejected`; a case the Mapping cannot exp
 `unsupported` (VEC-RES-2). The verdicts are the optcert command's (optcert.judge).
 """
 import functools
+import io
 from importlib import metadata
 
 import numpy as np
@@ -96,14 +97,37 @@ def _numpy(x):
     return x.numpy()
 
 
-def run_case(factory, mapping, alg, case):
-    """Runs the optimizer over one case; {name: tensor [steps, n]} of the states after each
-    step. May raise (the case is then rejected)."""
+def _build(factory, mapping, hp, param, model):
+    """An optimizer over one parameter holding `param` (the fp32 master in mixed precision) and
+    the 16-bit model copy `model`: (p, model, optimizer)."""
+    p = torch.nn.Parameter(param.clone())
+    return p, model.clone(), factory([p], **mapping.kwargs(hp))
+
+
+def _save_and_restore(factory, mapping, hp, p, model, opt):
+    """VEC-RESUME-1 through torch's own serialisation: the parameter the optimizer steps, the
+    model copy and opt.state_dict() written by torch.save, then read by torch.load into a fresh
+    optimizer over fresh tensors filled with NaN (the harness's poison), as a training run
+    resumes (model.load_state_dict, optimizer.load_state_dict). Returns (p, model, optimizer)."""
+    blob = io.BytesIO()
+    torch.save({"param": p.detach(), "model": model, "optimizer": opt.state_dict()}, blob)
+    blob.seek(0)
+    saved = torch.load(blob)
+    p2, model2, opt2 = _build(factory, mapping, hp, torch.full_like(p.detach(), float("nan")),
+                              torch.full_like(model, float("nan")))
+    with torch.no_grad():
+        p2.copy_(saved["param"])
+        model2.copy_(saved["model"])
+    opt2.load_state_dict(saved["optimizer"])
+    return p2, model2, opt2
+
+
+def _trajectory(factory, mapping, alg, case, resume_at):
+    """The states after each step, {name: tensor [steps, n]}, with a save and restore after
+    resume_at updates (-1: none)."""
     x = {name: _tensor(t) for name, t in case.inputs.items()}
     hp, mixed = case.hparams, "master" in x
-    p = torch.nn.Parameter(x["master" if mixed else "p"].clone())
-    model = x["p"].clone()
-    opt = factory([p], **mapping.kwargs(hp))
+    p, model, opt = _build(factory, mapping, hp, x["master" if mixed else "p"], x["p"])
     # torch creates SGD's momentum buffer from g on a parameter's first step (no state yet);
     # later steps, and the other algorithms, continue from the stored state.
     if alg != "sgd" or case.first_step > 1:
@@ -116,20 +140,51 @@ def run_case(factory, mapping, alg, case):
                                    torch.tensor(float(case.first_step - 1)))
         if state:
             opt.state[p] = state
-    rows = {}
-    for k in range(case.steps):
-        p.grad = x["g"][k].clone()
-        opt.step()
+
+    def outputs():
         out = {"p": p.detach().clone()}
         for name, key in mapping.state.items():
             if opt.state[p].get(key) is not None:
                 out[name] = opt.state[p][key].clone()
         if mixed:  # Megatron's _copy_main_params_to_model_params
             out["master"] = out["p"]
-            out["p"] = model.copy_(p.detach()).clone()
-        for name, arr in out.items():
+            out["p"] = model.clone()
+        return out
+
+    rows = {}
+    for k in range(case.steps + 1):
+        if k == resume_at:
+            p, model, opt = _save_and_restore(factory, mapping, hp, p, model, opt)
+            for name, arr in (outputs().items() if k else ()):  # the restored state: row k - 1
+                rows[name][k - 1] = arr
+        if k == case.steps:
+            break
+        p.grad = x["g"][k].clone()
+        opt.step()
+        if mixed:
+            model.copy_(p.detach())
+        for name, arr in outputs().items():
             rows.setdefault(name, []).append(arr)
     return {name: torch.stack(r) for name, r in rows.items()}
+
+
+def _bits(x):
+    """x's bit patterns (NaNs compared by payload, -0 apart from +0)."""
+    return x.view(torch.int32 if x.dtype == torch.float32 else torch.int16)
+
+
+def run_case(factory, mapping, alg, case):
+    """Runs the optimizer over one case; {name: tensor [steps, n]} of the states after each
+    step, and for a resume case (VEC-FMT-20) "unbroken": whether the resumed run equals the
+    run without the break bit for bit ("identical" or "differs", VEC-RES-6). May raise (the case
+    is then rejected)."""
+    rows = _trajectory(factory, mapping, alg, case, case.resume_at)
+    if case.resume_at >= 0:
+        whole = _trajectory(factory, mapping, alg, case, -1)
+        same = rows.keys() == whole.keys() and all(torch.equal(_bits(rows[k]), _bits(whole[k]))
+                                                    for k in rows)
+        rows["unbroken"] = "identical" if same else "differs"
+    return rows
 
 
 def write(vectors_json, out, pick, adapter=f"optcert.torch {__version__}", label="", verbose=False):
@@ -142,10 +197,12 @@ def write(vectors_json, out, pick, adapter=f"optcert.torch {__version__}", label
                            _HEX.get, lambda alg: _BOOL[alg], state_names)
 
     def run(factory, mapping, case):
-        return {name: _numpy(arr) for name, arr in run_case(factory, mapping, fam.algorithm, case).items()}
+        return {name: arr if isinstance(arr, str) else _numpy(arr)
+                for name, arr in run_case(factory, mapping, fam.algorithm, case).items()}
 
     results, statuses, used = run_family(fam, pick, _HEX[fam.algorithm] + _BOOL[fam.algorithm], run,
                                          verbose)
+    unbroken = {t: results.pop((t, name)) for t, name in list(results) if name == "unbroken"}
     versions = [f"torch {torch.__version__}"]
     for dist in sorted({n.split(".")[0].replace("_", "-") for n in used} - {"torch"}):
         try:
@@ -153,7 +210,7 @@ def write(vectors_json, out, pick, adapter=f"optcert.torch {__version__}", label
         except metadata.PackageNotFoundError:
             pass
     write_results(out, fam.name, results, statuses, ",".join(sorted(used)) + label,
-                  ", ".join(versions), adapter)
+                  ", ".join(versions), adapter, unbroken=unbroken)
     counts = {s: list(statuses.values()).count(s) for s in ("ok", "rejected", "unsupported")}
     return fam.name, counts, ", ".join(versions)
 

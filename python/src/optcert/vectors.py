@@ -97,6 +97,7 @@ class Case(NamedTuple):
     first_step: int
     steps: int
     inputs: dict
+    resume_at: int = -1  # VEC-FMT-20: updates before the save and restore; -1: no break
 
 
 class Family(NamedTuple):
@@ -187,5 +188,8 @@ def load_elementwise(path, algorithms, hex_keys, bool_keys, state_names):
                 need(t.dtype == dtype and t.array.shape == shape,
                      f"{where}: input {name} is {t.dtype}{list(t.array.shape)}, want {dtype}{list(shape)}")
                 arrs[name] = t
-            cases.append(Case(tc["tcId"], hp, tc["firstStep"], steps, arrs))
+            resume_at = tc.get("resumeAt", -1)
+            need("resumeAt" not in tc or (type(resume_at) is int and 0 <= resume_at <= steps),
+                 f"{where}: resumeAt must be an integer in [0, steps] (VEC-FMT-20)")
+            cases.append(Case(tc["tcId"], hp, tc["firstStep"], steps, arrs, resume_at))
     return Family(doc["family"], alg, doc.get("profile"), cases)
