@@ -479,14 +479,15 @@ static void qkv_cases(family *f, const oc_muon_hparams *hp0, mpfr_prec_t prec)
 
 static void tp_cases(family *f, const oc_muon_hparams *hp0, mpfr_prec_t prec)
 {
-    static const struct { size_t rows, cols, tp; oc_muon_tp_dim dim; oc_muon_scale_shape shape;
-                          const char *what; } cases[] = {
-        {32, 8, 2, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, "column-parallel TP 2, global scale"},
-        {32, 8, 4, OC_MUON_TP_ROWS, OC_MUON_SCALE_LOCAL, "column-parallel TP 4, local scale"},
-        {8, 32, 2, OC_MUON_TP_COLS, OC_MUON_SCALE_GLOBAL, "row-parallel TP 2, global scale"},
-        {8, 32, 4, OC_MUON_TP_COLS, OC_MUON_SCALE_LOCAL, "row-parallel TP 4, local scale"},
-        {16, 16, 2, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, "column-parallel TP 2 of a square weight"},
-        {24, 12, 4, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, "column-parallel TP 4, wide shards"},
+    /* MUON-BLK-SCALE-1: the megatron profile is Megatron's blockwise mode, which scales by the
+     * shard's own shape (partition_dim = None), so every case is `local` */
+    static const struct { size_t rows, cols, tp; oc_muon_tp_dim dim; const char *what; } cases[] = {
+        {32, 8, 2, OC_MUON_TP_ROWS, "column-parallel TP 2"},
+        {32, 8, 4, OC_MUON_TP_ROWS, "column-parallel TP 4"},
+        {8, 32, 2, OC_MUON_TP_COLS, "row-parallel TP 2"},
+        {8, 32, 4, OC_MUON_TP_COLS, "row-parallel TP 4"},
+        {16, 16, 2, OC_MUON_TP_ROWS, "column-parallel TP 2 of a square weight"},
+        {24, 12, 4, OC_MUON_TP_ROWS, "column-parallel TP 4, wide shards"},
     };
     oc_muon_hparams hp = *hp0;
     for (int group = 0; group < 2; group++) {
@@ -496,16 +497,16 @@ static void tp_cases(family *f, const oc_muon_hparams *hp0, mpfr_prec_t prec)
             hp.nesterov = !hp0->nesterov;
         }
         for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++) {
-            oc_muon_partition part = {cases[s].tp, cases[s].dim, cases[s].shape, 0, 0, 0};
+            oc_muon_partition part = {cases[s].tp, cases[s].dim, OC_MUON_SCALE_LOCAL, 0, 0, 0};
             block_case(f, &hp, &part, cases[s].what, group ? "TpBlocksShapeScaling" : "TpBlocks",
                        cases[s].rows, cases[s].cols, 0, prec);
         }
     }
-    oc_muon_partition bad = {4, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
+    oc_muon_partition bad = {4, OC_MUON_TP_ROWS, OC_MUON_SCALE_LOCAL, 0, 0, 0};
     block_invalid(f, hp0, &bad, "30 rows over 4 TP ranks (uneven shards)", 30, 8);
     bad.tp_dim = OC_MUON_TP_NONE;
     block_invalid(f, hp0, &bad, "TP size 4 without a split dimension", 32, 8);
-    bad = (oc_muon_partition){0, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
+    bad = (oc_muon_partition){0, OC_MUON_TP_ROWS, OC_MUON_SCALE_LOCAL, 0, 0, 0};
     block_invalid(f, hp0, &bad, "TP size 0", 32, 8);
 }
 
@@ -530,7 +531,7 @@ int gen_muon_blocks(const gen_options *opt, const char *outdir)
                         "the other Nesterov setting and a visible decay", NULL);
         } else {
             family_note(&f, "TpBlocks", "BASIC", "blockwise tensor-parallel orthogonalisation",
-                        "each rank's shard orthogonalised alone; global or local scale shape",
+                        "each rank's shard orthogonalised alone and scaled by its own shape",
                         NULL);
             family_note(&f, "TpBlocksShapeScaling", "BASIC", "blockwise TP with shape_scaling",
                         "the scale shape under Keller's convention", NULL);
