@@ -24,8 +24,9 @@ Megatron's parallel layers use for the per-rank size (an uneven split fails its 
 case is `rejected`). A weight that is not tensor-parallel (tpDim `none`) is replicated whole on
 every rank, as Megatron keeps it. Split QKV: the parameter has `is_qkv` set and
 `qkv_split_shapes` is Megatron's `_get_qkv_split_shapes` of the case's heads, groups and head
-dimension (its `num_attention_heads // num_query_groups`); a RuntimeError of Megatron's split (a
-shard whose rows are not a multiple of the split) marks the case `rejected`.
+dimension (its `num_attention_heads // num_query_groups`) whenever the case gives any of the
+three; a RuntimeError of Megatron's split (a shard whose rows are not a multiple of the split)
+or a ZeroDivisionError (0 query groups, a split of 0 rows) marks the case `rejected`.
 
 `unsupported` (not run): a coefficient set that is no named set of emerging_optimizers (cycled
 as the case's schedule says), a momentum form other than `ema` (OrthogonalizedOptimizer.step
@@ -106,19 +107,20 @@ def run_case(h, t, tensors, matmul_prec):
             for k, v in t["inputs"].items()}
     config = OptimizerConfig()
     heads, groups, head_dim = h["qkvHeads"], h["qkvGroups"], h["qkvHeadDim"]
+    fused_qkv = heads > 0 or groups > 0 or head_dim > 0  # the case describes a QKV weight
     params = []
     for p, m, g in zip(*(shards(mats[k], h) for k in ("p", "m", "g"))):
         q = torch.nn.Parameter(p.clone())
         q.grad = g.clone()
         q.partition_dim = PARTITION_DIM.get(h["tpDim"], -1)
         q.tensor_model_parallel = h["tpDim"] in PARTITION_DIM
-        q.is_qkv = heads > 0
+        q.is_qkv = fused_qkv
         params.append((q, m.clone()))
     opt = TensorParallelMuon(
         [q for q, _ in params], lr=hexf(h["lr"]), momentum=hexf(h["momentum"]),
         nesterov=h["nesterov"], weight_decay=hexf(h["weightDecay"]), use_decoupled_weight_decay=True,
-        split_qkv=heads > 0, is_qkv_fn=lambda q: getattr(q, "is_qkv", False),
-        qkv_split_shapes=[heads // groups * head_dim, head_dim, head_dim] if heads > 0 else None,
+        split_qkv=fused_qkv, is_qkv_fn=lambda q: getattr(q, "is_qkv", False),
+        qkv_split_shapes=[heads // groups * head_dim, head_dim, head_dim] if fused_qkv else None,
         fp32_matmul_prec=matmul_prec, coefficient_type=coefficient_type(h),
         num_ns_steps=h["steps"], scale_mode=h["scaleMode"], extra_scale_factor=hexf(h["extraScale"]),
         pg_collection=None, tp_mode=config.muon_tp_mode)
