@@ -823,6 +823,32 @@ int gen_muon_route(const gen_options *opt, const char *outdir)
     family_group(&f, "RoutedStep", hj);
     route_invalid(&f, "decoder.layers.0.mlp.linear_fc1.weight", s22, 2, "ROUTE-HP-1",
                   "AdamW with AMSGrad (the parameter would go to Muon)");
+    /* issue 19 item 3: the other sub-conditions of ROUTE-HP-1 and ROUTE-PARAM-1, one each */
+    static const struct { int decoupled, maximize; double muon_lr, beta1; const char *why; }
+    hp_bad[] = {
+        {0, 0, -1, -1, "AdamW with L2 decay, not decoupled (the parameter would go to Muon)"},
+        {1, 1, -1, -1, "AdamW with maximize (the parameter would go to Muon)"},
+        {1, 0, NAN, -1, "Muon lr = NaN (MUON-HP-1)"},
+        {1, 0, -1, 1.0, "AdamW beta1 = 1 (ADAM-HP-1)"},
+    };
+    for (size_t i = 0; i < sizeof hp_bad / sizeof hp_bad[0]; i++) {
+        oc_route_hparams bad = hp;
+        bad.adamw.amsgrad = 0;
+        bad.adamw.decoupled = hp_bad[i].decoupled;
+        bad.adamw.maximize = hp_bad[i].maximize;
+        if (hp_bad[i].muon_lr != -1)
+            bad.muon.lr = hp_bad[i].muon_lr;
+        if (hp_bad[i].beta1 != -1)
+            bad.adamw.beta1 = hp_bad[i].beta1;
+        hj = hparams_json(&bad.muon);
+        json_object_set_new(hj, "adamw", adamw_json(&bad.adamw));
+        family_group(&f, "RoutedStep", hj);
+        route_invalid(&f, "decoder.layers.0.mlp.linear_fc1.weight", s22, 2, "ROUTE-HP-1",
+                      hp_bad[i].why);
+    }
+    json_t *s04 = json_pack("[i,i]", 0, 4);
+    route_invalid(&f, "lead.weight", s04, 1, "ROUTE-PARAM-1", "a first dimension of 0");
+    json_decref(s04);
     json_decref(s0), json_decref(s5), json_decref(sz), json_decref(s22);
     int rc = family_save(&f, outdir);
     family_free(&f);
