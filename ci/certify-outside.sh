@@ -9,10 +9,13 @@
 # grad scalers; muon-optimizer's Newton-Schulz and SingleDeviceMuon; Emerging-Optimizers'
 # newton_schulz; transformers' schedule functions on schedule-megatron; DeepSpeed's
 # DeepSpeedCPUAdam; torch.optim's state_dict / load_state_dict (through torch.save) on the
-# resume families (spec/checkpoint.md §5); megatron-core 0.19.2's ChainedOptimizer.step (its clipping, on CPU with
-# stand-in process groups) on clip-megatron, and Megatron's layout functions against fast/layout
-# (after the table). The adapter runs the library over the vectors, `optcert judge` prints the
-# certificate. Exit 0 when every failure is a known divergence listed (and explained) in
+# resume families (spec/checkpoint.md §5); megatron-core 0.19.2's ChainedOptimizer.step (its
+# clipping, on CPU with stand-in process groups) on clip-megatron, megatron-core 0.19.2's
+# TensorParallelMuon (blockwise tensor parallelism, split QKV; fp32 class with fp32_matmul_prec
+# "highest", bf16 at Megatron's default "medium") on muon-tp-blockwise and muon-split-qkv, and
+# Megatron's layout functions against fast/layout (after the table). The adapter runs the
+# library over the vectors, `optcert judge` prints the certificate. Exit 0 when every failure is
+# a known divergence listed (and explained) in
 # conformance/adapters/known-divergences.txt, and every listed one still fails.
 # --matrix FILE also writes the certification matrix (ci/matrix.py) of all the runs to FILE
 # (docs/matrix.md).
@@ -49,6 +52,9 @@ while read -r library adapter family flag <&3; do
     pypath=
     case $adapter in *@mcore19) py=/opt/optcert-torch2/bin/python pypath=/opt/optcert-mcore-0.19.2 ;; esac
     case $flag in --impl=keller | --impl=torch | --impl=pto) cls=bf16 ;; esac
+    # TensorParallelMuon at Megatron's default muon_fp32_matmul_prec "medium": torch on the CPU
+    # may run Newton-Schulz's float32 matmuls in bf16 (conformance/adapters/megatron_muon.py)
+    case $adapter$flag in megatron_muon@mcore19) cls=bf16 ;; esac
     version=$(env ${pypath:+PYTHONPATH=$pypath} "$py" -c 'import sys; from importlib import metadata; print(metadata.version(sys.argv[1]))' "$library")
     env ${pypath:+PYTHONPATH=$pypath} KERAS_BACKEND=jax "$py" "conformance/adapters/$script.py" $flag \
         --vectors "vectors/$family/$family.json" --out "$res.safetensors"
@@ -136,6 +142,10 @@ torch torch_optim@torch2 resume-adam-torch-mixed
 torch torch_optim@torch2 resume-adam-torch-mixed --fused
 torch torch_optim@torch2 resume-sgd-torch
 torch torch_optim@torch2 resume-sgd-torch --foreach
+megatron-core megatron_muon@mcore19 muon-tp-blockwise --fp32-matmul-prec=highest
+megatron-core megatron_muon@mcore19 muon-split-qkv --fp32-matmul-prec=highest
+megatron-core megatron_muon@mcore19 muon-tp-blockwise
+megatron-core megatron_muon@mcore19 muon-split-qkv
 RUNS
 # Layout maps against Megatron's own layout functions (spec/layouts.md §4.1), dp 2, 3 and 4 and
 # seven bucket settings on three models: megatron-core 0.19.2 (the current release, under torch

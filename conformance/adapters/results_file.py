@@ -27,9 +27,10 @@ def read_family(argv, description, name, accept):
 
 
 def run_values(family, cases, run, refusals, unsupported=lambda h: False):
-    """The `value` output of every case: run(h, t) gives it, an exception in `refusals` is the
-    library refusing the case (`rejected`), unsupported(h) marks a case the library cannot
-    express (`unsupported`, not run). Returns (results, meta)."""
+    """The outputs of every case: run(h, t) gives its `value`, or a dict {name: tensor} of named
+    outputs; an exception in `refusals` is the library refusing the case (`rejected`),
+    unsupported(h) marks a case the library cannot express (`unsupported`, not run). Returns
+    (results, meta)."""
     results, meta = {}, {}
     for h, t in cases:
         key = f"status/{family}/{t['tcId']}"
@@ -37,10 +38,13 @@ def run_values(family, cases, run, refusals, unsupported=lambda h: False):
             meta[key] = "unsupported"
             continue
         try:
-            results[f"{family}/{t['tcId']}/value"] = run(h, t)
-            meta[key] = "ok"
+            outputs = run(h, t)
         except refusals:
             meta[key] = "rejected"
+            continue
+        meta[key] = "ok"
+        for name, v in (outputs.items() if isinstance(outputs, dict) else [("value", outputs)]):
+            results[f"{family}/{t['tcId']}/{name}"] = v
     return results, meta
 
 

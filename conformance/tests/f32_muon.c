@@ -61,11 +61,14 @@ oc_status f32_block_step(void *ctx, const oc_muon_hparams *hp,
                                 float *p, float *m, const float *g)
 {
     static const oc_muon_partition whole = {1, OC_MUON_TP_NONE, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
-    oc_status st = oc_muon_partition_check(given, rows, cols);
-    if (st != OC_OK)
+    oc_status st = oc_muon_check(hp, rows, cols); /* MUON-HP-1, NS-HP-1 */
+    if (st != OC_OK || (st = oc_muon_partition_check(given, rows, cols)) != OC_OK)
         return st;
     const oc_muon_partition *part = ctx ? &whole : given;
     size_t n = rows * cols;
+    for (size_t i = 0; i < n; i++) /* MUON-ERR-1 */
+        if (!isfinite(p[i]) || !isfinite(m[i]) || !isfinite(g[i]))
+            return OC_ERR_NONFINITE;
     float *dir = malloc(n * sizeof *dir), *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out);
     float mu = (float)hp->momentum, take = hp->form == OC_MUON_SGD ? 1.0f : 1.0f - mu;
     for (size_t i = 0; i < n; i++) {

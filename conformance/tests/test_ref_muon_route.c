@@ -246,7 +246,7 @@ static oc_status f32_routed(void *ctx, const oc_route_hparams *hp, const oc_para
     if (st != OC_OK || (st = oc_muon_hparams_check(&hp->muon)) != OC_OK ||
         (st = oc_adam_check(&hp->adamw, step)) != OC_OK)
         return st;
-    if (hp->adamw.amsgrad)
+    if (hp->adamw.amsgrad || hp->adamw.maximize || !hp->adamw.decoupled) /* ROUTE-HP-1 */
         return OC_ERR_BAD_HPARAM;
     size_t n = oc_param_numel(info), len = strlen(info->name);
     int muon = ctx ? info->ndim == 2 && strstr(info->name, "embed") == NULL

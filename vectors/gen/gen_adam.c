@@ -373,6 +373,25 @@ static void invalid_cases(family *f, adam_exact_ctx *cx, oc_adam_profile pr)
             c.g[k] = rng_mag(&rng, -10, 0, 1);
         emit(f, cx, &hp, &c);
     }
+    if (pr != OC_ADAM_PAPER)
+        return;
+    /* ADAM-PROF-PAPER (issue 19 item 3): the paper's algorithm has no amsgrad, no maximize and
+     * no eps_root; each one set alone is rejected */
+    static const char *const unsupported[3] = {"amsgrad under the paper profile",
+                                               "maximize under the paper profile",
+                                               "eps_root = 2^-20 under the paper profile"};
+    for (int i = 0; i < 3; i++) {
+        oc_adam_hparams hp = defaults(pr);
+        hp.amsgrad = i == 0;
+        hp.maximize = i == 1;
+        hp.eps_root = i == 2 ? 0x1p-20 : 0.0;
+        gen_case c = {.comment = unsupported[i], .flags = {"InvalidHyperParameter"},
+                      .rules = {"ADAM-PROF-PAPER", "ADAM-ERR-1"}, .result = "invalid",
+                      .first_step = 1};
+        gen_case_alloc(&c, 4, 1);
+        random_state(&c);
+        emit(f, cx, &hp, &c);
+    }
 }
 
 static void notes(family *f)

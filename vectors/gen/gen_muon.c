@@ -423,9 +423,12 @@ static void block_case(family *f, const oc_muon_hparams *hp, const oc_muon_parti
     emit(f, hp, part, comment, flag, rows, cols, p, m, uniform(n, 0.01), prec);
 }
 
-/* MUON-BLK-ERR-1: a partition that does not fit the shape, rejected with the state unchanged. */
-static void block_invalid(family *f, const oc_muon_hparams *hp, const oc_muon_partition *part,
-                          const char *comment, size_t rows, size_t cols)
+/* A case that must be rejected with the state unchanged (MUON-ERR-1): `flag` InvalidPartition
+ * (MUON-BLK-ERR-1), InvalidHyperParameter (MUON-HP-1, NS-HP-1) or NonFiniteInput (p, m or g
+ * holds a NaN at element 1: `nan_in` 0, 1, 2; -1 for none). */
+static void rejected_case(family *f, const oc_muon_hparams *hp, const oc_muon_partition *part,
+                          const char *comment, const char *flag, const char *rule, int nan_in,
+                          size_t rows, size_t cols)
 {
     json_t *hj = hparams_json(hp);
     partition_json(hj, part);
@@ -435,13 +438,60 @@ static void block_invalid(family *f, const oc_muon_hparams *hp, const oc_muon_pa
     json_t *in = json_object();
     for (int k = 0; k < 3; k++) {
         float *v = uniform(rows * cols, k ? 0.01 : 1);
+        if (k == nan_in)
+            v[1] = NAN;
         family_add_tensor(f, id, names[k], "F32", rows, cols, v, in, names[k]);
         free(v);
     }
     family_test(f, json_pack("{s:s,s:[s],s:[s,s],s:s,s:I,s:I,s:o}", "comment", comment, "flags",
-                             "InvalidPartition", "specRules", "MUON-BLK-ERR-1", "MUON-ERR-1",
-                             "result", "invalid", "rows", (json_int_t)rows, "cols",
-                             (json_int_t)cols, "inputs", in));
+                             flag, "specRules", rule, "MUON-ERR-1", "result", "invalid", "rows",
+                             (json_int_t)rows, "cols", (json_int_t)cols, "inputs", in));
+}
+
+#define NO_FIELD ((size_t)-1)
+
+/* MUON-BLK-ERR-1: a partition that does not fit the shape. */
+static void block_invalid(family *f, const oc_muon_hparams *hp, const oc_muon_partition *part,
+                          const char *comment, size_t rows, size_t cols)
+{
+    rejected_case(f, hp, part, comment, "InvalidPartition", "MUON-BLK-ERR-1", -1, rows, cols);
+}
+
+/* MUON-HP-1, NS-HP-1, MUON-ERR-1 (issue 19 item 3): one case per sub-condition of the
+ * hyper-parameter check, each with one field just outside its range (or NaN), on a valid
+ * column-parallel TP 2 partition; then a NaN in p, m and g in turn. The step count and the
+ * number of tuples are bounded by the schema (1..99, 1..16): no vector holds others. */
+static void hparam_invalid(family *f, const oc_muon_hparams *hp0)
+{
+    static const oc_muon_partition part = {2, OC_MUON_TP_ROWS, OC_MUON_SCALE_LOCAL, 0, 0, 0};
+    static const struct { const char *what; size_t field; double value; int coef; } cases[] = {
+        {"lr = NaN", offsetof(oc_muon_hparams, lr), NAN, -1},
+        {"lr = 2e6 (above 1e6)", offsetof(oc_muon_hparams, lr), 2e6, -1},
+        {"momentum = -2^-4", offsetof(oc_muon_hparams, momentum), -0x1p-4, -1},
+        {"momentum = NaN", offsetof(oc_muon_hparams, momentum), NAN, -1},
+        {"weight decay = -2^-7", offsetof(oc_muon_hparams, weight_decay), -0x1p-7, -1},
+        {"weight decay = 2e6 (above 1e6)", offsetof(oc_muon_hparams, weight_decay), 2e6, -1},
+        {"extra scale = 0", offsetof(oc_muon_hparams, extra_scale), 0.0, -1},
+        {"extra scale = 2e6 (above 1e6)", offsetof(oc_muon_hparams, extra_scale), 2e6, -1},
+        {"eps = 0 (below 2^-149)", offsetof(oc_muon_hparams, ns.eps), 0.0, -1},
+        {"eps = 2 (above 1)", offsetof(oc_muon_hparams, ns.eps), 2.0, -1},
+        {"norm factor s = 0.5 (below 1)", offsetof(oc_muon_hparams, ns.norm_scale), 0.5, -1},
+        {"norm factor s = 3 (above 2)", offsetof(oc_muon_hparams, ns.norm_scale), 3.0, -1},
+        {"coefficient a of the last tuple = 256", NO_FIELD, 256.0, 0},
+        {"coefficient b of the last tuple = -256", NO_FIELD, -256.0, 1},
+        {"coefficient c of the last tuple = NaN", NO_FIELD, NAN, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        oc_muon_hparams hp = *hp0;
+        if (cases[i].coef >= 0)
+            hp.ns.coef[hp.ns.ncoef - 1][cases[i].coef] = cases[i].value;
+        else
+            *(double *)((char *)&hp + cases[i].field) = cases[i].value;
+        rejected_case(f, &hp, &part, cases[i].what, "InvalidHyperParameter", "MUON-HP-1", -1, 16, 8);
+    }
+    static const char *const poisoned[3] = {"a NaN in p", "a NaN in the momentum", "a NaN in g"};
+    for (int k = 0; k < 3; k++)
+        rejected_case(f, hp0, &part, poisoned[k], "NonFiniteInput", "MUON-ERR-1", k, 16, 8);
 }
 
 /* The fused QKV weight of `groups` query groups: rows = groups (heads / groups + 2) d. */
@@ -478,18 +528,33 @@ static void qkv_cases(family *f, const oc_muon_hparams *hp0, mpfr_prec_t prec)
     block_invalid(f, hp0, &bad, "QKV split of a row-parallel weight", 48, 8);
     bad = (oc_muon_partition){2, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, 3, 3, 4};
     block_invalid(f, hp0, &bad, "3 query groups over 2 TP ranks", 60, 8);
+    /* one case per remaining sub-condition of MUON-BLK-QKV-1 (issue 19 item 3) */
+    static const struct { size_t heads, groups, d; const char *what; } qkv_bad[] = {
+        {4, 0, 4, "4 heads in 0 query groups"},
+        {0, 1, 4, "0 heads in 1 query group"},
+        {0, 0, 4, "0 heads in 0 query groups with head dim 4"},
+        {4, 4, 0, "head dim 0"},
+        {((size_t)1 << 20) + 1, 1, 1, "2^20 + 1 heads (above 2^20)"},
+        {1, 1, ((size_t)1 << 20) + 1, "head dim 2^20 + 1 (above 2^20)"},
+    };
+    for (size_t i = 0; i < sizeof qkv_bad / sizeof qkv_bad[0]; i++) {
+        bad = (oc_muon_partition){1, OC_MUON_TP_NONE, OC_MUON_SCALE_GLOBAL, qkv_bad[i].heads,
+                                  qkv_bad[i].groups, qkv_bad[i].d};
+        block_invalid(f, hp0, &bad, qkv_bad[i].what, 48, 8);
+    }
 }
 
 static void tp_cases(family *f, const oc_muon_hparams *hp0, mpfr_prec_t prec)
 {
-    static const struct { size_t rows, cols, tp; oc_muon_tp_dim dim; oc_muon_scale_shape shape;
-                          const char *what; } cases[] = {
-        {32, 8, 2, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, "column-parallel TP 2, global scale"},
-        {32, 8, 4, OC_MUON_TP_ROWS, OC_MUON_SCALE_LOCAL, "column-parallel TP 4, local scale"},
-        {8, 32, 2, OC_MUON_TP_COLS, OC_MUON_SCALE_GLOBAL, "row-parallel TP 2, global scale"},
-        {8, 32, 4, OC_MUON_TP_COLS, OC_MUON_SCALE_LOCAL, "row-parallel TP 4, local scale"},
-        {16, 16, 2, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, "column-parallel TP 2 of a square weight"},
-        {24, 12, 4, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, "column-parallel TP 4, wide shards"},
+    /* MUON-BLK-SCALE-1: the megatron profile is Megatron's blockwise mode, which scales by the
+     * shard's own shape (partition_dim = None), so every case is `local` */
+    static const struct { size_t rows, cols, tp; oc_muon_tp_dim dim; const char *what; } cases[] = {
+        {32, 8, 2, OC_MUON_TP_ROWS, "column-parallel TP 2"},
+        {32, 8, 4, OC_MUON_TP_ROWS, "column-parallel TP 4"},
+        {8, 32, 2, OC_MUON_TP_COLS, "row-parallel TP 2"},
+        {8, 32, 4, OC_MUON_TP_COLS, "row-parallel TP 4"},
+        {16, 16, 2, OC_MUON_TP_ROWS, "column-parallel TP 2 of a square weight"},
+        {24, 12, 4, OC_MUON_TP_ROWS, "column-parallel TP 4, wide shards"},
     };
     oc_muon_hparams hp = *hp0;
     for (int group = 0; group < 2; group++) {
@@ -499,17 +564,30 @@ static void tp_cases(family *f, const oc_muon_hparams *hp0, mpfr_prec_t prec)
             hp.nesterov = !hp0->nesterov;
         }
         for (size_t s = 0; s < sizeof cases / sizeof cases[0]; s++) {
-            oc_muon_partition part = {cases[s].tp, cases[s].dim, cases[s].shape, 0, 0, 0};
+            oc_muon_partition part = {cases[s].tp, cases[s].dim, OC_MUON_SCALE_LOCAL, 0, 0, 0};
             block_case(f, &hp, &part, cases[s].what, group ? "TpBlocksShapeScaling" : "TpBlocks",
                        cases[s].rows, cases[s].cols, 0, prec);
         }
     }
-    oc_muon_partition bad = {4, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
+    /* MUON-SCALE-1's third mode, unit_rms_norm sqrt(rows / cols), on a tall and a wide shard
+     * (issue 19 item 3: every value of every configuration parameter has a case) */
+    hp.scale = OC_MUON_UNIT_RMS_NORM;
+    for (size_t s = 0; s < 4; s += 3) {
+        oc_muon_partition part = {cases[s].tp, cases[s].dim, OC_MUON_SCALE_LOCAL, 0, 0, 0};
+        block_case(f, &hp, &part, cases[s].what, "TpBlocksUnitRms", cases[s].rows,
+                   cases[s].cols, 0, prec);
+    }
+    oc_muon_partition bad = {4, OC_MUON_TP_ROWS, OC_MUON_SCALE_LOCAL, 0, 0, 0};
     block_invalid(f, hp0, &bad, "30 rows over 4 TP ranks (uneven shards)", 30, 8);
     bad.tp_dim = OC_MUON_TP_NONE;
     block_invalid(f, hp0, &bad, "TP size 4 without a split dimension", 32, 8);
-    bad = (oc_muon_partition){0, OC_MUON_TP_ROWS, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
+    bad = (oc_muon_partition){0, OC_MUON_TP_ROWS, OC_MUON_SCALE_LOCAL, 0, 0, 0};
     block_invalid(f, hp0, &bad, "TP size 0", 32, 8);
+    bad = (oc_muon_partition){4, OC_MUON_TP_COLS, OC_MUON_SCALE_LOCAL, 0, 0, 0};
+    block_invalid(f, hp0, &bad, "30 columns over 4 TP ranks (uneven shards)", 8, 30);
+    bad.tp_size = 65;
+    block_invalid(f, hp0, &bad, "TP size 65 (above 64)", 4, 130);
+    hparam_invalid(f, hp0);
 }
 
 static int gen_muon_blocks(const gen_options *opt, const char *outdir)
@@ -533,10 +611,17 @@ static int gen_muon_blocks(const gen_options *opt, const char *outdir)
                         "the other Nesterov setting and a visible decay", NULL);
         } else {
             family_note(&f, "TpBlocks", "BASIC", "blockwise tensor-parallel orthogonalisation",
-                        "each rank's shard orthogonalised alone; global or local scale shape",
+                        "each rank's shard orthogonalised alone and scaled by its own shape",
                         NULL);
             family_note(&f, "TpBlocksShapeScaling", "BASIC", "blockwise TP with shape_scaling",
                         "the scale shape under Keller's convention", NULL);
+            family_note(&f, "TpBlocksUnitRms", "BASIC", "blockwise TP with unit_rms_norm",
+                        "the scale sqrt(rows / cols) of the shard's own shape", NULL);
+            family_note(&f, "InvalidHyperParameter", "INVALID_INPUT",
+                        "hyper-parameter outside MUON-HP-1 / NS-HP-1",
+                        "must be rejected with the state left unchanged", NULL);
+            family_note(&f, "NonFiniteInput", "INVALID_INPUT", "a NaN in p, m or g",
+                        "must be rejected with the state left unchanged", NULL);
         }
         family_note(&f, "InvalidPartition", "INVALID_INPUT", "partition that does not fit",
                     "must be rejected with the state left unchanged", NULL);
@@ -744,6 +829,32 @@ static int gen_muon_route(const gen_options *opt, const char *outdir)
     family_group(&f, "RoutedStep", hj);
     route_invalid(&f, "decoder.layers.0.mlp.linear_fc1.weight", s22, 2, "ROUTE-HP-1",
                   "AdamW with AMSGrad (the parameter would go to Muon)");
+    /* issue 19 item 3: the other sub-conditions of ROUTE-HP-1 and ROUTE-PARAM-1, one each */
+    static const struct { int decoupled, maximize; double muon_lr, beta1; const char *why; }
+    hp_bad[] = {
+        {0, 0, -1, -1, "AdamW with L2 decay, not decoupled (the parameter would go to Muon)"},
+        {1, 1, -1, -1, "AdamW with maximize (the parameter would go to Muon)"},
+        {1, 0, NAN, -1, "Muon lr = NaN (MUON-HP-1)"},
+        {1, 0, -1, 1.0, "AdamW beta1 = 1 (ADAM-HP-1)"},
+    };
+    for (size_t i = 0; i < sizeof hp_bad / sizeof hp_bad[0]; i++) {
+        oc_route_hparams bad = hp;
+        bad.adamw.amsgrad = 0;
+        bad.adamw.decoupled = hp_bad[i].decoupled;
+        bad.adamw.maximize = hp_bad[i].maximize;
+        if (hp_bad[i].muon_lr != -1)
+            bad.muon.lr = hp_bad[i].muon_lr;
+        if (hp_bad[i].beta1 != -1)
+            bad.adamw.beta1 = hp_bad[i].beta1;
+        hj = hparams_json(&bad.muon);
+        json_object_set_new(hj, "adamw", adamw_json(&bad.adamw));
+        family_group(&f, "RoutedStep", hj);
+        route_invalid(&f, "decoder.layers.0.mlp.linear_fc1.weight", s22, 2, "ROUTE-HP-1",
+                      hp_bad[i].why);
+    }
+    json_t *s04 = json_pack("[i,i]", 0, 4);
+    route_invalid(&f, "lead.weight", s04, 1, "ROUTE-PARAM-1", "a first dimension of 0");
+    json_decref(s04);
     json_decref(s0), json_decref(s5), json_decref(sz), json_decref(s22);
     int rc = family_save(&f, outdir);
     family_free(&f);

@@ -4,6 +4,7 @@
  * the relative bound of MUONCLIP-TOL-1. Values inline in the JSON (VEC-FMT-13). tcIds are
  * assigned in generation order: append new cases at the end. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "optcert/muon_clip.h"
@@ -295,6 +296,41 @@ static void invalid_cases(clip_gen *g)
                                                         : (k[i].heads + 2 * k[i].groups) * 4 * 3;
         emit(g, &c, max_dot, n, k[i].what, "InvalidInput",
              "MUONCLIP-CFG-1 MUONCLIP-ERR-1", "invalid", k[i].bad_weight);
+    }
+    /* issue 19 item 3: one case per remaining sub-condition of MUONCLIP-CFG-1 and the layout
+     * rules, a valid layout (4 heads, the profile's groups) with one field outside its range */
+    static const struct { const char *what; size_t field; double value; int mla_only; } one[] = {
+        {"tau = 2^21 (above 2^20)", offsetof(oc_qk_clip_config, tau), 0x1p21, 0},
+        {"tau = NaN", offsetof(oc_qk_clip_config, tau), NAN, 0},
+        {"alpha = -0.25", offsetof(oc_qk_clip_config, alpha), -0.25, 0},
+        {"alpha = NaN", offsetof(oc_qk_clip_config, alpha), NAN, 0},
+        {"0 query groups", offsetof(oc_qk_clip_config, groups), 0, 0},
+        {"8 query groups for 4 heads", offsetof(oc_qk_clip_config, groups), 8, 0},
+        {"head dim 0", offsetof(oc_qk_clip_config, head_dim), 0, 0},
+        {"hidden 0", offsetof(oc_qk_clip_config, hidden), 0, 0},
+        {"value dim 0", offsetof(oc_qk_clip_config, v_dim), 0, 1},
+        {"W_q up with 0 columns", offsetof(oc_qk_clip_config, q_cols), 0, 1},
+        {"W_kv up with 0 columns", offsetof(oc_qk_clip_config, kv_cols), 0, 1},
+    };
+    for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) {
+        if (one[i].mla_only && !mla)
+            continue;
+        oc_qk_clip_config c = mla ? mla_layout(4, 4, 2, 3, 3, 2, 3)
+                                  : layout(g->profile, 4, g->profile == OC_QK_CLIP_MEGATRON ? 2 : 4,
+                                           4, 3);
+        if (one[i].field == offsetof(oc_qk_clip_config, tau) ||
+            one[i].field == offsetof(oc_qk_clip_config, alpha))
+            *(double *)((char *)&c + one[i].field) = one[i].value;
+        else
+            *(size_t *)((char *)&c + one[i].field) = (size_t)one[i].value;
+        /* the weight as the sizes ask (VEC-FMT-13); a layout of no element cannot be written
+         * (an empty weight is a malformed file) */
+        size_t n = weight_len(&c);
+        if (n == 0)
+            continue;
+        float max_dot[4] = {400, 100, 300, 50};
+        emit(g, &c, max_dot, n, one[i].what, "InvalidInput", "MUONCLIP-CFG-1 MUONCLIP-ERR-1",
+             "invalid", 0);
     }
 }
 

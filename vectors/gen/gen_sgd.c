@@ -292,6 +292,36 @@ static void cases(family *f, sgd_ctx *cx, oc_sgd_profile pr, int cert)
         random_state(&m);
         emit(f, cx, &h, &m);
     }
+    /* issue 19 item 3: the remaining sub-conditions of SGD-HP-1 and of the profiles' rules,
+     * each one field off: dampening outside [0, 1] (torch does not check it: acceptable,
+     * LenientValidation, for the torch profile); torch: Nesterov without momentum; ema:
+     * maximize, or a dampening (it is fixed to mu, SGD-PROF-EMA) */
+    static const struct { const char *what; int torch_only, ema_only; double dampening, momentum;
+                          int nesterov, maximize; const char *rule; } off[] = {
+        {"dampening = -0.5", 0, 0, -0.5, -1, 0, 0, "SGD-HP-1"},
+        {"dampening = 1.5", 0, 0, 1.5, -1, 0, 0, "SGD-HP-1"},
+        {"nesterov with momentum 0", 1, 0, 0, 0, 1, 0, "SGD-NEST-1"},
+        {"maximize under the ema profile", 0, 1, 0, -1, 0, 1, "SGD-PROF-EMA"},
+        {"dampening 0.5 under the ema profile", 0, 1, 0.5, -1, 0, 0, "SGD-PROF-EMA"},
+    };
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
+        if ((off[i].torch_only && !torch) || (off[i].ema_only && torch))
+            continue;
+        h = d;
+        h.dampening = off[i].dampening;
+        if (off[i].momentum >= 0)
+            h.momentum = off[i].momentum;
+        h.nesterov = off[i].nesterov;
+        h.maximize = off[i].maximize;
+        int lenient = torch && i < 2;
+        gen_case c = {.comment = off[i].what,
+                      .flags = {lenient ? "LenientValidation" : "InvalidHyperParameter"},
+                      .rules = {off[i].rule, "SGD-ERR-1"},
+                      .result = lenient ? "acceptable" : "invalid", .first_step = 1};
+        gen_case_alloc(&c, 4, 1);
+        random_state(&c);
+        emit(f, cx, &h, &c);
+    }
 }
 
 static void notes(family *f)
