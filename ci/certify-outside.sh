@@ -8,7 +8,8 @@
 # Keras 3's Adam/AdamW (jax backend) on adam-keras; megatron-core's OptimizerParamScheduler and
 # grad scalers; muon-optimizer's Newton-Schulz and SingleDeviceMuon; Emerging-Optimizers'
 # newton_schulz; transformers' schedule functions on schedule-megatron; DeepSpeed's
-# DeepSpeedCPUAdam; megatron-core 0.19.2's ChainedOptimizer.step (its clipping, on CPU with
+# DeepSpeedCPUAdam; torch's, transformers' and optax's Adafactor (adafactor.py); megatron-core
+# 0.19.2's ChainedOptimizer.step (its clipping, on CPU with
 # stand-in process groups) on clip-megatron, and Megatron's layout functions against fast/layout
 # (after the table). The adapter runs the library over the vectors, `optcert judge` prints the
 # certificate. Exit 0 when every failure is a known divergence listed (and explained) in
@@ -126,6 +127,10 @@ transformers transformers_schedule@wsd schedule-megatron --schedule=wsd
 deepspeed torch_optim@ds adam-torch --optimizer=deepspeed.ops.adam:DeepSpeedCPUAdam
 deepspeed torch_optim@ds adam-torch-mixed --optimizer=deepspeed.ops.adam:DeepSpeedCPUAdam
 megatron-core megatron_clip@mcore19 clip-megatron
+torch adafactor@torch2 adafactor-torch --impl=torch
+torch adafactor@torch2 adafactor-torch --impl=torch --foreach
+transformers adafactor@torch2 adafactor-transformers --impl=transformers
+optax adafactor adafactor-optax --impl=optax
 RUNS
 # Layout maps against Megatron's own layout functions (spec/layouts.md §4.1), dp 2, 3 and 4 and
 # seven bucket settings on three models: megatron-core 0.19.2 (the current release, under torch
