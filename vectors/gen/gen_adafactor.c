@@ -31,7 +31,7 @@ typedef struct ada_gen {
 /* One case before it is computed. */
 typedef struct ada_case {
     oc_adafactor_hparams hp;
-    const char *comment, *flag, *rules[6], *result;
+    const char *comment, *flag, *rules[8], *result;
     int ndim;
     size_t rows, cols, steps;
     int64_t first_step;
@@ -70,11 +70,11 @@ static float store32(mpfr_t x, double *f64)
     return mpfr_get_flt(x, MPFR_RNDN);
 }
 
-/* ADAFACTOR-DOMAIN-1: a nonzero intermediate the bound's relative analysis covers. */
+/* ADAFACTOR-TOL-3: a nonzero intermediate the bound's relative analysis covers. */
 static void in_domain(double x, const char *what, const ada_case *tc)
 {
     if (x != 0 && !(fabs(x) >= 0x1p-120 && fabs(x) <= 0x1p+120)) {
-        fprintf(stderr, "gen_adafactor: case '%s': %s = %g outside ADAFACTOR-DOMAIN-1\n",
+        fprintf(stderr, "gen_adafactor: case '%s': %s = %g outside ADAFACTOR-TOL-3\n",
                 tc->comment, what, x);
         abort();
     }
@@ -360,8 +360,12 @@ static void emit(ada_gen *gg, ada_case *tc)
     const size_t n = tc->rows * tc->cols;
     const int fact = factored_of(tc);
     json_t *t = json_object(), *rules = json_array(), *flags = json_array();
-    for (int k = 0; k < 6 && tc->rules[k]; k++)
+    static const char *const profile_rules[OC_ADAFACTOR_PROFILE_COUNT] = {
+        "ADAFACTOR-PROF-PAPER", "ADAFACTOR-PROF-TORCH", "ADAFACTOR-PROF-HF",
+        "ADAFACTOR-PROF-OPTAX"};
+    for (int k = 0; k < 8 && tc->rules[k]; k++)
         json_array_append_new(rules, json_string(tc->rules[k]));
+    json_array_append_new(rules, json_string(profile_rules[tc->hp.profile]));
     json_array_append_new(flags, json_string(tc->flag));
     json_object_set_new(t, "comment", json_string(tc->comment));
     json_object_set_new(t, "flags", flags);
@@ -466,10 +470,12 @@ static ada_case make(ada_gen *gg, const char *comment, const char *flag, size_t 
 static void set_rules(ada_case *tc, const char *a, const char *b, const char *c)
 {
     tc->rules[0] = "ADAFACTOR-STORE-1";
-    tc->rules[1] = "ADAFACTOR-TOL-2";
-    tc->rules[2] = a;
-    tc->rules[3] = b;
-    tc->rules[4] = c;
+    tc->rules[1] = "ADAFACTOR-TOL-1";
+    tc->rules[2] = "ADAFACTOR-TOL-2";
+    tc->rules[3] = "ADAFACTOR-TOL-3";
+    tc->rules[4] = a;
+    tc->rules[5] = b;
+    tc->rules[6] = c;
 }
 
 /* Gradients scaled by s at every step (clipping on or off). */
@@ -584,11 +590,11 @@ static void profile_cases(ada_gen *gg)
     case OC_ADAFACTOR_TORCH:
         tc = make(gg, "maximize: the step follows -g", "Maximize", 3, 4, 2, 1, 0);
         tc.hp.maximize = 1;
-        set_rules(&tc, "ADAFACTOR-PROF-TORCH", NULL, NULL);
+        set_rules(&tc, "ADAFACTOR-STEP-1", NULL, NULL);
         emit(gg, &tc);
         tc = make(gg, "lr = 1e-3 caps rho_t", "RelativeStep", 0, 6, 2, 4, 1);
         tc.hp.lr = 1e-3f;
-        set_rules(&tc, "ADAFACTOR-STEP-1", "ADAFACTOR-PROF-TORCH", NULL);
+        set_rules(&tc, "ADAFACTOR-STEP-1", NULL, NULL);
         emit(gg, &tc);
         tc = make(gg, "zero gradient rows: V^ floored at eps1^2, mean(R) at eps1", "ZeroRows", 3,
                   4, 1, 1, 0);
@@ -601,35 +607,35 @@ static void profile_cases(ada_gen *gg)
         tc = make(gg, "relative_step off: lr = 1e-3 absolute", "RelativeStep", 3, 4, 2, 1, 0);
         tc.hp.relative_step = 0;
         tc.hp.lr = 1e-3f;
-        set_rules(&tc, "ADAFACTOR-STEP-1", "ADAFACTOR-PROF-HF", NULL);
+        set_rules(&tc, "ADAFACTOR-STEP-1", NULL, NULL);
         emit(gg, &tc);
         tc = make(gg, "scale_parameter off", "ScaleOff", 0, 6, 2, 1, 0);
         tc.hp.scale_parameter = 0;
-        set_rules(&tc, "ADAFACTOR-STEP-1", "ADAFACTOR-PROF-HF", NULL);
+        set_rules(&tc, "ADAFACTOR-STEP-1", NULL, NULL);
         emit(gg, &tc);
         tc = make(gg, "warmup_init: rho_t = min(1e-6 t, 1/sqrt(t))", "Warmup", 3, 3, 2, 5, 1);
         tc.hp.warmup_init = 1;
-        set_rules(&tc, "ADAFACTOR-STEP-1", "ADAFACTOR-PROF-HF", NULL);
+        set_rules(&tc, "ADAFACTOR-STEP-1", NULL, NULL);
         emit(gg, &tc);
         break;
     case OC_ADAFACTOR_OPTAX:
         tc = make(gg, "min_dim_size_to_factor 128: a 4x6 matrix is not factored", "Unfactored",
                   4, 6, 2, 1, 0);
         tc.hp.min_dim_to_factor = 128;
-        set_rules(&tc, "ADAFACTOR-FACT-1", "ADAFACTOR-PROF-OPTAX", NULL);
+        set_rules(&tc, "ADAFACTOR-FACT-1", NULL, NULL);
         emit(gg, &tc);
         tc = make(gg, "factored = False", "Unfactored", 3, 5, 2, 1, 0);
         tc.hp.factored = 0;
-        set_rules(&tc, "ADAFACTOR-FACT-1", "ADAFACTOR-PROF-OPTAX", NULL);
+        set_rules(&tc, "ADAFACTOR-FACT-1", NULL, NULL);
         emit(gg, &tc);
         tc = make(gg, "clipping_threshold None: no clipping", "ClipActive", 3, 4, 2, 10, 1);
         scale_g(&tc, 64);
         tc.hp.clip_threshold = 0;
-        set_rules(&tc, "ADAFACTOR-CLIP-1", "ADAFACTOR-PROF-OPTAX", NULL);
+        set_rules(&tc, "ADAFACTOR-CLIP-1", NULL, NULL);
         emit(gg, &tc);
         tc = make(gg, "multiply_by_parameter_scale False", "ScaleOff", 0, 6, 2, 1, 0);
         tc.hp.scale_parameter = 0;
-        set_rules(&tc, "ADAFACTOR-STEP-1", "ADAFACTOR-PROF-OPTAX", NULL);
+        set_rules(&tc, "ADAFACTOR-STEP-1", NULL, NULL);
         emit(gg, &tc);
         break;
     default:
@@ -716,7 +722,8 @@ int gen_adafactor(const gen_options *opt, const char *outdir)
         "ADAFACTOR-HP-1", "ADAFACTOR-FACT-1", "ADAFACTOR-DECAY-1", "ADAFACTOR-EPS-1",
         "ADAFACTOR-V-1", "ADAFACTOR-FACTOR-1", "ADAFACTOR-STEP-1", "ADAFACTOR-CLIP-1",
         "ADAFACTOR-MOM-1", "ADAFACTOR-WD-1", "ADAFACTOR-STORE-1", "ADAFACTOR-TOL-1",
-        "ADAFACTOR-TOL-2", NULL};
+        "ADAFACTOR-TOL-2", "ADAFACTOR-TOL-3", "ADAFACTOR-PROF-PAPER", "ADAFACTOR-PROF-TORCH",
+        "ADAFACTOR-PROF-HF", "ADAFACTOR-PROF-OPTAX", NULL};
     static const char *const names[OC_ADAFACTOR_PROFILE_COUNT] = {"paper", "torch",
                                                                   "transformers", "optax"};
     const int cert = strcmp(opt->level, "cert") == 0;
