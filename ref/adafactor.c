@@ -122,7 +122,8 @@ double oc_adafactor_rho(const oc_adafactor_hparams *hp, int64_t step)
     const double cap = hp->warmup_init                           ? 1e-6 * (double)step
                        : hp->profile == OC_ADAFACTOR_TRANSFORMERS ? 1e-2
                                                                    : hp->lr;
-    return fmin(cap, 1.0 / sqrt((double)step));
+    const double root = 1.0 / sqrt((double)step);
+    return cap < root ? cap : root;
 }
 
 /* ADAFACTOR-STEP-1: alpha_t = max(eps2, RMS(X_{t-1})) rho_t with the parameter scale. */
