@@ -137,6 +137,14 @@ static oc_status te(void *ctx, const oc_te_config *c, oc_te_direction dir, size_
     return ret();
 }
 
+static oc_status adafactor(void *ctx, const oc_adafactor_hparams *hp, oc_adafactor_shape sh,
+                           int64_t step, oc_adafactor_state *s, const float *g)
+{
+    (void)ctx, (void)hp, (void)step, (void)g;
+    fill(s->p, sh.rows * sh.cols);
+    return ret();
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
@@ -178,6 +186,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .muon_block_step = mask & 2048 ? blocks : NULL,
         .routed_step = mask & 4096 ? routed : NULL,
         .te_storage = mask & 8192 ? te : NULL,
+        .adafactor_step = mask & 16384 ? adafactor : NULL,
     };
     oc_diag d;
     if (oc_impl_check(&impl, &d) != OC_OK)

@@ -208,7 +208,8 @@ const oc_algo *const oc_algos[OC_NALGOS] = {&oc_algo_adam, &oc_algo_sgd, &oc_alg
                                             &oc_algo_clip, &oc_algo_newton_schulz,
                                             &oc_algo_muon, &oc_algo_qk_clip,
                                             &oc_algo_step, &oc_algo_muon_blocks,
-                                            &oc_algo_muon_route, &oc_algo_te_storage};
+                                            &oc_algo_muon_route, &oc_algo_te_storage,
+                                            &oc_algo_adafactor};
 
 const oc_algo *oc_algo_find(const char *name)
 {

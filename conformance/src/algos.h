@@ -43,6 +43,7 @@ typedef union oc_hparams {
     } blocks;
     oc_route_hparams route;
     oc_te_config te;
+    oc_adafactor_hparams adafactor;
 } oc_hparams;
 
 typedef struct oc_algo {
@@ -95,8 +96,9 @@ extern const oc_algo oc_algo_qk_clip;
 extern const oc_algo oc_algo_step;
 extern const oc_algo oc_algo_muon_blocks, oc_algo_muon_route;
 extern const oc_algo oc_algo_te_storage;
+extern const oc_algo oc_algo_adafactor;
 extern const oc_algo *const oc_algos[];
-#define OC_NALGOS 13
+#define OC_NALGOS 14
 
 /* VEC-FMT-1 readers shared by the descriptors: a hex-float string exact in binary32 (or
  * nan/inf), and a boolean. */

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "optcert/status.h"
+#include "optcert/adafactor.h"
 #include "optcert/adam.h"
 #include "optcert/clip.h"
 #include "optcert/guarded_step.h"
@@ -61,6 +62,7 @@
 #define OC_CAP_MUON_ROUTE (1ull << 44)    /* ROUTE-*: mixed Muon + AdamW parameter routing */
 #define OC_CAP_QK_CLIP_MLA (1ull << 45)   /* with OC_CAP_QK_CLIP: the kimi-mla profile */
 #define OC_CAP_TE_STORAGE (1ull << 46)    /* TESTORE-*: TE FusedAdam's storage, every configuration */
+#define OC_CAP_ADAFACTOR (1ull << 47)     /* ADAFACTOR-*: every profile and option */
 
 /* The entry points, one type per algorithm. */
 /* Same contract as oc_ref_adam_step without the mutant: fp32 buffers updated in
@@ -138,6 +140,12 @@ typedef oc_status (*oc_routed_step_fn)(void *ctx, const oc_route_hparams *hp,
 typedef oc_status (*oc_te_storage_fn)(void *ctx, const oc_te_config *c, oc_te_direction dir,
                                       size_t n, oc_te_state *s, float *const *work);
 
+/* As oc_ref_adafactor_step without the work buffer: one step of one tensor, s updated in
+ * place, nothing written on error. NULL if OC_CAP_ADAFACTOR is not claimed. */
+typedef oc_status (*oc_adafactor_step_fn)(void *ctx, const oc_adafactor_hparams *hp,
+                                          oc_adafactor_shape sh, int64_t step,
+                                          oc_adafactor_state *s, const float *g);
+
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
     const char *name;          /* e.g. "optcert-ref" */
@@ -158,6 +166,7 @@ typedef struct oc_impl {
     oc_muon_block_step_fn muon_block_step;
     oc_routed_step_fn routed_step;
     oc_te_storage_fn te_storage;
+    oc_adafactor_step_fn adafactor_step;
 } oc_impl;
 
 /* A v2 plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */
@@ -172,7 +181,8 @@ typedef const oc_impl *(*oc_impl_entry_fn)(void);
  * oc_schedule_eval_fn, oc_loss_scale_update_fn, oc_clip_step_fn, oc_newton_schulz_fn (ns-*),
  * oc_muon_step_fn (muon-keller, -megatron, -moonlight), oc_muon_block_step_fn (muon-split-qkv,
  * muon-tp-blockwise), oc_routed_step_fn (muon-adamw-route), oc_qk_clip_fn (muonclip-*),
- * oc_guarded_step_fn (step-megatron), oc_te_storage_fn (te-storage-fusedadam), and
+ * oc_guarded_step_fn (step-megatron), oc_te_storage_fn (te-storage-fusedadam),
+ * oc_adafactor_step_fn (adafactor-*), and
  * oc_mixed_step_fn for a "-mixed" family, whose fp32
  * cases use the entry of the family without "-mixed" (list both).
  * Options (spec/vectors.md VEC-ABI-2): adam-*: "amsgrad", "maximize"; sgd-*: "nesterov",

@@ -101,6 +101,9 @@ double gen_clip_norm_rel(size_t m, int ranks, int inf_norm);
 /* Writes vectors/te-storage-fusedadam/ (spec/te_storage.md); 0 on success. */
 int gen_te_storage(const gen_options *opt, const char *outdir);
 
+/* Writes vectors/adafactor-<profile>/ (spec/adafactor.md); 0 on success. */
+int gen_adafactor(const gen_options *opt, const char *outdir);
+
 /* Writes vectors/step-megatron/ (spec/step.md); 0 on success. */
 int gen_step(const gen_options *opt, const char *outdir);
 

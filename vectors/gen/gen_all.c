@@ -11,7 +11,8 @@ int gen_all(const gen_options *opt, const char *outdir)
                    gen_step(opt, outdir) ||
                    gen_muon_blocks(opt, outdir) ||
                    gen_muon_route(opt, outdir) ||
-                   gen_te_storage(opt, outdir)
+                   gen_te_storage(opt, outdir) ||
+                   gen_adafactor(opt, outdir)
                ? -1
                : 0;
 }

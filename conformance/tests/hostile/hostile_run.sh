@@ -69,12 +69,14 @@ wrap_write_inputs) # hostile_wrap.c: each family's const input written on the fi
     run 1 --family muonclip-kimi; fails 'wrote to its input max_dot' muonclip-kimi
     run 1 --family muon-adamw-route; fails 'wrote to its input g' muon-adamw-route
     run 1 --family te-storage-fusedadam; fails 'wrote to its input work master' te-storage-fusedadam
+    run 1 --family adafactor-torch; fails 'wrote to its input g' adafactor-torch
     ;;
 wrap_overrun) # hostile_wrap.c: one element written past an output on the first call
     run 1 --family clip-torch; fails 'wrote past the end of its output grad' clip-torch
     run 1 --family muon-adamw-route; fails 'wrote past the end of its output p' muon-adamw-route
     run 1 --family step-megatron; fails 'wrote past the end of p of parameter 0 of sub-optimizer 0' step-megatron
     run 1 --family te-storage-fusedadam; fails 'wrote past the end of its output param' te-storage-fusedadam
+    run 1 --family adafactor-torch; fails 'wrote past the end of its output p' adafactor-torch
     ;;
 no_isolation) # in process: optcert ends with status 1 and no certificate
     run 1 --family adam-torch --no-isolation

@@ -3,9 +3,11 @@
  * HOSTILE chooses, then runs the backend. hostile_run.sh names the expected certificate lines.
  *   WRITE_INPUTS (VEC-PLUG-2): writes into an input the ABI declares const: the hyper-parameters
  *     of the schedule, the loss scaler, clipping and the guarded step; the logit maxima of QK
- *     clipping; the gradient of the routed step; the fp32 master a TE storage store reads.
+ *     clipping; the gradient of the routed step and of Adafactor; the fp32 master a TE storage
+ *     store reads.
  *   OVERRUN (VEC-PLUG-3): writes one element past an output: the last clipped gradient view, the
- *     routed step's p, the guarded step's first parameter, a TE storage store's parameter. */
+ *     routed step's p, the guarded step's first parameter, a TE storage store's parameter,
+ *     Adafactor's p. */
 #include <dlfcn.h>
 #include <stddef.h>
 #include <string.h>
@@ -124,6 +126,18 @@ static oc_status te_storage(void *ctx, const oc_te_config *c, oc_te_direction di
     return st;
 }
 
+static oc_status adafactor_step(void *ctx, const oc_adafactor_hparams *hp, oc_adafactor_shape sh,
+                                int64_t step, oc_adafactor_state *s, const float *g)
+{
+    static int calls;
+    oc_status st = FAST("adafactor-torch", oc_adafactor_step_fn)(ctx, hp, sh, step, s, g);
+    if (first(&calls) && HOSTILE == WRITE_INPUTS)
+        ((float *)g)[0] += 1.0f;
+    if (calls == 1 && HOSTILE == OVERRUN)
+        s->p[sh.rows * sh.cols] = 0.0f;
+    return st;
+}
+
 /* The backend's table with the families above replaced. */
 const oc_impl_v3 *optcert_impl_v3(void)
 {
@@ -138,6 +152,7 @@ const oc_impl_v3 *optcert_impl_v3(void)
         {"muon-adamw-route", (oc_entry_point)routed_step},
         {"step-megatron", (oc_entry_point)guarded_step},
         {"te-storage-fusedadam", (oc_entry_point)te_storage},
+        {"adafactor-torch", (oc_entry_point)adafactor_step},
     };
     static oc_family_entry families[64];
     static oc_impl_v3 table;
