@@ -8,7 +8,7 @@
 # Keras 3's Adam/AdamW (jax backend) on adam-keras; megatron-core's OptimizerParamScheduler and
 # grad scalers; muon-optimizer's Newton-Schulz and SingleDeviceMuon; Emerging-Optimizers'
 # newton_schulz; transformers' schedule functions on schedule-megatron; DeepSpeed's
-# DeepSpeedCPUAdam; torch.optim's state_dict / load_state_dict (through torch.save) on the
+# DeepSpeedCPUAdam; torch's, transformers' and optax's Adafactor (adafactor.py); torch.optim's state_dict / load_state_dict (through torch.save) on the
 # resume families (spec/checkpoint.md §5); megatron-core 0.19.2's ChainedOptimizer.step (its
 # clipping, on CPU with stand-in process groups) on clip-megatron, megatron-core 0.19.2's
 # TensorParallelMuon (blockwise tensor parallelism, split QKV; fp32 class with fp32_matmul_prec
@@ -146,6 +146,10 @@ megatron-core megatron_muon@mcore19 muon-tp-blockwise --fp32-matmul-prec=highest
 megatron-core megatron_muon@mcore19 muon-split-qkv --fp32-matmul-prec=highest
 megatron-core megatron_muon@mcore19 muon-tp-blockwise
 megatron-core megatron_muon@mcore19 muon-split-qkv
+torch adafactor@torch2 adafactor-torch --impl=torch
+torch adafactor@torch2 adafactor-torch --impl=torch --foreach
+transformers adafactor@torch2 adafactor-transformers --impl=transformers
+optax adafactor adafactor-optax --impl=optax
 RUNS
 # Layout maps against Megatron's own layout functions (spec/layouts.md §4.1), dp 2, 3 and 4 and
 # seven bucket settings on three models: megatron-core 0.19.2 (the current release, under torch

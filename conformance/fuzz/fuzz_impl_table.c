@@ -155,6 +155,14 @@ static oc_status state_io(void *ctx, oc_state_op op, oc_algorithm alg, const voi
     return ret();
 }
 
+static oc_status adafactor(void *ctx, const oc_adafactor_hparams *hp, oc_adafactor_shape sh,
+                           int64_t step, oc_adafactor_state *s, const float *g)
+{
+    (void)ctx, (void)hp, (void)step, (void)g;
+    fill(s->p, sh.rows * sh.cols);
+    return ret();
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
@@ -197,6 +205,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         .routed_step = mask & 4096 ? routed : NULL,
         .te_storage = mask & 8192 ? te : NULL,
         .state_io = mask & 16384 ? state_io : NULL,
+        .adafactor_step = mask & 32768 ? adafactor : NULL,
     };
     oc_diag d;
     if (oc_impl_check(&impl, &d) != OC_OK)

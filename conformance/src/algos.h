@@ -43,6 +43,7 @@ typedef union oc_hparams {
     } blocks;
     oc_route_hparams route;
     oc_te_config te;
+    oc_adafactor_hparams adafactor;
 } oc_hparams;
 
 typedef struct oc_algo {

@@ -2,6 +2,7 @@
  * judges the reference through the same path as any other implementation. */
 #include <stdlib.h>
 #include "algos.h"
+#include "../mutants/adafactor.h"
 
 #define MAX_MUTANTS 24
 
@@ -208,6 +209,21 @@ static oc_status ref_te_storage(void *ctx, const oc_te_config *c, oc_te_directio
                              (oc_te_mutant)mutant_for(ctx, &oc_algo_te_storage));
 }
 
+static oc_status ref_adafactor(void *ctx, const oc_adafactor_hparams *hp, oc_adafactor_shape sh,
+                               int64_t step, oc_adafactor_state *s, const float *g)
+{
+    if (oc_adafactor_check(hp, sh, step) != OC_OK) /* the reference's status, nothing written */
+        return oc_ref_adafactor_step(hp, sh, step, s, g, NULL, 0);
+    size_t len = oc_adafactor_work_len(sh);
+    double *work = malloc(len * sizeof *work);
+    oc_status st = work ? oc_adafactor_mutant_step(
+                              (oc_adafactor_mutant)mutant_for(ctx, &oc_algo_adafactor), hp, sh,
+                              step, s, g, work, len)
+                        : OC_ERR_INTERNAL;
+    free(work);
+    return st;
+}
+
 #define ALL_CAPS                                                                              \
     (OC_CAP_ADAM_TORCH | OC_CAP_ADAM_OPTAX | OC_CAP_ADAM_PAPER | OC_CAP_ADAM_KERAS |          \
      OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE | OC_CAP_SGD_TORCH | OC_CAP_SGD_EMA |         \
@@ -217,7 +233,7 @@ static oc_status ref_te_storage(void *ctx, const oc_te_config *c, oc_te_directio
      OC_CAP_CLIP_TORCH | \
      OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON | OC_CAP_STEP_SCALED | OC_CAP_STEP_UNCHECKED | \
      OC_CAP_STEP_CHECKED | OC_CAP_QK_CLIP | OC_CAP_MUON_BLOCKS | OC_CAP_MUON_ROUTE |           \
-     OC_CAP_QK_CLIP_MLA | OC_CAP_TE_STORAGE | OC_CAP_RESUME)
+     OC_CAP_QK_CLIP_MLA | OC_CAP_TE_STORAGE | OC_CAP_RESUME | OC_CAP_ADAFACTOR)
 
 const oc_impl *oc_ref(void)
 {
@@ -226,7 +242,7 @@ const oc_impl *oc_ref(void)
                                   (void *)&correct, ref_adam, ref_sgd, ref_lion, ref_schedule,
                                   ref_mixed, ref_loss_scale, ref_clip, ref_ns, ref_muon,
                                   ref_guarded, ref_qk_clip, ref_muon_blocks, ref_routed,
-                                  ref_te_storage, ref_state_io};
+                                  ref_te_storage, ref_state_io, ref_adafactor};
     return &table;
 }
 
@@ -255,6 +271,7 @@ const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
                               a == &oc_algo_muon_blocks ? ref_muon_blocks : NULL,
                               a == &oc_algo_muon_route ? ref_routed : NULL,
                               a == &oc_algo_te_storage ? ref_te_storage : NULL,
-                              a->own_mutants ? ref_state_io : NULL};
+                              a->own_mutants ? ref_state_io : NULL,
+                              a == &oc_algo_adafactor ? ref_adafactor : NULL};
     return &tables[k][mu];
 }

@@ -59,6 +59,13 @@ static oc_status fast_te_storage(void *ctx, const oc_te_config *c, oc_te_directi
     return oc_fast_te_storage(c, dir, n, s, work);
 }
 
+static oc_status fast_adafactor(void *ctx, const oc_adafactor_hparams *hp, oc_adafactor_shape sh,
+                                int64_t step, oc_adafactor_state *s, const float *g)
+{
+    (void)ctx;
+    return oc_fast_adafactor_step(hp, sh, step, s, g);
+}
+
 static oc_status fast_clip(void *ctx, const oc_clip_config *c, size_t nviews,
                            oc_clip_view *views, float *total_norm, int *skipped)
 {
@@ -168,6 +175,10 @@ static const oc_family_entry families[] = {
     ENTRY("resume-adam-torch", NULL, fast_state_io),
     ENTRY("resume-adam-torch-mixed", NULL, fast_state_io),
     ENTRY("resume-sgd-torch", NULL, fast_state_io),
+    ENTRY("adafactor-paper", NULL, fast_adafactor),
+    ENTRY("adafactor-torch", NULL, fast_adafactor),
+    ENTRY("adafactor-transformers", NULL, fast_adafactor),
+    ENTRY("adafactor-optax", NULL, fast_adafactor),
 };
 
 static oc_impl_v3 fast_cpu = {

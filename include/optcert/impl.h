@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "optcert/status.h"
+#include "optcert/adafactor.h"
 #include "optcert/adam.h"
 #include "optcert/clip.h"
 #include "optcert/guarded_step.h"
@@ -63,6 +64,7 @@
 #define OC_CAP_QK_CLIP_MLA (1ull << 45)   /* with OC_CAP_QK_CLIP: the kimi-mla profile */
 #define OC_CAP_TE_STORAGE (1ull << 46)    /* TESTORE-*: TE FusedAdam's storage, every configuration */
 #define OC_CAP_RESUME (1ull << 47)        /* RESUME-*: save and restore of the element-wise state */
+#define OC_CAP_ADAFACTOR (1ull << 48)     /* ADAFACTOR-*: every profile and option */
 
 /* The entry points, one type per algorithm. */
 /* Same contract as oc_ref_adam_step without the mutant: fp32 buffers updated in
@@ -158,6 +160,11 @@ typedef oc_status (*oc_te_storage_fn)(void *ctx, const oc_te_config *c, oc_te_di
 typedef oc_status (*oc_state_io_fn)(void *ctx, oc_state_op op, oc_algorithm alg, const void *hp,
                                     const oc_storage *s, size_t n, void *const *state,
                                     int64_t *steps_done, void *bytes, size_t *len);
+/* As oc_ref_adafactor_step without the work buffer: one step of one tensor, s updated in
+ * place, nothing written on error. NULL if OC_CAP_ADAFACTOR is not claimed. */
+typedef oc_status (*oc_adafactor_step_fn)(void *ctx, const oc_adafactor_hparams *hp,
+                                          oc_adafactor_shape sh, int64_t step,
+                                          oc_adafactor_state *s, const float *g);
 
 typedef struct oc_impl {
     uint32_t abi_version;      /* OC_IMPL_ABI_VERSION */
@@ -180,6 +187,7 @@ typedef struct oc_impl {
     oc_routed_step_fn routed_step;
     oc_te_storage_fn te_storage;
     oc_state_io_fn state_io;
+    oc_adafactor_step_fn adafactor_step;
 } oc_impl;
 
 /* A v2 plugin shared object exports this symbol (name: OC_IMPL_ENTRY_SYMBOL). */
@@ -194,7 +202,8 @@ typedef const oc_impl *(*oc_impl_entry_fn)(void);
  * oc_schedule_eval_fn, oc_loss_scale_update_fn, oc_clip_step_fn, oc_newton_schulz_fn (ns-*),
  * oc_muon_step_fn (muon-keller, -megatron, -moonlight), oc_muon_block_step_fn (muon-split-qkv,
  * muon-tp-blockwise), oc_routed_step_fn (muon-adamw-route), oc_qk_clip_fn (muonclip-*),
- * oc_guarded_step_fn (step-megatron), oc_te_storage_fn (te-storage-fusedadam), and
+ * oc_guarded_step_fn (step-megatron), oc_te_storage_fn (te-storage-fusedadam),
+ * oc_adafactor_step_fn (adafactor-*), and
  * oc_mixed_step_fn for a "-mixed" family, whose fp32
  * cases use the entry of the family without "-mixed" (list both); oc_state_io_fn for a
  * "resume-" family (VEC-ABI-3), whose steps use the entry of the family without "resume-"

@@ -70,6 +70,7 @@ wrap_write_inputs) # hostile_wrap.c: each family's const input written on the fi
     run 1 --family muon-adamw-route; fails 'wrote to its input g' muon-adamw-route
     run 1 --family te-storage-fusedadam; fails 'wrote to its input work master' te-storage-fusedadam
     run 1 --family resume-adam-torch; fails 'wrote to its input save' resume-adam-torch
+    run 1 --family adafactor-torch; fails 'wrote to its input g' adafactor-torch
     ;;
 wrap_overrun) # hostile_wrap.c: one element written past an output on the first call
     run 1 --family clip-torch; fails 'wrote past the end of its output grad' clip-torch
@@ -79,6 +80,7 @@ wrap_overrun) # hostile_wrap.c: one element written past an output on the first 
     run 1 --family resume-adam-torch; fails 'wrote past the end of its output p' resume-adam-torch
     run 1 --family resume-adam-torch-mixed; fails 'wrote past the end of its output save' resume-adam-torch-mixed
     run 1 --family resume-sgd-torch; fails 'save reported [0-9]+ bytes written into a buffer of [0-9]+' resume-sgd-torch
+    run 1 --family adafactor-torch; fails 'wrote past the end of its output p' adafactor-torch
     ;;
 no_isolation) # in process: optcert ends with status 1 and no certificate
     run 1 --family adam-torch --no-isolation

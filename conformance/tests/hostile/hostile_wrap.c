@@ -3,12 +3,13 @@
  * HOSTILE chooses, then runs the backend. hostile_run.sh names the expected certificate lines.
  *   WRITE_INPUTS (VEC-PLUG-2): writes into an input the ABI declares const: the hyper-parameters
  *     of the schedule, the loss scaler, clipping and the guarded step; the logit maxima of QK
- *     clipping; the gradient of the routed step; the fp32 master a TE storage store reads; the
- *     save a resume-adam-torch restore reads (VEC-RESUME-1).
+ *     clipping; the gradient of the routed step and of Adafactor; the fp32 master a TE storage
+ *     store reads; the save a resume-adam-torch restore reads (VEC-RESUME-1).
  *   OVERRUN (VEC-PLUG-3): writes one element past an output: the last clipped gradient view, the
- *     routed step's p, the guarded step's first parameter, a TE storage store's parameter, the
- *     p a resume-adam-torch restore writes, the buffer a resume-adam-torch-mixed save writes;
- *     and a resume-sgd-torch save reports 8 bytes more than it was given (VEC-RESUME-1). */
+ *     routed step's p, the guarded step's first parameter, a TE storage store's parameter,
+ *     Adafactor's p, the p a resume-adam-torch restore writes, the buffer a
+ *     resume-adam-torch-mixed save writes; and a resume-sgd-torch save reports 8 bytes more than
+ *     it was given (VEC-RESUME-1). */
 #include <dlfcn.h>
 #include <stddef.h>
 #include <string.h>
@@ -161,6 +162,19 @@ RESUME_WRAPPER(resume_adam, "resume-adam-torch")
 RESUME_WRAPPER(resume_adam_mixed, "resume-adam-torch-mixed")
 RESUME_WRAPPER(resume_sgd, "resume-sgd-torch")
 
+
+static oc_status adafactor_step(void *ctx, const oc_adafactor_hparams *hp, oc_adafactor_shape sh,
+                                int64_t step, oc_adafactor_state *s, const float *g)
+{
+    static int calls;
+    oc_status st = FAST("adafactor-torch", oc_adafactor_step_fn)(ctx, hp, sh, step, s, g);
+    if (first(&calls) && HOSTILE == WRITE_INPUTS)
+        ((float *)g)[0] += 1.0f;
+    if (calls == 1 && HOSTILE == OVERRUN)
+        s->p[sh.rows * sh.cols] = 0.0f;
+    return st;
+}
+
 /* The backend's table with the families above replaced. */
 const oc_impl_v3 *optcert_impl_v3(void)
 {
@@ -178,6 +192,7 @@ const oc_impl_v3 *optcert_impl_v3(void)
         {"resume-adam-torch", (oc_entry_point)resume_adam},
         {"resume-adam-torch-mixed", (oc_entry_point)resume_adam_mixed},
         {"resume-sgd-torch", (oc_entry_point)resume_sgd},
+        {"adafactor-torch", (oc_entry_point)adafactor_step},
     };
     static oc_family_entry families[64];
     static oc_impl_v3 table;

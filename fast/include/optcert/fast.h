@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "optcert/adafactor.h"
 #include "optcert/adam.h"
 #include "optcert/clip.h"
 #include "optcert/comm.h"
@@ -102,6 +103,11 @@ oc_status oc_fast_mixed_step(oc_algorithm alg, const void *hp, const oc_storage 
  * TE FusedAdam's storage of one tensor in whole-tensor passes. */
 oc_status oc_fast_te_storage(const oc_te_config *c, oc_te_direction dir, size_t n,
                              oc_te_state *s, float *const *work);
+
+/* FAST-ADAFACTOR-1: oc_impl.adafactor_step (the contract of oc_ref_adafactor_step without the
+ * work buffer), every quantity in binary32. */
+oc_status oc_fast_adafactor_step(const oc_adafactor_hparams *hp, oc_adafactor_shape sh,
+                                 int64_t step, oc_adafactor_state *s, const float *g);
 
 /* FAST-LS-1: one loss-scaler update (the contract of oc_ref_loss_scale_update). */
 oc_status oc_fast_loss_scale_update(const oc_loss_scaler *c, oc_loss_scale_state *s,
