@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include "judge.h"
 #include "safetensors.h"
+#include "tolcap.h"
 #include "vectors.h"
 
 static oc_status bad_tol(const char *path, int tcid, const char *what, size_t i, double tol,
@@ -177,7 +178,7 @@ oc_status oc_load_tensor_case(const char *path, const oc_st_file *st, json_t *t,
                                       c->in[k], c->steps, c->n, c->fmt[k], d)))
             return s;
     }
-    return OC_OK;
+    return oc_tolcap_check(path, c, d); /* VEC-TOL-2 */
 }
 
 /* A group's optional "storage" (VEC-FMT-16): element-wise algorithms only; absent = fp32. */

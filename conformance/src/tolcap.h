@@ -1,0 +1,13 @@
+/* VEC-TOL-2: tolerances capped by the spec's derivation (conformance/src/tolcap.c). */
+#ifndef OPTCERT_TOLCAP_H
+#define OPTCERT_TOLCAP_H
+
+#include "vectors.h"
+
+/* VEC-TOL-2: every per-entry bound of a valid Adam, SGD or Lion case (fp32 or mixed storage) at
+ * most the bound the family's derivation gives for that entry, re-evaluated from the case's
+ * hyper-parameters, inputs and golden trajectory; else OC_ERR_FORMAT naming path, tcId, output
+ * and entry. Other algorithms: OC_OK. */
+oc_status oc_tolcap_check(const char *path, const oc_case *c, oc_diag *d);
+
+#endif
