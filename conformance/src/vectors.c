@@ -288,6 +288,7 @@ static void case_free(oc_case *c)
     }
     free(c->g);
     free(c->positions);
+    oc_mutant_runs_free(c->mutant_runs);
 }
 
 static int cmp_int(const void *a, const void *b)
