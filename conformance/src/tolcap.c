@@ -210,7 +210,23 @@ static oc_status refuse(const char *path, const oc_case *c, int slot, size_t i, 
                    path, c->tcid, c->names[slot], i, c->exp[slot].tol[i], cap);
 }
 
-oc_status oc_tolcap_check(const char *path, const oc_case *c, oc_diag *d)
+/* Entry i of output k against its cap: refused above it; counted in stats (if not NULL). */
+static oc_status within_cap(const char *path, const oc_case *c, int k, size_t i, double cap,
+                            oc_tolcap_stats *stats, oc_diag *d)
+{
+    double tol = c->exp[k].tol[i];
+    if (!(tol <= cap))
+        return refuse(path, c, k, i, cap, d);
+    if (stats) {
+        stats->entries++;
+        if (tol > 0)
+            stats->worst = fmax(stats->worst, cap / tol);
+        stats->wider += cap > tol * (1 + 0x1p-10);
+    }
+    return OC_OK;
+}
+
+oc_status oc_tolcap_check(const char *path, const oc_case *c, oc_tolcap_stats *stats, oc_diag *d)
 {
     element_fn element = c->algo == &oc_algo_adam   ? adam_element
                        : c->algo == &oc_algo_sgd    ? sgd_element
@@ -241,15 +257,12 @@ oc_status oc_tolcap_check(const char *path, const oc_case *c, oc_diag *d)
                 int k = a + mixed;
                 if (c->fmt[k] != OC_FMT_F32)
                     e[a] = narrowing_cap(c->fmt[k], c->exp[k].f64[i], c->exp[k].stored[i], e[a]);
-                if (!(c->exp[k].tol[i] <= e[a])) {
-                    s = refuse(path, c, k, i, e[a], d);
+                if ((s = within_cap(path, c, k, i, e[a], stats, d)))
                     break;
-                }
             }
             if (s == OC_OK && mixed) { /* the 16-bit parameter written back from the master */
                 double cap = narrowing_cap(c->fmt[0], c->exp[1].f64[i], c->exp[0].stored[i], e[0]);
-                if (!(c->exp[0].tol[i] <= cap))
-                    s = refuse(path, c, 0, i, cap, d);
+                s = within_cap(path, c, 0, i, cap, stats, d);
             }
         }
     }

@@ -178,7 +178,7 @@ oc_status oc_load_tensor_case(const char *path, const oc_st_file *st, json_t *t,
                                       c->in[k], c->steps, c->n, c->fmt[k], d)))
             return s;
     }
-    return oc_tolcap_check(path, c, d); /* VEC-TOL-2 */
+    return oc_tolcap_check(path, c, NULL, d); /* VEC-TOL-2 */
 }
 
 /* A group's optional "storage" (VEC-FMT-16): element-wise algorithms only; absent = fp32. */
