@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "fuzz_common.h"
+#include "judge.h"
 
 static char dir[4096];
 
@@ -45,6 +46,13 @@ const char *oc_fuzz_write(const char *name, const void *bytes, size_t size)
     return fclose(f) == 0 ? path : NULL;
 }
 
+void oc_fuzz_keep_mutant_runs(oc_family *fam)
+{
+    for (size_t i = 0; i < fam->ncases; i++)
+        if (oc_keep_mutant_runs(&fam->cases[i]) != 0)
+            abort();
+}
+
 oc_family *oc_fuzz_fams;
 size_t oc_fuzz_nfams;
 
@@ -64,7 +72,7 @@ void oc_fuzz_load_families(void)
     oc_fuzz_fams = calloc(n, sizeof *oc_fuzz_fams);
     for (size_t i = 0; i < n; i++)
         if (oc_family_load(paths[i], &oc_fuzz_fams[oc_fuzz_nfams], &d) == OC_OK)
-            oc_fuzz_nfams++;
+            oc_fuzz_keep_mutant_runs(&oc_fuzz_fams[oc_fuzz_nfams++]);
         else {
             fprintf(stderr, "fuzz: %s\n", d.msg);
             abort();

@@ -25,6 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     oc_diag d;
     if (oc_family_load(path, &fam, &d) != OC_OK)
         return 0;
+    oc_fuzz_keep_mutant_runs(&fam); /* both classes' diagnoses of a case share its mutants' runs */
     for (size_t i = 0; i < fam.ncases; i++)
         for (int cls = OC_CLASS_EXACT; cls <= OC_CLASS_BF16; cls += 3) {
             oc_case_result r;

@@ -472,30 +472,74 @@ void oc_explain_failure(const oc_case *c, const oc_outputs *o, oc_class cls, oc_
         localise(c, o, cls, r);
 }
 
+/* One mutant's run on a case: its outputs, status and whether it fails the case at fp32 (a
+ * mutant that passes a case cannot explain a failure of it). */
+typedef struct oc_mutant_run {
+    oc_outputs out;
+    oc_status st;
+    int fails, done;
+} oc_mutant_run;
+
+struct oc_mutant_runs {
+    int n;
+    oc_mutant_run run[];
+};
+
+static void run_mutant(const oc_case *c, int mu, oc_mutant_run *m)
+{
+    int dirty;
+    oc_case_result mr;
+    oc_run_case(oc_ref_mutant(c->algo, mu), c, &m->out, &m->st, &dirty);
+    m->fails = 0;
+    if (m->st == OC_OK) {
+        oc_judge_outputs(c, &m->out, OC_CLASS_FP32, &mr);
+        m->fails = mr.verdict == OC_FAIL;
+    }
+    m->done = 1;
+}
+
+int oc_keep_mutant_runs(oc_case *c)
+{
+    if (c->mutant_runs)
+        return 0;
+    int n = c->algo->nmutants;
+    c->mutant_runs = calloc(1, sizeof *c->mutant_runs + (size_t)n * sizeof(oc_mutant_run));
+    if (!c->mutant_runs)
+        return -1;
+    c->mutant_runs->n = n;
+    return 0;
+}
+
+void oc_mutant_runs_free(struct oc_mutant_runs *runs)
+{
+    if (!runs)
+        return;
+    for (int mu = 0; mu < runs->n; mu++)
+        if (runs->run[mu].done)
+            oc_outputs_free(&runs->run[mu].out);
+    free(runs);
+}
+
 const char *oc_diagnose(const oc_case *c, const oc_outputs *o)
 {
     for (int mu = 1; mu < c->algo->nmutants; mu++) {
-        oc_outputs mo;
-        oc_status st;
-        int dirty, match = 1;
-        oc_case_result mr;
-        oc_run_case(oc_ref_mutant(c->algo, mu), c, &mo, &st, &dirty);
-        if (st == OC_OK) { /* a mutant that passes this case cannot explain a failure */
-            oc_judge_outputs(c, &mo, OC_CLASS_FP32, &mr);
-            match = mr.verdict == OC_FAIL;
-        }
-        if (st == OC_OK && match && c->algo->explains)
-            match = c->algo->explains(c, o, &mo);
-        for (int k = 0; k < c->nstate && match && st == OC_OK && !c->algo->explains; k++)
+        oc_mutant_run own = {0}, *m = c->mutant_runs ? &c->mutant_runs->run[mu] : &own;
+        if (!m->done)
+            run_mutant(c, mu, m);
+        int match = m->st == OC_OK && m->fails;
+        if (match && c->algo->explains)
+            match = c->algo->explains(c, o, &m->out);
+        for (int k = 0; k < c->nstate && match && !c->algo->explains; k++)
             for (size_t j = 0; j < c->steps * c->n && match; j++) {
-                double got = o->out[k][j], want = mo.out[k][j];
+                double got = o->out[k][j], want = m->out.out[k][j];
                 if (!isfinite(want) || !isfinite(got))
                     match = (isnan(got) && isnan(want)) || got == want;
                 else /* VEC-DIAG-1: within the entry's own bound, nothing more */
                     match = fabs(got - want) <= c->exp[k].tol[j];
             }
-        oc_outputs_free(&mo);
-        if (st == OC_OK && match)
+        if (m == &own)
+            oc_outputs_free(&own.out);
+        if (match)
             return c->algo->mutant_name(mu);
     }
     return NULL;

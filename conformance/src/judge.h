@@ -109,6 +109,12 @@ void oc_certify_case(const oc_impl *impl, const oc_case *c, oc_class cls, oc_cas
 /* Finds the catalogued mistake whose outputs match o, every entry within its own fp32 bound
  * (VEC-DIAG-1); NULL if none. */
 const char *oc_diagnose(const oc_case *c, const oc_outputs *o);
+/* VEC-DIAG-1: from now on oc_diagnose runs each mutant on case c once and keeps its outputs
+ * and fp32 verdict (they depend on the case alone) until the case is freed: for a caller that
+ * diagnoses the same case many times (the fuzz harnesses). 0, or -1 out of memory (then
+ * nothing is kept). */
+int oc_keep_mutant_runs(oc_case *c);
+void oc_mutant_runs_free(struct oc_mutant_runs *runs);
 /* A failed valid case: its diagnosis, or else (element-wise judgement) where it goes wrong in
  * r->locate (VEC-DIAG-1). */
 void oc_explain_failure(const oc_case *c, const oc_outputs *o, oc_class cls, oc_case_result *r);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include "judge.h"
 #include "safetensors.h"
+#include "tolcap.h"
 #include "vectors.h"
 
 static oc_status bad_tol(const char *path, int tcid, const char *what, size_t i, double tol,
@@ -180,7 +181,7 @@ oc_status oc_load_tensor_case(const char *path, const oc_st_file *st, json_t *t,
                                       c->in[k], c->steps, c->n, c->fmt[k], d)))
             return s;
     }
-    return OC_OK;
+    return oc_tolcap_check(path, c, NULL, d); /* VEC-TOL-2 */
 }
 
 /* A group's optional "storage" (VEC-FMT-16): element-wise algorithms only; absent = fp32. */
@@ -291,6 +292,7 @@ static void case_free(oc_case *c)
     }
     free(c->g);
     free(c->positions);
+    oc_mutant_runs_free(c->mutant_runs);
 }
 
 static int cmp_int(const void *a, const void *b)

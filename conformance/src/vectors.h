@@ -39,6 +39,9 @@ typedef struct oc_case {
                               * [steps]; clip: view metadata (conformance/src/clip.c) */
     oc_expect exp[OC_MAX_STATE];
     json_t *test;            /* the test object (borrowed): muon_route reads its parameter */
+    /* VEC-DIAG-1: the reference's mutants' runs on this case, kept for later diagnoses of it
+     * where a caller asked for that (oc_keep_mutant_runs, judge.h); NULL: run each time */
+    struct oc_mutant_runs *mutant_runs;
 } oc_case;
 
 typedef struct oc_family {

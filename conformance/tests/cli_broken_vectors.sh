@@ -97,6 +97,11 @@ fam clip-torch "tests[0]['expected']['gradRelTol'] = 'inf'"
 rejected clip-torch "clip-torch.json: tcId 1: tolerance gradRelTol\[0\] = inf"
 fam clip-torch "tests[0]['expected']['normTol'] = '0x1p+10'"
 rejected clip-torch "clip-torch.json: tcId 1: tolerance normTol\[0\] = 1024: must be"
+# CLIP-TOL-2: the inf-norm is exact: a positive normTol or gradRelTol above 5 u is refused.
+fam clip-torch "t = [t for t in tests if t['tcId'] == 7][0]; t['expected']['normTol'] = '0x1p-1000'"
+rejected clip-torch "clip-torch.json: tcId 7: tolerance normTol\[0\] = 9.33264e-302: must be finite, >= 0 and <= 4.94066e-324"
+fam clip-torch "t = [t for t in tests if t['tcId'] == 7][0]; t['expected']['gradRelTol'] = '0x1.4000001p-22'"
+rejected clip-torch "clip-torch.json: tcId 7: tolerance gradRelTol\[0\] = "
 rm -rf "$tmp/clip-torch"
 fam muonclip-kimi "[t for t in tests if t['result'] == 'valid'][0]['expected']['relTol'] = '0x1p-3'"
 rejected muonclip-kimi "muonclip-kimi.json: tcId [0-9]*: tolerance relTol\[0\] = 0.125: must be finite, >= 0 and <= 4.76837e-07"
@@ -169,7 +174,7 @@ judge "results.safetensors: tensor 'sgd-torch/2/p' is not an output of that case
 tol() { # family tcId expected-output tensor-field index value-python (S: that entry's scale)
     rm -rf "$tmp/$1"
     cp -r "$root/vectors/$1" "$tmp/"
-    /usr/bin/python3 -c "import json, struct, sys
+    /usr/bin/python3 -c "import json, math, struct, sys
 fam, tc, out, field, i = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
 d = json.load(open(sys.argv[6]))
 t = [t for g in d['testGroups'] for t in g['tests'] if t['tcId'] == tc][0]
@@ -178,11 +183,12 @@ n = struct.unpack('<Q', b[:8])[0]
 h = json.loads(b[8:8 + n])
 def at(key, k):
     e = h[key]
-    w = {'F32': 4, 'F64': 8}[e['dtype']]
-    return 8 + n + e['data_offsets'][0] + w * k, '<' + {'F32': 'f', 'F64': 'd'}[e['dtype']]
+    w = {'F32': 4, 'F64': 8, 'F16': 2, 'BF16': 2}[e['dtype']]
+    return 8 + n + e['data_offsets'][0] + w * k, '<' + {'F32': 'f', 'F64': 'd', 'F16': 'e', 'BF16': 'H'}[e['dtype']]
 def get(key, k):
     o, f = at(key, k)
-    return struct.unpack_from(f, b, o)[0]
+    x = struct.unpack_from(f, b, o)[0]
+    return struct.unpack('<f', struct.pack('<I', x << 16))[0] if f == '<H' else x
 S = abs(get(t['expected'][out]['f64'], i))
 if out in t.get('inputs', {}) and t['inputs'][out] in h:
     S = max(S, abs(get(t['inputs'][out], i)))
@@ -207,6 +213,38 @@ rm -rf "$tmp/muon-keller"
 tol ns-simple 1 x tol 3 1e30
 rejected ns-simple "ns-simple.json: tcId 1: tolerance x\[3\] = 1e+30: .*(VEC-TOL-1)"
 rm -rf "$tmp/ns-simple"
+# VEC-TOL-2: an element-wise entry raised to 1.5 times its tolerance (still under VEC-TOL-1's cap)
+# is refused with the bound the derivation gives for it; set to that bound the family loads and
+# conforms, set to the next binary64 above it it is refused. fp32 outputs of each family (one
+# step, and the last of 1000), an fp32 master and an f16 and a bf16 parameter of the mixed
+# variants (no committed 16-bit state entry has a non-zero bound).
+capped() { # family tcId output index
+    tol "$1" "$2" "$3" tolFp32 "$4" "get(t['expected'][out]['tolFp32'], i) * 1.5"
+    rejected "$1" "$1.json: tcId $2: tolerance $3\\[$4\\] = .* exceeds .*(VEC-TOL-2)"
+    cap=$(sed -n 's/.* exceeds \([^,]*\), the bound.*/\1/p' "$tmp/err")
+    tol "$1" "$2" "$3" tolFp32 "$4" "$cap"
+    "$optcert" certify --vectors "$tmp" --family "$1" >"$tmp/out" 2>"$tmp/err" ||
+        { echo "$1 tcId $2 $3[$4] at its cap $cap does not load"; cat "$tmp/err"; exit 1; }
+    tol "$1" "$2" "$3" tolFp32 "$4" "math.nextafter($cap, math.inf)"
+    rejected "$1" "$1.json: tcId $2: tolerance $3\\[$4\\] = .* exceeds $cap, the bound .*(VEC-TOL-2)"
+    rm -rf "${tmp:?}/$1"
+}
+capped adam-torch 1 p 5
+capped adam-torch 25 v 7995
+capped adam-keras 25 p 7999
+capped sgd-torch 1 buf 1
+capped sgd-ema 25 p 7999
+capped lion-torch 25 p 7998
+capped lion-torch 1 m 2
+capped adam-torch-mixed 2 master 484
+capped adam-torch-mixed 9 p 178
+capped sgd-torch-mixed 17 p 283
+# VEC-FMT-18: a valid distributed clip case whose view names a rank outside its tp/pp/dp sizes.
+fam clip-megatron "t = [t for t in tests if t['tcId'] == 17][0]; t['views'][1]['pp'] = 2"
+rejected clip-megatron "clip-megatron.json: tcId 17: views\\[1\\].pp = 2, but the group's ppSize is 2"
+fam clip-megatron "t = [t for t in tests if t['tcId'] == 16][0]; t['views'][5]['dp'] = 7"
+rejected clip-megatron "clip-megatron.json: tcId 16: views\\[5\\].dp = 7, but the group's dpSize is 3"
+rm -rf "$tmp/clip-megatron"
 # VEC-FMT-18: a valid case whose Muon block partition or MuonClip layout does not fit its shape.
 fam muon-split-qkv "d['testGroups'][0]['hparams']['qkvHeadDim'] = 5"
 rejected muon-split-qkv "muon-split-qkv.json: tcId 1: the partition (tpSize, tpDim, qkvHeads, qkvGroups, qkvHeadDim) does not fit rows x cols = \[48, 32\]"

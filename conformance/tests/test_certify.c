@@ -417,6 +417,47 @@ static const oc_case *ref_case(const char *name, oc_family *fam, oc_outputs *o)
     return NULL;
 }
 
+/* VEC-DIAG-1: with the mutants' runs kept (oc_keep_mutant_runs, what the fuzz harnesses use)
+ * every diagnosis is the one made without them, when the runs are made and when they are
+ * reused: each mutant's own outputs on the first valid cases of an element-wise family and of
+ * one judged as a whole. */
+static void test_kept_mutant_runs_same_diagnosis(void)
+{
+    static const char *const names[] = {"lion-torch", "ns-simple"};
+    for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
+        oc_family fam;
+        oc_diag d;
+        char path[4096];
+        int diagnosed = 0, valid = 0;
+        snprintf(path, sizeof path, "%s/%s/%s.json", vector_dir(), names[f], names[f]);
+        CU_ASSERT_EQUAL_FATAL(oc_family_load(path, &fam, &d), OC_OK);
+        for (size_t k = 0; k < fam.ncases && valid < 4; k++) {
+            oc_case *c = &fam.cases[k];
+            if (c->result != OC_RESULT_VALID)
+                continue;
+            valid++;
+            for (int mu = 1; mu < c->algo->nmutants; mu++) {
+                oc_outputs o;
+                oc_status st;
+                int dirty;
+                oc_run_case(oc_ref_mutant(c->algo, mu), c, &o, &st, &dirty);
+                if (st == OC_OK) {
+                    oc_mutant_runs_free(c->mutant_runs);
+                    c->mutant_runs = NULL;
+                    const char *fresh = oc_diagnose(c, &o);
+                    CU_ASSERT_EQUAL_FATAL(oc_keep_mutant_runs(c), 0);
+                    const char *made = oc_diagnose(c, &o), *reused = oc_diagnose(c, &o);
+                    CU_ASSERT(made == fresh && reused == fresh);
+                    diagnosed += fresh != NULL;
+                }
+                oc_outputs_free(&o);
+            }
+        }
+        CU_ASSERT(diagnosed > 0);
+        oc_family_free(&fam);
+    }
+}
+
 /* VEC-DIAG-1: "behaves like X" needs X to reproduce every entry within its bound: a one-ulp
  * error of a 16-bit write-back (which fails the case) is no catalogued mistake; a failure no
  * mistake reproduces is localised: the first wrong step, what is wrong and what is not. */
@@ -507,6 +548,7 @@ void register_suites(void)
               {"every output judged (VEC-JUDGE-1)", test_every_output_judged},
               {"exact class: narrowing bit for bit (MP-TOL-4)", test_exact_class_narrowing_bit_for_bit},
               {"diagnosis beyond the catalogue (VEC-DIAG-1)", test_diagnosis_beyond_the_catalogue},
+              {"kept mutant runs, same diagnoses (VEC-DIAG-1)", test_kept_mutant_runs_same_diagnosis},
               {"plugin ABI v3: table checks (VEC-ABI-2)", test_abi3_checks},
               {"plugin ABI v3: a family's table (VEC-ABI-1)", test_abi3_tables},
               {"plugin ABI v3: certify (VEC-ABI-1)", test_abi3_certify});
