@@ -2,6 +2,7 @@
  * Exit status: 0 conforms, 1 does not conform, 2 bad usage or bad input. */
 #include <dlfcn.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +268,19 @@ static int load_plugin(const char *path, plugin *out, oc_diag *d)
         return oc_fail(d, OC_ERR_UNSUPPORTED, "%s: plugin ABI version %u from %s(), which "
                        "gives version %u tables", path, out->v2->abi_version,
                        OC_IMPL_ENTRY_SYMBOL, OC_IMPL_ABI_VERSION), -1;
+    /* VEC-ABI-4: a v2 table is read up to routed_step, its layout when ABI v3 came; the
+     * harness never reads past the end of an older plugin's table */
+    static oc_impl v2;
+    memset(&v2, 0, sizeof v2);
+    memcpy(&v2, out->v2, offsetof(oc_impl, te_storage));
+    uint64_t v3_only = OC_CAP_TE_STORAGE | OC_CAP_RESUME | OC_CAP_ADAFACTOR;
+    if (v2.capabilities & v3_only)
+        return oc_fail(d, OC_ERR_UNSUPPORTED, "%s: its v2 table claims a family added after "
+                       "ABI v3 (te-storage, resume or adafactor: capabilities 0x%llx), which "
+                       "only a v3 table (%s) can list", path,
+                       (unsigned long long)(v2.capabilities & v3_only),
+                       OC_IMPL_V3_ENTRY_SYMBOL), -1;
+    out->v2 = &v2;
     return 0;
 }
 

@@ -64,7 +64,7 @@
 #define OC_CAP_QK_CLIP_MLA (1ull << 45)   /* with OC_CAP_QK_CLIP: the kimi-mla profile */
 #define OC_CAP_TE_STORAGE (1ull << 46)    /* TESTORE-*: TE FusedAdam's storage, every configuration */
 #define OC_CAP_RESUME (1ull << 47)        /* RESUME-*: save and restore of the element-wise state */
-#define OC_CAP_ADAFACTOR (1ull << 48)     /* ADAFACTOR-*: every profile and option */
+#define OC_CAP_ADAFACTOR (1ull << 51)     /* ADAFACTOR-*: every profile and option */
 
 /* The entry points, one type per algorithm. */
 /* Same contract as oc_ref_adam_step without the mutant: fp32 buffers updated in
