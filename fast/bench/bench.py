@@ -523,7 +523,7 @@ def blas_section(lib, pairs, threads, shapes):
                                                     C.c_void_p(y.data_ptr()), C.c_void_p(a.data_ptr()),
                                                     C.c_void_p(b.data_ptr()))
         t_gemm, t_torch, r_gemm, m_gemm = summary(abab(openblas(0), torch_mm, pairs))
-        t_own, t_torch2, r_own, m_own = summary(abab(openblas(1), torch_mm, pairs))
+        t_own, _, r_own, m_own = summary(abab(openblas(1), torch_mm, pairs))
         gemm_flops, own_flops = steps * (4 * k * k * n + 2 * k ** 3), steps * (3 * k * k * n + k ** 3)
         rows.append([f"{k}x{n}", f"{t_torch * 1e3:.1f}", f"{gemm_flops / t_torch / 1e9:.1f}",
                      f"{t_gemm * 1e3:.1f}", f"{gemm_flops / t_gemm / 1e9:.1f}", f"{r_gemm:.2f}",
