@@ -20,7 +20,15 @@ import subprocess
 import sys
 import time
 
-import torch
+# Importing torch under OMP_PROC_BIND (run.sh sets close) binds the calling thread to the first
+# CPU (its libgomp); OpenBLAS, loaded after it with our library, would then size its pool to
+# that one CPU, and every benchmark program started from here would inherit the mask
+# (RESULTS.md of 2026-12-02 00:46: "OpenBLAS threads 1" in §3b). The mask is put back right
+# after the import: the subjects get every CPU, torch's own team keeps its binding.
+CPUS = os.sched_getaffinity(0)
+import torch  # noqa: E402
+
+os.sched_setaffinity(0, CPUS)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -55,6 +63,7 @@ class Opts(C.Structure):
 
 
 LR, BETAS, EPS, WD = 1e-3, (0.9, 0.95), 1e-8, 0.1
+OC_FAST_CHUNK = 16384  # fast/include/optcert/fast.h: the elements of one chunk (FAST-MT-1)
 
 
 # ---------------------------------------------------------------- the protocol
@@ -278,6 +287,44 @@ def limits_section(lib, model, pairs, threads):
     return sec.close()
 
 
+def compute_section(lib, big, pairs, threads):
+    """Item 1, what bounds it: each step's arithmetic (its tensors in cache) against its memory
+    traffic (the same-traffic kernel on the model in memory)."""
+    sec = Section(f"1c. What bounds the element-wise steps: arithmetic against traffic "
+                  f"({threads} threads)", cmd("compute"))
+    chunks, reps = 16, 20
+    small = Model([(chunks * OC_FAST_CHUNK,)])
+    rows = []
+    for name, kind, pat, ns, b in [("AdamW + bf16 copy", "adam", 6, 2, 30),
+                                   ("SGD momentum + bf16 copy", "sgd", 2, 1, 22),
+                                   ("Lion + bf16 copy", "lion", 2, 1, 22)]:
+        times = {}
+        for where, model, rep in [("cache", small, reps), ("memory", big, 1)]:
+            f = Fast(lib, model)
+            step, same = f.step_fn(kind, True), f.same_fn(pat, 1, ns, True)
+            pr = abab(lambda: [step() for _ in range(rep)], lambda: [same() for _ in range(rep)], pairs)
+            t_step, t_same, rmed, _ = summary(pr)
+            times[where] = (t_step / (rep * model.n), t_same / (rep * model.n), rmed)
+        (cs, cm, crat), (ms, mm, mrat) = times["cache"], times["memory"]
+        rows.append([name, f"{b} B", f"{cs * 1e9:.3f}", f"{cm * 1e9:.3f}", f"{ms * 1e9:.3f}",
+                     f"{mm * 1e9:.3f}", f"{cs / mm:.0%}", f"{mrat:.1%}", f"{mm / max(mm, cs):.0%}",
+                     f"{mm / (mm + cs):.0%}"])
+    sec.lines += [f"Per parameter, {threads} threads, bf16 copy with non-temporal stores in the "
+                  f"same-traffic kernel (as §1's NT copy). In cache: one tensor of {chunks} "
+                  f"chunks ({chunks * OC_FAST_CHUNK} parameters, {chunks * OC_FAST_CHUNK * 14 / 2**20:.1f} "
+                  f"MiB of p, g, state and copy: inside L2 + L3), {reps} calls per timing, so the "
+                  "step's time there is its arithmetic (with loads and stores from cache: the "
+                  "kernel's column is what those alone cost); in "
+                  f"memory: the {big.n / 1e6:.1f} M-parameter model of §1. Each pair of columns "
+                  "is one ABAB comparison (medians). Arithmetic / traffic = the step in cache over "
+                  "the same-traffic kernel in memory; bounds of the share of the limit: "
+                  "perfect overlap of arithmetic and traffic (max) and none (sum).", ""]
+    sec.lines += table(["step", "bytes/param", "step in cache ns", "kernel in cache ns",
+                        "step in memory ns", "kernel in memory ns", "arithmetic / traffic",
+                        "of limit (median)", "bound: overlap", "bound: none"], rows)
+    return sec.close()
+
+
 def guard_section(lib, model, pairs, threads):
     """Item 1: the guarded step against its two passes' same-traffic kernels."""
     sec = Section(f"1b. The guarded step ({threads} threads)", cmd("guard"))
@@ -419,7 +466,7 @@ def ns_section(lib, pairs, threads, shapes, bf16_shapes):
                   "3.4445, -4.7750, 2.0315), 5 iterations; peer: torch.optim._muon."
                   "_zeropower_via_newtonschulz (torch.optim.Muon's orthogonalisation), bf16 "
                   "operands as torch casts them, and the same torch code with the cast to "
-                  "float32 instead (fp32). Ratio = torch / fast.", ""]
+                  "float32 instead (fp32). Ratio = torch / fast.", "", blas_line(lib), ""]
     sec.lines += table(["shape", "operands", "fast ms", "torch ms", "torch/fast (median)", "(min)"], rows)
     # the Muon step against its own NS time (Keller profile: simple NS)
     mrows = []
@@ -436,6 +483,66 @@ def ns_section(lib, pairs, threads, shapes, bf16_shapes):
     sec.lines += ["The whole Muon step (oc_fast_muon_step, MUON-PROF-KELLER, fp32) against its "
                   "Newton-Schulz alone (the subject here), same shapes:", ""]
     sec.lines += table(["shape", "NS ms", "Muon step ms", "step/NS (median)", "(min)"], mrows)
+    return sec.close()
+
+
+def torch_blas():
+    """The BLAS under torch's CPU matrix products, from its build configuration."""
+    cfg = torch.__config__.show()
+    info = cfg.split("BLAS_INFO=")[1].split(",")[0] if "BLAS_INFO=" in cfg else "unknown"
+    lines = [l.strip(" -") for l in cfg.splitlines() if "Math Kernel Library" in l or "OpenBLAS" in l]
+    return f"{info}" + (f" ({lines[0]})" if lines else "")
+
+
+def blas_line(lib):
+    """Which BLAS each side's products run on, on how many threads."""
+    lib.oc_bench_blas_config.restype = C.c_char_p
+    return (f"Products: torch {torch.__version__} on its BLAS {torch_blas()}, "
+            f"{torch.get_num_threads()} threads; ours on {lib.oc_bench_blas_config().decode()}, "
+            f"{lib.oc_bench_blas_threads()} threads (CPUs of this process: {sorted(CPUS)}).")
+
+
+def blas_section(lib, pairs, threads, shapes):
+    """Item 3, what bounds it: torch's matrix products (its BLAS) against OpenBLAS's sgemm and
+    against the implementation's own BLAS calls, on Newton-Schulz's products, same process."""
+    sec = Section(f"3c. What bounds Newton-Schulz against torch: the BLAS under each "
+                  f"({threads} threads)", cmd("blas"))
+    steps, rows, bound = 5, [], []
+    for k, n in shapes:
+        x, y = torch.randn(k, n), torch.empty(k, n)
+        a, b = torch.empty(k, k), torch.empty(k, k)
+
+        def torch_mm():
+            for _ in range(steps):
+                torch.mm(x, x.T, out=a)
+                torch.mm(a, a, out=b)
+                torch.mm(b, x, out=y)
+
+        def openblas(which):
+            return lambda: lib.oc_bench_ns_products(which, k, n, steps, C.c_void_p(x.data_ptr()),
+                                                    C.c_void_p(y.data_ptr()), C.c_void_p(a.data_ptr()),
+                                                    C.c_void_p(b.data_ptr()))
+        t_gemm, t_torch, r_gemm, m_gemm = summary(abab(openblas(0), torch_mm, pairs))
+        t_own, _, r_own, m_own = summary(abab(openblas(1), torch_mm, pairs))
+        gemm_flops, own_flops = steps * (4 * k * k * n + 2 * k ** 3), steps * (3 * k * k * n + k ** 3)
+        rows.append([f"{k}x{n}", f"{t_torch * 1e3:.1f}", f"{gemm_flops / t_torch / 1e9:.1f}",
+                     f"{t_gemm * 1e3:.1f}", f"{gemm_flops / t_gemm / 1e9:.1f}", f"{r_gemm:.2f}",
+                     f"{m_gemm:.2f}", f"{t_own * 1e3:.1f}", f"{own_flops / t_own / 1e9:.1f}",
+                     f"{gemm_flops / own_flops:.2f}", f"{r_own:.2f}", f"{m_own:.2f}"])
+        bound.append(f"- {k}x{n}: torch's products take {r_own:.2f} of the time of ours (median "
+                     f"of the pairs): the most torch/fast can reach in §3 with no time outside "
+                     f"BLAS; with §3b's share s outside, {r_own:.2f} x (1 - s).")
+    sec.lines += [blas_line(lib), "", f"The products of {steps} Newton-Schulz iterations on X (k x n, fp32): torch.mm "
+                  "(X X^T, A A, B X; what torch.optim.Muon's orthogonalisation runs, minus its "
+                  "element-wise terms) against the same three products as OpenBLAS sgemm, and "
+                  "against the implementation's own calls (SSYRK, SSYRK, SSYMM: fewer flops, "
+                  "FAST-NS-1); two ABAB comparisons, ratio = torch time / OpenBLAS time. GFLOP/s "
+                  "count each side's own flops. The tall shapes run the same products (torch "
+                  "transposes, we read X column-major).", ""]
+    sec.lines += table(["X", "torch.mm ms", "GFLOP/s", "OpenBLAS sgemm ms", "GFLOP/s",
+                        "torch/sgemm (median)", "(min)", "our BLAS calls ms", "GFLOP/s",
+                        "flops sgemm/ours", "torch/ours (median)", "(min)"], rows)
+    sec.lines += bound + [""]
     return sec.close()
 
 
@@ -543,7 +650,7 @@ def main():
     ap.add_argument("--lib", default=os.path.join(ROOT, "build/fast/liboptcert_fast_bench.so"))
     ap.add_argument("--pairs", type=int, default=7)
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
-    ap.add_argument("--only", default="limits,guard,peers,ns,nsblas,scaling,ranks,offload")
+    ap.add_argument("--only", default="limits,compute,guard,peers,ns,blas,nsblas,scaling,ranks,offload")
     a = ap.parse_args()
     if a.pairs < 7:
         sys.exit("bench.py: --pairs must be at least 7 (spec/fast.md §6, protocol)")
@@ -554,14 +661,16 @@ def main():
     isa = lib.oc_fast_isa_name(lib.oc_fast_isa_active()).decode()
     start = datetime.datetime.now(datetime.timezone.utc)
     secs, only = [], a.only.split(",")
-    model = Model(gpt2_125m()) if {"limits", "guard", "peers"} & set(only) else None
+    model = Model(gpt2_125m()) if {"limits", "compute", "guard", "peers"} & set(only) else None
     steps = {"limits": lambda: limits_section(lib, model, a.pairs, threads),
+             "compute": lambda: compute_section(lib, model, a.pairs, threads),
              "guard": lambda: guard_section(lib, model, a.pairs, threads),
              "peers": lambda: peers_section(lib, model, a.pairs, threads),
              # torch's bf16 products run at about 1 GFLOP/s on a CPU without bf16 arithmetic:
              # smaller shapes for that pair, or the section takes most of an hour
              "ns": lambda: ns_section(lib, a.pairs, threads, [(1024, 1024), (4096, 1024), (1024, 4096)],
                                       [(512, 512), (2048, 512), (512, 2048)]),
+             "blas": lambda: blas_section(lib, a.pairs, threads, [(1024, 1024), (1024, 4096)]),
              "nsblas": lambda: ns_blas_section(a.pairs),
              "scaling": lambda: scaling_section(lib, a.pairs, [10**7, 3 * 10**7, 10**8, 3 * 10**8, 10**9]),
              "ranks": lambda: ranks_section([1, 2, 4, 8]),

@@ -4,6 +4,7 @@
  * ordinary or non-temporal (streaming) stores, cut into the chunks of OC_FAST_CHUNK elements
  * the fast steps use and shared among the OpenMP threads as they share them (FAST-MT-1:
  * schedule(dynamic, 1) over the chunks of all tensors). The file is compiled with -mavx2. */
+#include <cblas.h>
 #include <immintrin.h>
 #include <math.h>
 #include <omp.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "optcert/fast.h"
+#include "ns_products.h"
 
 /* Which streams a same-traffic pass moves (bits of `pattern`). */
 enum {
@@ -260,6 +262,19 @@ int oc_bench_muon(int profile, int bf16, size_t rows, size_t cols, float *p, flo
                        : (int)oc_fast_muon_step(&hp, bf16 ? OC_FAST_NS_BF16 : OC_FAST_NS_FP32, rows,
                                                 cols, p, m, g);
 }
+
+/* The products of `steps` Newton-Schulz iterations on x (k x n): which 0 as three sgemm calls,
+ * 1 as the implementation's SSYRK, SSYRK, SSYMM (ns_products.h). */
+void oc_bench_ns_products(int which, int k, int n, int steps, const float *x, float *y, float *a,
+                          float *b)
+{
+    (which ? ns_blas_products : ns_sgemm_products)(k, n, steps, x, y, a, b);
+}
+
+/* The threads OpenBLAS runs its products on, and its build. */
+int oc_bench_blas_threads(void) { return openblas_get_num_threads(); }
+
+const char *oc_bench_blas_config(void) { return openblas_get_config(); }
 
 int oc_bench_threads(void) { return omp_get_max_threads(); }
 

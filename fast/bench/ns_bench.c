@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 #include "optcert/fast.h"
+#include "ns_products.h"
 
 static clockid_t clock_used = CLOCK_MONOTONIC;
 
@@ -54,27 +55,6 @@ static void fill(float *x, size_t n, unsigned seed)
     for (size_t i = 0; i < n; i++) {
         seed = seed * 1664525u + 1013904223u;
         x[i] = (float)(seed >> 8) * 0x1p-24f - 0.5f;
-    }
-}
-
-/* The three products of `steps` iterations as plain sgemm calls (row-major, the wide
- * orientation: the tall case's products have the same sizes). */
-static void sgemm_only(int k, int n, int steps, const float *x, float *y, float *a, float *b)
-{
-    for (int i = 0; i < steps; i++) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, k, k, n, 1.0f, x, n, x, n, 0.0f, a, k);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, k, k, k, 1.0f, a, k, a, k, 0.0f, b, k);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, k, n, k, 1.0f, b, k, x, n, 0.0f, y, n);
-    }
-}
-
-/* The implementation's BLAS calls alone. */
-static void blas_only(int k, int n, int steps, const float *x, float *y, float *a, float *b)
-{
-    for (int i = 0; i < steps; i++) {
-        cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, k, n, 1.0f, x, n, 0.0f, a, k);
-        cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, k, k, 1.0f, a, k, 0.0f, b, k);
-        cblas_ssymm(CblasRowMajor, CblasLeft, CblasUpper, k, n, 1.0f, b, k, x, n, 0.0f, y, n);
     }
 }
 
@@ -118,9 +98,9 @@ int main(int argc, char **argv)
             if (oc_fast_newton_schulz(&hp, prec, rows, cols, g, out, work, wl) != OC_OK)
                 return 1;
             double t1 = now();
-            sgemm_only(k, n, hp.steps, g, y, a, b);
+            ns_sgemm_products(k, n, hp.steps, g, y, a, b);
             double t2 = now();
-            blas_only(k, n, hp.steps, g, y, a, b);
+            ns_blas_products(k, n, hp.steps, g, y, a, b);
             double t3 = now();
             if (r > 0) {
                 double *row = t + 5 * (r - 1);

@@ -10,6 +10,7 @@
  * (CblasUpper in row-major, CblasLower in column-major). */
 #include <cblas.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
@@ -52,31 +53,137 @@ static inline float bf16_round(float x)
     return (union { uint32_t u; float f; }){(uint32_t)oc_fast_to_bf16(x) << 16}.f;
 }
 
+/* FAST-NS-3: a pass between two products, cut into as many parts as OpenBLAS has threads, run
+ * on plain threads that end with the pass (none spins into the next product, as an OpenMP team
+ * does under libgomp's default wait policy). Every pass works element by element, so the bits
+ * do not depend on the split. fn does part `part` of `parts` and ORs its NS-DOM-1 flag into bad. */
+typedef void (*ns_pass_fn)(const void *ctx, int part, int parts, int *bad);
+
+typedef struct ns_part {
+    ns_pass_fn fn;
+    const void *ctx;
+    int part, parts, bad;
+} ns_part;
+
+static void *run_part(void *arg)
+{
+    ns_part *q = arg;
+    q->fn(q->ctx, q->part, q->parts, &q->bad);
+    return NULL;
+}
+
+#define NS_MAX_PARTS 16
+/* Elements (or Gram entries) per part at least: a thread's start and join, some 10-50 us, is
+ * then a few percent of its part. */
+#define NS_MIN_PART ((size_t)1 << 16)
+
+/* Runs the pass over `work` elements; returns the OR of the parts' flags. A part whose thread
+ * cannot start runs on the calling thread. */
+static int run_pass(ns_pass_fn fn, const void *ctx, size_t work)
+{
+    size_t most = work / NS_MIN_PART;
+    int parts = openblas_get_num_threads();
+    parts = parts > NS_MAX_PARTS ? NS_MAX_PARTS : parts;
+    parts = (size_t)parts > most ? (most ? (int)most : 1) : parts < 1 ? 1 : parts;
+    ns_part q[NS_MAX_PARTS];
+    pthread_t th[NS_MAX_PARTS];
+    int started[NS_MAX_PARTS] = {0}, bad = 0;
+    for (int i = 0; i < parts; i++)
+        q[i] = (ns_part){fn, ctx, i, parts, 0};
+    for (int i = 1; i < parts; i++)
+        started[i] = pthread_create(&th[i], NULL, run_part, &q[i]) == 0;
+    run_part(&q[0]);
+    for (int i = 1; i < parts; i++) {
+        if (started[i])
+            pthread_join(th[i], NULL);
+        else
+            run_part(&q[i]);
+        bad |= q[i].bad;
+    }
+    return bad | q[0].bad;
+}
+
+/* Part `part` of `parts` of [0, len): [*lo, *hi), cut at multiples of 16 floats (a cache line). */
+static void part_range(size_t len, int part, int parts, size_t *lo, size_t *hi)
+{
+    size_t step = (len / (size_t)parts) & ~(size_t)15;
+    *lo = step * (size_t)part;
+    *hi = part == parts - 1 ? len : *lo + step;
+}
+
+typedef struct ns_vec {
+    const float *src;
+    float *dst;
+    size_t len;
+    double d; /* normalise: the divisor */
+    int bf16;
+} ns_vec;
+
 /* NS-NORM-1: X_0 = G / d, each entry the binary64 quotient rounded once (d can be as small as
  * 2^-149, whose reciprocal is not a binary32). |G / d| <= 1 since d >= ||G||_F: no domain check. */
-static void normalise(const float *g, size_t len, double d, int bf16, float *x)
+static void normalise_part(const void *ctx, int part, int parts, int *bad)
 {
-    long long n = (long long)len;
-    for (long long i = 0; i < n; i++) {
-        float v = (float)(g[i] / d);
-        x[i] = bf16 ? bf16_round(v) : v;
+    const ns_vec *v = ctx;
+    size_t lo, hi;
+    (void)bad;
+    part_range(v->len, part, parts, &lo, &hi);
+    for (size_t i = lo; i < hi; i++) {
+        float x = (float)(v->src[i] / v->d);
+        v->dst[i] = v->bf16 ? bf16_round(x) : x;
     }
 }
 
+/* NS-DOM-1 on the new iterate dst (bad if an entry is NaN or beyond 2^64); bf16: rounds it first. */
+static void domain_part(const void *ctx, int part, int parts, int *bad)
+{
+    const ns_vec *v = ctx;
+    size_t lo, hi;
+    part_range(v->len, part, parts, &lo, &hi);
+    int out = 0;
+    for (size_t i = lo; i < hi; i++) {
+        float x = v->dst[i];
+        if (v->bf16)
+            v->dst[i] = x = bf16_round(x);
+        out |= !(x >= -DOMAIN_LIMIT && x <= DOMAIN_LIMIT);
+    }
+    *bad |= out;
+}
+
+/* NS-STORE-1: the final iterate to out. */
+static void store_part(const void *ctx, int part, int parts, int *bad)
+{
+    const ns_vec *v = ctx;
+    size_t lo, hi;
+    (void)bad;
+    part_range(v->len, part, parts, &lo, &hi);
+    memcpy(v->dst + lo, v->src + lo, (hi - lo) * sizeof(float));
+}
+
+typedef struct ns_gram {
+    float *a, *b;
+    size_t k;
+    float ca; /* finish_part: the coefficient a */
+    int bf16;
+} ns_gram;
+
 /* A (stored triangle) to a full symmetric matrix, the operand of A A^T; B = A on the stored
  * triangle, the C operand of B = c A A^T + b B. bf16: A rounded first (FAST-NS-2). In tiles of
- * TILE x TILE, so that the transposed writes stay in cache. */
+ * TILE x TILE, so that the transposed writes stay in cache; part p does the tile rows p,
+ * p + parts, ... (their lengths fall by one tile a row: interleaving balances the parts). */
 #define TILE 64
-static void complete_gram(float *a, float *b, size_t k, int bf16)
+static void complete_part(const void *ctx, int part, int parts, int *bad)
 {
-    long long tiles = (long long)((k + TILE - 1) / TILE);
-    for (long long tr = 0; tr < tiles; tr++)
-        for (size_t c0 = (size_t)tr * TILE; c0 < k; c0 += TILE) {
-            size_t r_end = (size_t)tr * TILE + TILE < k ? (size_t)tr * TILE + TILE : k;
+    const ns_gram *m = ctx;
+    float *a = m->a, *b = m->b;
+    size_t k = m->k, tiles = (k + TILE - 1) / TILE;
+    (void)bad;
+    for (size_t tr = (size_t)part; tr < tiles; tr += (size_t)parts)
+        for (size_t c0 = tr * TILE; c0 < k; c0 += TILE) {
+            size_t r_end = tr * TILE + TILE < k ? tr * TILE + TILE : k;
             size_t c_end = c0 + TILE < k ? c0 + TILE : k;
-            for (size_t r = (size_t)tr * TILE; r < r_end; r++)
+            for (size_t r = tr * TILE; r < r_end; r++)
                 for (size_t c = c0 > r ? c0 : r; c < c_end; c++) {
-                    float v = bf16 ? bf16_round(a[r * k + c]) : a[r * k + c];
+                    float v = m->bf16 ? bf16_round(a[r * k + c]) : a[r * k + c];
                     a[r * k + c] = v;
                     a[c * k + r] = v;
                     b[r * k + c] = v;
@@ -84,28 +191,19 @@ static void complete_gram(float *a, float *b, size_t k, int bf16)
         }
 }
 
-/* B' = a I + B on the stored triangle; bf16: every entry rounded (FAST-NS-2). */
-static void finish_poly(float *b, size_t k, float ca, int bf16)
+/* B' = a I + B on the stored triangle; bf16: every entry rounded (FAST-NS-2). Part p does the
+ * rows p, p + parts, ... */
+static void finish_part(const void *ctx, int part, int parts, int *bad)
 {
-    for (size_t r = 0; r < k; r++) {
-        b[r * k + r] += ca;
-        for (size_t c = r; bf16 && c < k; c++)
+    const ns_gram *m = ctx;
+    float *b = m->b;
+    size_t k = m->k;
+    (void)bad;
+    for (size_t r = (size_t)part; r < k; r += (size_t)parts) {
+        b[r * k + r] += m->ca;
+        for (size_t c = r; m->bf16 && c < k; c++)
             b[r * k + c] = bf16_round(b[r * k + c]);
     }
-}
-
-/* NS-DOM-1 on the new iterate (1 if an entry is NaN or beyond 2^64); bf16: rounds it first. */
-static int leaves_domain(float *y, size_t len, int bf16)
-{
-    long long n = (long long)len;
-    int bad = 0;
-    for (long long i = 0; i < n; i++) {
-        float v = y[i];
-        if (bf16)
-            y[i] = v = bf16_round(v);
-        bad |= !(v >= -DOMAIN_LIMIT && v <= DOMAIN_LIMIT);
-    }
-    return bad;
 }
 
 /* One iteration of NS-ITER-1, y = (a I + b A + c A A) x with A = x x^T, in the factored form
@@ -119,9 +217,10 @@ static oc_status iterate(const ns_shape *s, const double abc[3], const float *x,
     cblas_ssyrk(s->layout, s->uplo, CblasNoTrans, k, n, 1.0f, x, s->ldx, 0.0f, a, k);
     if (group && group->size > 1 && group->allreduce_sum(group->ctx, a, s->k * s->k) != OC_OK)
         return OC_ERR_IO;
-    complete_gram(a, b, s->k, bf16);
+    ns_gram m = {a, b, s->k, (float)abc[0], bf16};
+    run_pass(complete_part, &m, s->k * s->k / 2);
     cblas_ssyrk(s->layout, s->uplo, CblasNoTrans, k, k, (float)abc[2], a, k, (float)abc[1], b, k);
-    finish_poly(b, s->k, (float)abc[0], bf16);
+    run_pass(finish_part, &m, bf16 ? s->k * s->k / 2 : s->k);
     cblas_ssymm(s->layout, CblasLeft, s->uplo, k, n, 1.0f, b, k, x, s->ldx, 0.0f, y, s->ldx);
     return OC_OK;
 }
@@ -136,12 +235,14 @@ static oc_status iterate_all(const oc_ns_hparams *hp, const ns_shape *s, int bf1
     size_t len = s->k * s->n;
     float *x = work, *y = x + len, *a = y + len, *b = a + s->k * s->k;
     double sn = hp->norm_scale * sqrt(sumsq); /* NS-NORM-1 */
-    normalise(g, len, hp->eps_mode == OC_NS_EPS_ADD ? sn + hp->eps : fmax(sn, hp->eps), bf16, x);
+    ns_vec norm = {g, x, len, hp->eps_mode == OC_NS_EPS_ADD ? sn + hp->eps : fmax(sn, hp->eps), bf16};
+    run_pass(normalise_part, &norm, len);
     oc_status st = OC_OK;
     for (int it = 0; it < hp->steps && st == OC_OK; it++) {
         int tuple = oc_ns_tuple_index(hp, it); /* NS-SCHED-1 */
         st = iterate(s, hp->coef[tuple], x, y, a, b, bf16, group);
-        int bad = st == OC_OK && leaves_domain(y, len, bf16);
+        ns_vec check = {NULL, y, len, 0.0, bf16};
+        int bad = st == OC_OK && run_pass(domain_part, &check, len);
         if (st == OC_OK && group && group->size > 1 &&
             group->allreduce_max_int(group->ctx, &bad) != OC_OK)
             st = OC_ERR_IO;
@@ -150,8 +251,9 @@ static oc_status iterate_all(const oc_ns_hparams *hp, const ns_shape *s, int bf1
         y = x;
         x = next;
     }
+    ns_vec store = {x, out, len, 0.0, 0};
     if (st == OC_OK)
-        memcpy(out, x, len * sizeof(float)); /* NS-STORE-1: the only write to out */
+        run_pass(store_part, &store, len); /* NS-STORE-1: the only write to out */
     return st;
 }
 

@@ -114,6 +114,74 @@ static void test_ns_workspace(void)
     }
 }
 
+/* FAST-NS-3, the passes between the products cut among OpenBLAS's threads: shapes whose every
+ * pass splits (k = 512: the Gram completion has k^2 / 2 = 2^17 entries, two parts of 2^16).
+ * The schedule (a, b, c) = (1, 0, 0) makes B' = I, so each iterate is X_0 = G / d exactly; with
+ * entries +-1 and +-3 whose squares sum to 2^20, d = 2^10 and the output is G / 1024 bit for
+ * bit, every element: a part the normalisation, the domain check or the final copy skipped
+ * leaves the NaN the output was filled with. */
+enum { BIG_K = 512, BIG_N = 640, BIG_LEN = BIG_K * BIG_N, BIG_THREES = 90112 };
+
+static void identity_schedule(oc_ns_hparams *hp, double a, int steps)
+{
+    oc_ns_profile_defaults(OC_NS_QUINTIC, hp); /* NS-NORM-1: d = max(||G||_F, eps) */
+    for (int t = 0; t < OC_NS_MAX_COEFS; t++)
+        hp->coef[t][0] = a, hp->coef[t][1] = 0.0, hp->coef[t][2] = 0.0;
+    hp->steps = steps;
+}
+
+static void test_ns_split_passes(void)
+{
+    oc_ns_hparams hp;
+    identity_schedule(&hp, 1.0, 5);
+    float *g = malloc(BIG_LEN * sizeof *g), *out = malloc(BIG_LEN * sizeof *out);
+    for (size_t i = 0; i < BIG_LEN; i++) /* 327680 + 8 * 90112 = 2^20 */
+        g[i] = (float)((i % 2 ? -1 : 1) * (i * 7 % BIG_LEN < BIG_THREES ? 3 : 1));
+    for (int tall = 0; tall < 2; tall++) {
+        size_t rows = tall ? BIG_N : BIG_K, cols = tall ? BIG_K : BIG_N, wrong = 0;
+        for (size_t i = 0; i < BIG_LEN; i++)
+            out[i] = NAN;
+        CU_ASSERT_EQUAL(oc_fast_newton_schulz(&hp, OC_FAST_NS_FP32, rows, cols, g, out, NULL, 0),
+                        OC_OK);
+        for (size_t i = 0; i < BIG_LEN; i++)
+            wrong += out[i] != g[i] * 0x1p-10f;
+        CU_ASSERT_EQUAL(wrong, 0);
+        if (wrong)
+            printf("\n    newton_schulz %zux%zu: %zu of %d entries are not G / 1024\n", rows,
+                   cols, wrong, BIG_LEN);
+    }
+    free(g), free(out);
+}
+
+/* NS-DOM-1 in every part of the split check: one entry 1 (d = 1) at the start or the end of
+ * G, X <- 128 X: 2^63 after nine iterations (accepted: the entry is 2^63, the rest 0), 2^70
+ * after ten (OC_ERR_NONFINITE, out untouched). */
+static void test_ns_split_domain(void)
+{
+    float *g = calloc(BIG_LEN, sizeof *g), *out = malloc(BIG_LEN * sizeof *out);
+    const size_t at[] = {0, BIG_LEN - 1};
+    oc_ns_hparams hp;
+    for (int w = 0; w < 2; w++) {
+        g[at[w]] = 1.0f;
+        for (int steps = 9; steps <= 10; steps++) {
+            identity_schedule(&hp, 128.0, steps);
+            for (size_t i = 0; i < BIG_LEN; i++)
+                out[i] = -1.0f;
+            oc_status st = oc_fast_newton_schulz(&hp, OC_FAST_NS_FP32, BIG_K, BIG_N, g, out, NULL, 0);
+            CU_ASSERT_EQUAL(st, steps == 9 ? OC_OK : OC_ERR_NONFINITE);
+            size_t wrong = 0;
+            for (size_t i = 0; i < BIG_LEN; i++)
+                wrong += out[i] != (steps == 10 ? -1.0f : i == at[w] ? 0x1p63f : 0.0f);
+            CU_ASSERT_EQUAL(wrong, 0);
+            if (st != (steps == 9 ? OC_OK : OC_ERR_NONFINITE) || wrong)
+                printf("\n    newton_schulz, entry %zu, %d steps: status %d, %zu entries wrong\n",
+                       at[w], steps, st, wrong);
+        }
+        g[at[w]] = 0.0f;
+    }
+    free(g), free(out);
+}
+
 /* One call: the fast status equals the reference's; on error out keeps its contents. */
 static void ns_expect(const oc_ns_hparams *hp, size_t rows, size_t cols, const float *g,
                       float *out, oc_status want)
@@ -410,6 +478,8 @@ void register_suites(void)
     ADD_SUITE("fast_muon",
               {"newton-schulz fp32 and bf16 within their class bounds", test_ns_within_class_bounds},
               {"newton-schulz caller's workspace", test_ns_workspace},
+              {"newton-schulz passes split among threads: every element", test_ns_split_passes},
+              {"newton-schulz split domain check: every part", test_ns_split_domain},
               {"newton-schulz bad input: reference status, nothing written", test_ns_bad_input},
               {"muon bad input: reference status, nothing written", test_muon_bad_input},
               {"qk-clip within MUONCLIP-TOL-1, bad input", test_qk_clip},
