@@ -30,7 +30,9 @@ def main(index_path, known_path):
             known.setdefault((adapter, family), {})[int(tc)] = reason
     rows, certified, libraries = [], set(), {}
     for line in open(index_path, encoding="utf-8"):
-        library, version, adapter, family, flag, report = line.split()
+        fields = line.split()  # library version adapter family flags... report
+        library, version, adapter, family, report = *fields[:4], fields[-1]
+        flag = " ".join(fields[4:-1])
         doc = json.load(open(report, encoding="utf-8"))
         f = doc["families"][0]
         failed = sorted(c["tcId"] for c in f["cases"] if c["verdict"] == "FAIL")
