@@ -35,7 +35,7 @@ rc=0
 while read -r library adapter family flag <&3; do
     [ -n "$library" ] || continue
     script=${adapter%@*}
-    res="$out/$adapter-$family$flag"
+    res="$out/$adapter-$family$(printf %s "$flag" | tr " " _)" # no blank: the index is split on blanks
     # Debian's python3 (torch 1.13, lion-pytorch, megatron-core, muon-optimizer); jax needs
     # numpy 2: optax and keras run in their own virtual environment (ci/setup-python.sh);
     # ADAPTER@TAG: torch 2.15's environment (torch2, emerging: Emerging-Optimizers, pto:
