@@ -1,5 +1,4 @@
-/* optcert status codes: every public function of ref/ and fast/ returns one; which status a
- * rejected input gets, and that it writes nothing, are each family's rules in spec/<family>.md. */
+/* optcert status codes: every public function returns one (ARCHITECTURE §6). */
 #ifndef OPTCERT_STATUS_H
 #define OPTCERT_STATUS_H
 
