@@ -22,18 +22,15 @@
 #   ci/certify-outside.sh [BUILD_DIR] [--matrix FILE]
 set -eu
 cd "$(dirname "$0")/.."
-build=${1:-build}
-matrix=
-[ "${2:-}" = "--matrix" ] && matrix=${3:?--matrix needs a file}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-rc=0
 # One run a line: LIBRARY (its distribution, whose installed version the matrix shows), RUN
 # (ADAPTER[@TAG]: conformance/adapters/ADAPTER.py; known divergences are listed per RUN and
-# family), FAMILY, then the adapter's flag if any. The TAG picks the Python environment
+# family), FAMILY, then the adapter's flags if any. The TAG picks the Python environment
 # (below) and keeps apart the divergences of runs of one adapter.
-while read -r library adapter family flag <&3; do
-    [ -n "$library" ] || continue
+#   one LIBRARY RUN FAMILY [FLAG...]   (with build, out and n, the run's number, set)
+one() {
+    library=$1 adapter=$2 family=$3
+    shift 3
+    flag="$*"
     script=${adapter%@*}
     res="$out/$adapter-$family$(printf %s "$flag" | tr " " _)" # no blank: the index is split on blanks
     # Debian's python3 (torch 1.13, lion-pytorch, megatron-core, muon-optimizer); jax needs
@@ -55,13 +52,13 @@ while read -r library adapter family flag <&3; do
     # TensorParallelMuon at Megatron's default muon_fp32_matmul_prec "medium": torch on the CPU
     # may run Newton-Schulz's float32 matmuls in bf16 (conformance/adapters/megatron_muon.py)
     case $adapter$flag in megatron_muon@mcore19) cls=bf16 ;; esac
-    version=$(env ${pypath:+PYTHONPATH=$pypath} "$py" -c 'import sys; from importlib import metadata; print(metadata.version(sys.argv[1]))' "$library")
+    version=$(env ${pypath:+PYTHONPATH=$pypath} "$py" -c 'import sys; from importlib import metadata; print(metadata.version(sys.argv[1]))' "$library") || return 1
     env ${pypath:+PYTHONPATH=$pypath} KERAS_BACKEND=jax "$py" "conformance/adapters/$script.py" $flag \
-        --vectors "vectors/$family/$family.json" --out "$res.safetensors"
+        --vectors "vectors/$family/$family.json" --out "$res.safetensors" || return 1
     "$build"/optcert judge --results "$res.safetensors" --family "$family" --class "$cls" --verbose \
         --report table --report "json:$res.json" || true
-    echo "$library $version $adapter $family ${flag:--} $res.json" >>"$out/index"
-    /usr/bin/python3 - "$res.json" "$adapter" "$family" conformance/adapters/known-divergences.txt <<'PY' || rc=1
+    echo "$library $version $adapter $family ${flag:--} $res.json" >"$out/index.$n"
+    /usr/bin/python3 - "$res.json" "$adapter" "$family" conformance/adapters/known-divergences.txt <<'PY' || return 1
 import json, sys
 report, adapter, family, known_path = sys.argv[1:]
 doc = json.load(open(report))
@@ -75,7 +72,27 @@ if known - failed:
 passed = sum(f["pass"] for f in doc["families"])
 print(f"{adapter} {family}: {passed} cases pass; failures are exactly the {len(known)} known divergences")
 PY
-done 3<<RUNS
+}
+# ci/certify-outside.sh --one BUILD OUT N LIBRARY RUN FAMILY [FLAG...]: run number N, its output
+# printed whole when it ends (runs go in parallel); exit 1 if it failed
+if [ "${1:-}" = "--one" ]; then
+    build=$2 out=$3 n=$4
+    shift 4
+    st=0
+    one "$@" >"$out/$n.log" 2>&1 || st=1
+    [ $st -eq 0 ] || echo "FAILED: $*" >>"$out/$n.log"
+    flock "$out/lock" cat "$out/$n.log"
+    exit $st
+fi
+build=${1:-build}
+matrix=
+[ "${2:-}" = "--matrix" ] && matrix=${3:?--matrix needs a file}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+rc=0
+# OPTCERT_JOBS runs at a time (default: one per CPU); the index keeps the table's order
+jobs=${OPTCERT_JOBS:-$(nproc)}
+grep -v '^ *$' <<RUNS | nl -ba -w1 -s' ' >"$out/runs"
 torch torch_optim adam-torch
 torch torch_optim adam-torch --foreach
 torch torch_optim sgd-torch
@@ -151,6 +168,10 @@ torch adafactor@torch2 adafactor-torch --impl=torch --foreach
 transformers adafactor@torch2 adafactor-transformers --impl=transformers
 optax adafactor adafactor-optax --impl=optax
 RUNS
+xargs -P "$jobs" -L 1 "$0" --one "$build" "$out" <"$out/runs" || rc=1
+for n in $(cut -d' ' -f1 "$out/runs"); do
+    cat "$out/index.$n" 2>/dev/null || true
+done >"$out/index"
 # Layout maps against Megatron's own layout functions (spec/layouts.md §4.1), dp 2, 3 and 4 and
 # seven bucket settings on three models: megatron-core 0.19.2 (the current release, under torch
 # 2.15's interpreter) for DistributedOptimizer (zero1-flat) and LayerWiseDistributedOptimizer's

@@ -70,11 +70,42 @@ void test_add_results(st_writer *w, const char *key, const oc_case *c, int k, co
     free(h);
 }
 
-int main(void)
+/* `SUITE --only TEST` runs that test alone, `SUITE --skip TEST` all but it (ctest runs a slow
+ * test as its own entry: conformance/tests/CMakeLists.txt). Exit 2 if no test has that name. */
+static int select_tests(int argc, char **argv)
+{
+    if (argc == 1)
+        return 0;
+    int only = argc == 3 && strcmp(argv[1], "--only") == 0;
+    if (argc != 3 || (!only && strcmp(argv[1], "--skip") != 0)) {
+        fprintf(stderr, "usage: %s [--only TEST | --skip TEST]\n", argv[0]);
+        return 2;
+    }
+    int found = 0;
+    for (CU_pSuite s = CU_get_registry()->pSuite; s; s = s->pNext)
+        for (CU_pTest t = s->pTest; t; t = t->pNext) {
+            int match = strcmp(t->pName, argv[2]) == 0;
+            found |= match;
+            CU_set_test_active(t, match == only ? CU_TRUE : CU_FALSE);
+        }
+    if (!found) {
+        fprintf(stderr, "%s: no test named '%s'\n", argv[0], argv[2]);
+        return 2;
+    }
+    CU_set_fail_on_inactive(CU_FALSE);
+    return 0;
+}
+
+int main(int argc, char **argv)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 2;
     register_suites();
+    int usage = select_tests(argc, argv);
+    if (usage) {
+        CU_cleanup_registry();
+        return usage;
+    }
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     /* CU_basic_run_tests() returns 0 even when tests fail (CUnit 2.1-3, observed: a failing test
