@@ -26,11 +26,6 @@ SETS = {
              (2.7215, -3.0494, 1.3169)], 'cycle', 4, 'max', 1.0, 1e-7),
 }
 SETS['polar-express-safety'] = (SETS['polar-express'][0], 'repeat_last', 8, 'add', 1.01, 1e-7)
-SETS['cans'] = ([(8.4703, -25.1081, 18.6293), (4.1828, -3.1087, 0.5806), (3.9619, -2.9541, 0.5630),
-                 (3.2866, -2.4647, 0.5074), (2.2737, -1.6447, 0.4162)], 'repeat_last', 5, 'max', 1.0, 1e-7)
-SETS['deepseekv4'] = (SETS['simple'][0] * 8 + [(2.0, -1.5, 0.5)] * 2, 'repeat_last', 10, 'max', 1.0, 1e-7)
-SETS['cubic5'] = ([(3.3656576, -3.3420992, 0.0), (2.5744352, -1.4957376, 0.0), (2.5368962, -1.4312570, 0.0),
-                   (2.4418906, -1.2764040, 0.0), (2.2230472, -0.9630650, 0.0)], 'cycle', 5, 'max', 1.0, 1e-7)
 def coefs(name, steps):
     cs,mode,_,_,_,_=SETS[name]; cs=[tuple(float(f32(v)) for v in c) for c in cs]
     if mode=='cycle': return [cs[i%len(cs)] for i in range(steps)]
