@@ -124,6 +124,9 @@ emerging-optimizers muon_ns@emerging ns-simple --impl=emerging
 emerging-optimizers muon_ns@emerging ns-quintic --impl=emerging
 emerging-optimizers muon_ns@emerging ns-polar-express --impl=emerging
 emerging-optimizers muon_ns@emerging ns-aol --impl=emerging
+emerging-optimizers muon_ns@emerging ns-cans --impl=emerging
+emerging-optimizers muon_ns@emerging ns-deepseekv4 --impl=emerging
+emerging-optimizers muon_ns@emerging ns-cubic5 --impl=emerging
 torch torch_optim@torch2 adam-torch
 torch torch_optim@torch2 adam-torch --foreach
 torch torch_optim@torch2 adam-torch --fused

@@ -12,7 +12,7 @@
  *   g                  fp32 in [-1e30, 1e30], any of them zero
  *   profile            every oc_ns_profile (its published tuples, schedule and eps mode)
  *   coefficients       additionally one arbitrary tuple with a, b, c in [-128, 128]
- *   steps              [1, 12] (every default count 4, 5, 8, their +-1 mutants, and more
+ *   steps              [1, 12] (every default count 4, 5, 8, 10, their +-1 mutants, and more
  *                      steps than tuples; the per-step argument below does not depend on it)
  *   eps                [2^-149, 1];  norm_scale [1, 2]
  *   mutant             every oc_ns_mutant except eps-omitted (0/0 on a zero input is the
@@ -59,7 +59,7 @@ int main(void)
     /* The name tables, in and out of range, and the profile parser. */
     oc_ns_mutant any = (oc_ns_mutant)Frama_C_interval(0, OC_NS_MUTANT_COUNT);
     const char *names[3] = {oc_ns_mutant_name(any), oc_ns_mutant_description(any),
-                            oc_ns_profile_name((oc_ns_profile)Frama_C_interval(0, 5))};
+                            oc_ns_profile_name((oc_ns_profile)Frama_C_interval(0, OC_NS_PROFILE_COUNT))};
     oc_ns_profile parsed = OC_NS_SIMPLE;
     oc_status st2 = oc_ns_profile_parse(Frama_C_nondet(0, 1) ? "quintic" : "cubic", &parsed);
     return (int)st + (int)st2 + (int)parsed + (names[0] != 0) + (names[1] != 0) +

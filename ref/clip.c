@@ -328,16 +328,14 @@ oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
         return OC_ERR_BAD_PROFILE;
     if ((st = check(c, nviews, views, 1)) != OC_OK)
         return st;
-    if (c->profile == OC_CLIP_MEGATRON && !(c->max_norm > 0)) {   /* CLIP-DISABLE-1 */
-        *total_norm = 0.0f;
-        *skipped = 0;
-        return OC_OK;
-    }
     double factor[OC_CLIP_MAX_OPTIMIZERS];
     double norm = clip_factors(c, nviews, views, factor, mutant);
     *total_norm = to_f32(norm);
-    scale_views(nviews, views, factor);
-    /* CLIP-SKIP-1: checked after the clipping, as ChainedOptimizer.step does */
+    /* CLIP-DISABLE-1: megatron with max_norm <= 0 reports the norm and leaves the gradients */
+    if (c->profile == OC_CLIP_TORCH || c->max_norm > 0)
+        scale_views(nviews, views, factor);
+    /* CLIP-SKIP-1: checked after the clipping (also when it is disabled), as
+     * ChainedOptimizer.step does */
     *skipped = c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold;
     return OC_OK;
 }

@@ -37,7 +37,8 @@
 
 /* NS-PROF-*: the published tuples, rounded to binary32 (the vectors carry these values), one
  * row per profile (polar-express-safety shares the polar-express tuples). */
-static const float profile_sets[OC_NS_PROFILE_COUNT][8][3] = {
+#define PROFILE_MAX_TUPLES 10   /* deepseekv4's ten */
+static const float profile_sets[OC_NS_PROFILE_COUNT][PROFILE_MAX_TUPLES][3] = {
     {{3.4445f, -4.7750f, 2.0315f}},
     {{4.0848f, -6.8946f, 2.9270f}, {3.9505f, -6.3029f, 2.6377f}, {3.7418f, -5.5913f, 2.3037f},
      {2.8769f, -3.1427f, 1.2046f}, {2.8366f, -3.0525f, 1.2012f}},
@@ -49,8 +50,17 @@ static const float profile_sets[OC_NS_PROFILE_COUNT][8][3] = {
      {1.8564f, -1.2132f, 0.3568f}, {1.8750f, -1.2500f, 0.3750f}},
     {{4.0098f, -7.0585f, 2.4635f}, {3.4585f, -5.5479f, 2.5959f}, {2.7573f, -3.2939f, 1.4254f},
      {2.7215f, -3.0494f, 1.3169f}},
+    {{8.4703f, -25.1081f, 18.6293f}, {4.1828f, -3.1087f, 0.5806f}, {3.9619f, -2.9541f, 0.5630f},
+     {3.2866f, -2.4647f, 0.5074f}, {2.2737f, -1.6447f, 0.4162f}},
+    {{3.4445f, -4.7750f, 2.0315f}, {3.4445f, -4.7750f, 2.0315f}, {3.4445f, -4.7750f, 2.0315f},
+     {3.4445f, -4.7750f, 2.0315f}, {3.4445f, -4.7750f, 2.0315f}, {3.4445f, -4.7750f, 2.0315f},
+     {3.4445f, -4.7750f, 2.0315f}, {3.4445f, -4.7750f, 2.0315f}, {2.0f, -1.5f, 0.5f},
+     {2.0f, -1.5f, 0.5f}},
+    {{3.3656576f, -3.3420992f, 0.0f}, {2.5744352f, -1.4957376f, 0.0f},
+     {2.5368962f, -1.4312570f, 0.0f}, {2.4418906f, -1.2764040f, 0.0f},
+     {2.2230472f, -0.9630650f, 0.0f}},
 };
-static const int profile_counts[OC_NS_PROFILE_COUNT] = {1, 5, 8, 8, 4};
+static const int profile_counts[OC_NS_PROFILE_COUNT] = {1, 5, 8, 8, 4, 5, 10, 5};
 
 static const char *const mutant_names[OC_NS_MUTANT_COUNT] = {
     "correct",           "wrong-coefficients",     "schedule-reversed",
@@ -73,7 +83,8 @@ static const char *const mutant_descriptions[OC_NS_MUTANT_COUNT] = {
 };
 
 static const char *const profile_names[OC_NS_PROFILE_COUNT] = {
-    "simple", "quintic", "polar-express", "polar-express-safety", "aol",
+    "simple", "quintic", "polar-express", "polar-express-safety", "aol", "cans", "deepseekv4",
+    "cubic5",
 };
 
 /*@ assigns \result \from mu, mutant_names[0 .. OC_NS_MUTANT_COUNT - 1]; */
@@ -102,7 +113,8 @@ const char *oc_ns_profile_name(oc_ns_profile pr)
 */
 oc_status oc_ns_profile_parse(const char *name, oc_ns_profile *out)
 {
-    /* The names are valid strings: literals of 6, 7, 13, 20 and 3 characters (-wp-literals). */
+    /* The names are valid strings: literals of 6, 7, 13, 20, 3, 4, 10 and 6 characters
+     * (-wp-literals). */
     //@ assert name_0: \valid_read(profile_names[0] + (0 .. 6)) && profile_names[0][6] == '\0';
     //@ assert name_0_str: valid_read_string(profile_names[0]);
     //@ assert name_1: \valid_read(profile_names[1] + (0 .. 7)) && profile_names[1][7] == '\0';
@@ -113,6 +125,12 @@ oc_status oc_ns_profile_parse(const char *name, oc_ns_profile *out)
     //@ assert name_3_str: valid_read_string(profile_names[3]);
     //@ assert name_4: \valid_read(profile_names[4] + (0 .. 3)) && profile_names[4][3] == '\0';
     //@ assert name_4_str: valid_read_string(profile_names[4]);
+    //@ assert name_5: \valid_read(profile_names[5] + (0 .. 4)) && profile_names[5][4] == '\0';
+    //@ assert name_5_str: valid_read_string(profile_names[5]);
+    //@ assert name_6: \valid_read(profile_names[6] + (0 .. 10)) && profile_names[6][10] == '\0';
+    //@ assert name_6_str: valid_read_string(profile_names[6]);
+    //@ assert name_7: \valid_read(profile_names[7] + (0 .. 6)) && profile_names[7][6] == '\0';
+    //@ assert name_7_str: valid_read_string(profile_names[7]);
     /*@ loop invariant 0 <= i <= OC_NS_PROFILE_COUNT;
         loop assigns i;
         loop variant OC_NS_PROFILE_COUNT - i;
@@ -144,14 +162,16 @@ oc_status oc_ns_profile_defaults(oc_ns_profile pr, oc_ns_hparams *hp)
         hp->coef[t][1] = profile_sets[pr][t][1];
         hp->coef[t][2] = profile_sets[pr][t][2];
     }
-    /* NS-PROF-*: schedule, normalisation and default iteration count of each profile. */
-    int polar = pr == OC_NS_POLAR_EXPRESS || pr == OC_NS_POLAR_EXPRESS_SAFETY;
-    hp->schedule = polar ? OC_NS_REPEAT_LAST : OC_NS_CYCLE;
+    /* NS-PROF-*, NS-SCHED-1: schedule, normalisation and default iteration count of each
+     * profile (one step per tuple, except simple's five of its one tuple). */
+    int repeat_last = pr == OC_NS_POLAR_EXPRESS || pr == OC_NS_POLAR_EXPRESS_SAFETY ||
+                      pr == OC_NS_CANS || pr == OC_NS_DEEPSEEKV4;
+    hp->schedule = repeat_last ? OC_NS_REPEAT_LAST : OC_NS_CYCLE;
     hp->eps_mode = pr == OC_NS_SIMPLE || pr == OC_NS_POLAR_EXPRESS_SAFETY ? OC_NS_EPS_ADD
                                                                           : OC_NS_EPS_MAX;
     hp->eps = 1e-7f;
     hp->norm_scale = pr == OC_NS_POLAR_EXPRESS_SAFETY ? 1.01f : 1.0f;
-    hp->steps = polar ? 8 : pr == OC_NS_AOL ? 4 : 5;
+    hp->steps = pr == OC_NS_SIMPLE ? 5 : count;
     return OC_OK;
 }
 

@@ -20,7 +20,8 @@ vector family, or its Muon step (MUON-*) on a muon-* family, through the results
                  and is installed with --ignore-requires-python: on 3.11 typing.override comes
                  from typing_extensions), fp32 class, with the case's eps: its named coefficient
                  set where the case's tuples and schedule are one (simple, quintic, aol cycled;
-                 polar_express repeated last), else coefficient_type "custom" (cycled).
+                 polar_express, cans, deepseekv4 repeated last), else coefficient_type "custom"
+                 (cycled: ns-cubic5's tuples, a set 0.3.0 does not name yet, spec/muon.md).
                  X / max(||X||_F, eps) (max mode): add-mode families differ only where
                  ||G||_F ~ eps (known divergences); normScale != 1 is `unsupported`.
   --impl torch   torch.optim.Muon of torch >= 2.9 (/opt/optcert-torch2: ci/setup-python.sh), bf16 class:

@@ -55,7 +55,11 @@ static void test_variants(void)
     v = view(b, 2);
     c = cfg(OC_CLIP_MEGATRON, 0.0);
     CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
-    CU_ASSERT(norm == 0.0f && b[0] == 3 && b[1] == 4);       /* disabled */
+    CU_ASSERT(norm == 5.0f && b[0] == 3 && b[1] == 4 && skipped == 0); /* disabled: norm only */
+    c = cfg(OC_CLIP_MEGATRON, -1.0);
+    c.skip_threshold = 4.0;
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT(norm == 5.0f && b[0] == 3 && b[1] == 4 && skipped == 1); /* disabled, skipped */
     c = cfg(OC_CLIP_MEGATRON, 1.0);
     c.skip_threshold = 4.0;
     CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
@@ -223,11 +227,6 @@ static oc_status naive_clip(void *ctx, const oc_clip_config *c, size_t nviews,
     oc_status st = oc_clip_check(c, nviews, views);
     if (st != OC_OK)
         return st;
-    *skipped = 0;
-    if (c->profile == OC_CLIP_MEGATRON && !(c->max_norm > 0)) {
-        *total_norm = 0;
-        return OC_OK;
-    }
     float acc = 0;
     for (size_t i = 0; i < nviews; i++)
         if (oc_clip_view_counted(c, &views[i]))
@@ -239,8 +238,8 @@ static oc_status naive_clip(void *ctx, const oc_clip_config *c, size_t nviews,
     *total_norm = norm;
     *skipped = c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold; /* clipped even so */
     float coeff = (float)c->max_norm / (norm + 1e-6f);
-    if (c->profile == OC_CLIP_TORCH ? 0 : !(coeff < 1.0f))
-        return OC_OK;
+    if (c->profile == OC_CLIP_TORCH ? 0 : !(c->max_norm > 0) || !(coeff < 1.0f))
+        return OC_OK;                                 /* CLIP-DISABLE-1, CLIP-COEF-1 */
     coeff = fminf(coeff, 1.0f);
     for (size_t i = 0; i < nviews; i++)
         for (size_t j = 0; j < views[i].length; j++)

@@ -70,13 +70,13 @@ oc_status oc_fast_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view
     oc_status st = oc_clip_check(c, nviews, views); /* CLIP-CFG-1, CLIP-VIEW-1, CLIP-FINITE-1 */
     if (st != OC_OK)
         return st;
-    double norm = 0.0;
-    if (c->profile == OC_CLIP_TORCH || c->max_norm > 0) { /* else CLIP-DISABLE-1 */
-        if ((st = oc_fast_clip_norm(c, nviews, views, &norm)) != OC_OK)
-            return st;
-        norm = c->inf_norm ? norm : sqrt(norm);
-    }
-    int skip = c->profile == OC_CLIP_MEGATRON && c->max_norm > 0 && norm > c->skip_threshold;
+    double norm;
+    if ((st = oc_fast_clip_norm(c, nviews, views, &norm)) != OC_OK)
+        return st;
+    norm = c->inf_norm ? norm : sqrt(norm);
+    /* CLIP-SKIP-1: the threshold is checked whether or not clipping is on */
+    int skip = c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold;
+    /* CLIP-DISABLE-1: megatron with max_norm <= 0 reports the norm and does not clip */
     float coeff = c->profile == OC_CLIP_TORCH || c->max_norm > 0 ? oc_fast_clip_coeff(c, norm)
                                                                  : 1.0f;
     for (size_t i = 0; coeff != 1.0f && i < nviews; i++) /* CLIP-SKIP-1: clipped even so */

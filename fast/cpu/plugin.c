@@ -3,6 +3,7 @@
  * is the multi-tensor step with a list of one tensor. The schedule is a handful of binary64
  * operations per step on the host; the backend uses the reference's (spec/fast.md §4). */
 #include <stdio.h>
+#include <string.h>
 #include "optcert/fast.h"
 #include "optcert/impl.h"
 
@@ -161,6 +162,9 @@ static const oc_family_entry families[] = {
     ENTRY("ns-polar-express", NULL, fast_newton_schulz),
     ENTRY("ns-polar-express-safety", NULL, fast_newton_schulz),
     ENTRY("ns-aol", NULL, fast_newton_schulz),
+    ENTRY("ns-cans", NULL, fast_newton_schulz),
+    ENTRY("ns-deepseekv4", NULL, fast_newton_schulz),
+    ENTRY("ns-cubic5", NULL, fast_newton_schulz),
     ENTRY("muon-keller", NULL, fast_muon),
     ENTRY("muon-megatron", NULL, fast_muon),
     ENTRY("muon-moonlight", NULL, fast_muon),
@@ -181,18 +185,32 @@ static const oc_family_entry families[] = {
     ENTRY("adafactor-optax", NULL, fast_adafactor),
 };
 
+#define NFAMILIES (sizeof families / sizeof *families)
+
 static oc_impl_v3 fast_cpu = {
     .abi_version = OC_IMPL_ABI_V3,
     .name = "optcert-fast-cpu",
-    .nfamilies = sizeof families / sizeof *families,
-    .families = families,
 };
+
+/* NS-PROF-CANS: a bf16 Newton-Schulz diverges on ns-cans (its tuples amplify anything past 2),
+ * so the bf16 mode does not claim that family; the fp32 mode claims every family. */
+static void claim_families(void)
+{
+    static oc_family_entry claimed[NFAMILIES];
+    size_t n = 0;
+    for (size_t i = 0; i < NFAMILIES; i++)
+        if (ns_precision != OC_FAST_NS_BF16 || strcmp(families[i].family, "ns-cans") != 0)
+            claimed[n++] = families[i];
+    fast_cpu.families = claimed;
+    fast_cpu.nfamilies = n;
+}
 
 /* The certificate names the kernels that ran (FAST-ISA-1) and the Newton-Schulz precision. */
 const oc_impl_v3 *optcert_impl_v3(void)
 {
     static char version[96];
     ns_precision = oc_fast_ns_precision_active();
+    claim_families();
     snprintf(version, sizeof version, "1 (multi-tensor, OpenMP, %s kernels, %s Newton-Schulz)",
              oc_fast_isa_name(oc_fast_isa_active()), oc_fast_ns_precision_name(ns_precision));
     fast_cpu.version = version;

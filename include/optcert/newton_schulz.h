@@ -18,6 +18,9 @@ typedef enum oc_ns_profile {
     OC_NS_POLAR_EXPRESS,        /* Emerging's 8 Polar Express tuples, max(||x||, eps)     NS-PROF-POLAR */
     OC_NS_POLAR_EXPRESS_SAFETY, /* same tuples, x / (1.01 ||x|| + 1e-7) (paper's code)   NS-PROF-POLAR-SAFETY */
     OC_NS_AOL,                  /* Emerging's 4 "aol" tuples, max(||x||, eps)             NS-PROF-AOL */
+    OC_NS_CANS,                 /* Emerging's 5 "cans" tuples, repeat-last, max(.., eps)  NS-PROF-CANS */
+    OC_NS_DEEPSEEKV4,           /* Emerging's "deepseekv4": 8 simple + 2 x (2, -1.5, 0.5) NS-PROF-DEEPSEEKV4 */
+    OC_NS_CUBIC5,               /* Emerging's 5 "cubic5" tuples (c = 0), cycle            NS-PROF-CUBIC5 */
     OC_NS_PROFILE_COUNT
 } oc_ns_profile;
 

@@ -162,9 +162,11 @@ static void emit(clip_gen *g, clip_case *c, const char *comment, const char *fla
                              "specRules", jr, "result", result, "views", views_json(c, NULL, 1));
     if (strcmp(result, "valid") == 0) {
         float *clipped[MAX_PARAMS];
+        /* CLIP-DISABLE-1: megatron with max_norm <= 0 computes and reports the norm
+         * (ChainedOptimizer.step) and leaves the gradients as they are */
         int disabled = c->cfg.profile == OC_CLIP_MEGATRON && !(c->cfg.max_norm > 0);
-        size_t m = disabled ? 0 : exact_norm(g, c);
-        float norm32 = disabled ? 0.0f : mpfr_get_flt(g->norm, MPFR_RNDN);
+        size_t m = exact_norm(g, c);
+        float norm32 = mpfr_get_flt(g->norm, MPFR_RNDN);
         /* factor = max_norm / (N + 1e-6), clamped (torch) or applied only below 1 (megatron) */
         mpfr_add_d(g->t, g->norm, 1.0e-6, MPFR_RNDN);
         mpfr_d_div(g->t, c->cfg.max_norm, g->t, MPFR_RNDN);
@@ -182,11 +184,11 @@ static void emit(clip_gen *g, clip_case *c, const char *comment, const char *fla
         /* §4: 2-norm within (m + R + 4) u relative (R ranks in the reduction), inf-norm exact;
          * each gradient within its magnitude times the norm's bound + 5 u, plus 2^-149. */
         int ranks = c->cfg.tp_size * c->cfg.pp_size * c->cfg.dp_size;
-        double rel = disabled ? 0 : gen_clip_norm_rel(m, ranks, c->cfg.inf_norm);
+        double rel = gen_clip_norm_rel(m, ranks, c->cfg.inf_norm);
         /* CLIP-SKIP-1: the skip decision, megatron only, on the binary32 norm (the float
-         * ChainedOptimizer.step compares with grad_norm_skip_threshold) */
-        int skipped = c->cfg.profile == OC_CLIP_MEGATRON && !disabled &&
-                      (double)norm32 > c->cfg.skip_threshold;
+         * ChainedOptimizer.step compares with grad_norm_skip_threshold), with clipping on or
+         * off */
+        int skipped = c->cfg.profile == OC_CLIP_MEGATRON && (double)norm32 > c->cfg.skip_threshold;
         double grad_rel = gen_bound_up(disabled ? 0 : rel + 5 * U32);
         json_object_set_new(
             test, "expected",
@@ -354,7 +356,8 @@ static void invalid_cases(clip_gen *g)
  * float32 evaluation gets exactly (3-4-5: exact squares, an exact sum and square root), below
  * max_norm 8 (Megatron leaves the gradients: always-scale would multiply them by 8/5), with the
  * threshold at it (N > threshold is false: no skip) and one binary32 ulp below it (skip). Then a
- * second chained optimizer (CLIP-CHAIN-1), over DP 2 ZeRO-1 shards. */
+ * second chained optimizer (CLIP-CHAIN-1), over DP 2 ZeRO-1 shards, and clipping disabled with
+ * the threshold exceeded (CLIP-DISABLE-1, CLIP-SKIP-1). */
 static void appended_cases(clip_gen *g)
 {
     static const layout chained = {1, 1, 2, 1, 0, 1,
@@ -372,6 +375,14 @@ static void appended_cases(clip_gen *g)
         free_case(&c);
     }
     layout_case(g, &chained);
+    /* CLIP-DISABLE-1 with CLIP-SKIP-1: clipping off, the norm (between 8 and 32) still computed,
+     * reported and compared with the threshold: skipped, gradients unchanged */
+    clip_case c = {.cfg = single(OC_CLIP_MEGATRON, 0.0)};
+    c.p[c.np++] = param(g, 32, 0, 2);
+    c.cfg.skip_threshold = 4.0;
+    emit(g, &c, "max_norm = 0 and the norm above grad_norm_skip_threshold: not clipped, skipped",
+         "DisabledSkip", "CLIP-DISABLE-1 CLIP-SKIP-1", "valid");
+    free_case(&c);
 }
 
 static void notes(family *f)
@@ -387,9 +398,10 @@ static void notes(family *f)
         {"MixedMagnitudes", "EDGE_CASE", "magnitudes over 40 binades", "summation order matters"},
         {"InfNorm", "BASIC", "inf-norm", "max |g| over the counted elements"},
         {"MaxNormZero", "EDGE_CASE", "max_norm = 0",
-         "Megatron disables clipping; torch multiplies every gradient by 0"},
+         "Megatron disables clipping but reports the norm; torch multiplies every gradient by 0"},
         {"MaxNormNegative", "EDGE_CASE", "max_norm < 0",
-         "Megatron disables clipping; torch multiplies by a negative coefficient"},
+         "Megatron disables clipping but reports the norm; torch multiplies by a negative "
+         "coefficient"},
         {"CoeffOne", "EDGE_CASE", "norm exactly max_norm", "the coefficient is 1 - 2e-7"},
         {"TensorParallel", "SHARDING", "TP shards and TP duplicates",
          "duplicates are counted on TP rank 0 only"},
@@ -399,6 +411,8 @@ static void notes(family *f)
         {"Distributed", "SHARDING", "ZeRO-1 shards", "every DP rank's shard enters the norm"},
         {"Chained", "SHARDING", "two sub-optimizers", "one global norm, one coefficient"},
         {"SkipThreshold", "EDGE_CASE", "grad_norm_skip_threshold", "clipped, then the step is skipped above it"},
+        {"DisabledSkip", "EDGE_CASE", "clipping disabled, norm above grad_norm_skip_threshold",
+         "the norm is still computed and the step skipped (ChainedOptimizer.step)"},
         {"SkipBoundary", "EDGE_CASE", "norm at grad_norm_skip_threshold and one ulp above it",
          "the comparison is strict"},
         {"InvalidInput", "INVALID_INPUT", "configuration or gradient outside CLIP-CFG-1",

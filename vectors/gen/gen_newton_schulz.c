@@ -62,6 +62,20 @@ static const float tuples_polar[][3] = {
 static const float tuples_aol[][3] = {
     {4.0098f, -7.0585f, 2.4635f}, {3.4585f, -5.5479f, 2.5959f}, {2.7573f, -3.2939f, 1.4254f},
     {2.7215f, -3.0494f, 1.3169f}};
+static const float tuples_cans[][3] = {
+    {8.4703f, -25.1081f, 18.6293f}, {4.1828f, -3.1087f, 0.5806f}, {3.9619f, -2.9541f, 0.5630f},
+    {3.2866f, -2.4647f, 0.5074f},   {2.2737f, -1.6447f, 0.4162f}};
+/* Eight times Keller's tuple, then twice (2, -1.5, 0.5). */
+static const float tuples_deepseekv4[][3] = {
+    {3.4445f, -4.7750f, 2.0315f}, {3.4445f, -4.7750f, 2.0315f}, {3.4445f, -4.7750f, 2.0315f},
+    {3.4445f, -4.7750f, 2.0315f}, {3.4445f, -4.7750f, 2.0315f}, {3.4445f, -4.7750f, 2.0315f},
+    {3.4445f, -4.7750f, 2.0315f}, {3.4445f, -4.7750f, 2.0315f}, {2.0f, -1.5f, 0.5f},
+    {2.0f, -1.5f, 0.5f}};
+/* c = 0: cubic polynomials. */
+static const float tuples_cubic5[][3] = {
+    {3.3656576f, -3.3420992f, 0.0f}, {2.5744352f, -1.4957376f, 0.0f},
+    {2.5368962f, -1.4312570f, 0.0f}, {2.4418906f, -1.2764040f, 0.0f},
+    {2.2230472f, -0.9630650f, 0.0f}};
 
 /* Each profile's name, tuples, schedule, normalisation d = s ||G||_F + eps (add) or
  * max(s ||G||_F, eps) (max) with eps = 1e-7, and its default number of iterations. */
@@ -80,6 +94,10 @@ static const struct ns_profile_def {
     [OC_NS_POLAR_EXPRESS_SAFETY] = {"polar-express-safety", tuples_polar, 8, 8,
                                     OC_NS_REPEAT_LAST, OC_NS_EPS_ADD, 1.01f},
     [OC_NS_AOL] = {"aol", tuples_aol, 4, 4, OC_NS_CYCLE, OC_NS_EPS_MAX, 1.0f},
+    [OC_NS_CANS] = {"cans", tuples_cans, 5, 5, OC_NS_REPEAT_LAST, OC_NS_EPS_MAX, 1.0f},
+    [OC_NS_DEEPSEEKV4] = {"deepseekv4", tuples_deepseekv4, 10, 10, OC_NS_REPEAT_LAST,
+                          OC_NS_EPS_MAX, 1.0f},
+    [OC_NS_CUBIC5] = {"cubic5", tuples_cubic5, 5, 5, OC_NS_CYCLE, OC_NS_EPS_MAX, 1.0f},
 };
 
 const char *ns_profile_defaults(oc_ns_profile pr, oc_ns_hparams *hp)
@@ -256,7 +274,8 @@ static json_t *strings(const char *const *s, size_t max)
 
 /* The rules every valid case exercises, after the case's own. */
 static const char *const profile_rules[OC_NS_PROFILE_COUNT] = {
-    "NS-PROF-SIMPLE", "NS-PROF-QUINTIC", "NS-PROF-POLAR", "NS-PROF-POLAR-SAFETY", "NS-PROF-AOL"};
+    "NS-PROF-SIMPLE", "NS-PROF-QUINTIC", "NS-PROF-POLAR", "NS-PROF-POLAR-SAFETY", "NS-PROF-AOL",
+    "NS-PROF-CANS",   "NS-PROF-DEEPSEEKV4", "NS-PROF-CUBIC5"};
 
 static void emit(family *f, const oc_ns_hparams *hp, ns_case *c, mpfr_prec_t prec)
 {
@@ -329,6 +348,7 @@ static void notes(family *f)
 
 static void cases(family *f, const oc_ns_hparams *hp, int cert, mpfr_prec_t prec)
 {
+    const oc_ns_hparams *profile_hp = hp;
     double sig[64];
     ns_case c;
 #define EMIT(...) (c = (ns_case){__VA_ARGS__}, emit(f, hp, &c, prec))
@@ -384,16 +404,19 @@ static void cases(family *f, const oc_ns_hparams *hp, int cert, mpfr_prec_t prec
         EMIT("random square 128 x 128", {"Large", "Square"}, {"NS-ITER-1"}, 128, 128,
              uniform(128 * 128, 1), VALID);
     }
-    /* NS-SCHED-1: more steps than tuples (a second group). */
+    /* NS-SCHED-1: more steps than tuples (a second group); not for cubic5, a fixed 5-step
+     * schedule that diverges when cycled past its end (NS-PROF-CUBIC5, NS-DOM-1). */
     oc_ns_hparams more = *hp;
-    more.steps = hp->schedule == OC_NS_CYCLE ? 2 * hp->ncoef + 1 : hp->ncoef + 2;
-    hp = &more;
-    EMIT("more steps than tuples, random 8 x 24", {"Schedule", "Random"}, {"NS-SCHED-1"}, 8, 24,
-         uniform(8 * 24, 1), VALID);
-    for (size_t i = 0; i < 16; i++)
-        sig[i] = ldexp(1 + rng_unit(&rng), -(int)(20 * i / 15));
-    EMIT("more steps than tuples, ill-conditioned 16 x 16", {"Schedule", "IllConditioned"},
-         {"NS-SCHED-1"}, 16, 16, with_spectrum(16, 16, sig, 16, 0), VALID);
+    if (hp->profile != OC_NS_CUBIC5) {
+        more.steps = hp->schedule == OC_NS_CYCLE ? 2 * hp->ncoef + 1 : hp->ncoef + 2;
+        hp = &more;
+        EMIT("more steps than tuples, random 8 x 24", {"Schedule", "Random"}, {"NS-SCHED-1"}, 8,
+             24, uniform(8 * 24, 1), VALID);
+        for (size_t i = 0; i < 16; i++)
+            sig[i] = ldexp(1 + rng_unit(&rng), -(int)(20 * i / 15));
+        EMIT("more steps than tuples, ill-conditioned 16 x 16", {"Schedule", "IllConditioned"},
+             {"NS-SCHED-1"}, 16, 16, with_spectrum(16, 16, sig, 16, 0), VALID);
+    }
     /* NS-IN-1, NS-HP-1: outside the defined domain; the reference rejects, libraries differ. */
     float *nan_input = uniform(12, 1);
     nan_input[5] = NAN;
@@ -404,6 +427,23 @@ static void cases(family *f, const oc_ns_hparams *hp, int cert, mpfr_prec_t prec
     hp = &zero_eps;
     EMIT("eps = 0", {"LenientValidation"}, {"NS-HP-1", "NS-ERR-1"}, 3, 4, uniform(12, 1),
          "acceptable");
+    /* NS-NORM-1, appended for the sets added after the first five (their committed tcIds are
+     * left as they are): a second eps-visible input, ||G||_F ~ eps/4 with singular values
+     * 2^-24 .. 1 relative, some still growing linearly at the last step, where add and max
+     * modes (d = 1.25 eps against eps) differ by 20%. Needed where the tiny-norm case alone is
+     * too close to convergence to show the mode (deepseekv4, cubic5). */
+    if (profile_hp->profile >= OC_NS_CANS) {
+        hp = profile_hp;
+        sum = 0;
+        for (size_t i = 0; i < 16; i++) {
+            sig[i] = ldexp(1 + rng_unit(&rng), -(int)(24 * i / 15));
+            sum += sig[i] * sig[i];
+        }
+        for (size_t i = 0; i < 16; i++)
+            sig[i] *= hp->eps / 4 / sqrt(sum);
+        EMIT("tiny norm 16 x 16, ||G|| ~ eps/4, singular values 2^-24 .. 2 relative",
+             {"TinyNorm"}, {"NS-NORM-1"}, 16, 16, with_spectrum(16, 16, sig, 16, 0), VALID);
+    }
 #undef EMIT
 #undef VALID
 }
