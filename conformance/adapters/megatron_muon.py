@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""optcert adapter: run Megatron's TensorParallelMuon on the muon_blocks families (muon-tp-blockwise,
+"""optcert adapter: run Megatron's TensorParallelMuon on the muon-blocks families (muon-tp-blockwise,
 muon-split-qkv; spec/muon.md §10, MUON-BLK-*) through the results path (spec/vectors.md VEC-RES-*).
 
 The optimizer is megatron-core's own `TensorParallelMuon` (megatron/core/optimizer/
@@ -141,7 +141,7 @@ def main(argv=None):
     args, rest = own.parse_known_args(argv)
     out, doc, cases = results_file.read_family(
         rest + (["--vectors", args.vectors] if args.vectors else []), __doc__.splitlines()[0],
-        "megatron_muon", lambda d: d.get("algorithm") == "muon_blocks")
+        "megatron_muon", lambda d: d.get("algorithm") == "muon-blocks")
     family = doc["family"]
     matmul_prec = args.fp32_matmul_prec or OptimizerConfig().muon_fp32_matmul_prec
     path = os.path.join(os.path.dirname(args.vectors), doc["tensors"])

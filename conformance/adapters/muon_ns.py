@@ -221,8 +221,8 @@ def main():
     try:
         doc = json.load(open(args.vectors))
         tensors = load_file(os.path.join(os.path.dirname(args.vectors), doc["tensors"]))
-        if doc.get("algorithm") not in ("newton_schulz", "muon"):
-            raise KeyError("algorithm must be newton_schulz or muon")
+        if doc.get("algorithm") not in ("newton-schulz", "muon"):
+            raise KeyError("algorithm must be newton-schulz or muon")
     except (OSError, ValueError, KeyError) as e:
         print(f"muon_ns.py: {args.vectors}: {e}", file=sys.stderr)
         return 2

@@ -217,7 +217,7 @@ static int route_explains(const oc_case *c, const oc_outputs *got, const oc_outp
 }
 
 const oc_algo oc_algo_muon_route = {
-    .name = "muon_route",
+    .name = "muon-route",
     .group_type = "RoutedStep",
     .state_names = {"p", "m", "v"},
     .precision = 24,

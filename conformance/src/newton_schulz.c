@@ -224,7 +224,7 @@ static int ns_explains(const oc_case *c, const oc_outputs *got, const oc_outputs
 }
 
 const oc_algo oc_algo_newton_schulz = {
-    .name = "newton_schulz",
+    .name = "newton-schulz",
     .group_type = "NewtonSchulz",
     .state_names = {"x"},
     .precision = 24,
@@ -426,7 +426,7 @@ static void blocks_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_
 }
 
 const oc_algo oc_algo_muon_blocks = {
-    .name = "muon_blocks",
+    .name = "muon-blocks",
     .group_type = "MuonBlockStep",
     .state_names = {"p", "m"},
     .precision = 24,

@@ -20,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$optcert" certify --impl "$plugin" --family adam-torch --html "$tmp/p.html" >/dev/null
 "$optcert" certify --impl mutant:loss-scale/growth-interval-off-by-one --family loss-scale-megatron \
     --html "$tmp/l.html" >/dev/null || true
-"$optcert" certify --impl mutant:newton_schulz/one-step-fewer --family ns-simple \
+"$optcert" certify --impl mutant:newton-schulz/one-step-fewer --family ns-simple \
     --html "$tmp/n.html" >/dev/null || true
 mkdir -p "$artifacts"
 for page in m p l n; do

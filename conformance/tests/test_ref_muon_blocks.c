@@ -220,14 +220,14 @@ static void test_f32_within_bound(void)
     size_t passed;
     double worst;
     const char *dir = OPTCERT_SOURCE_DIR "/vectors";
-    size_t fails = test_failures(&impl, dir, "muon_blocks", OC_CLASS_FP32, &worst, &passed);
+    size_t fails = test_failures(&impl, dir, "muon-blocks", OC_CLASS_FP32, &worst, &passed);
     fprintf(stderr, "float32 blocks under fp32: %zu pass, %zu fail, worst %.3g\n", passed, fails,
             worst);
     CU_ASSERT_EQUAL(fails, 0);
     CU_ASSERT(passed >= 29);
     CU_ASSERT(worst < 0.25);
     impl.ctx = &ignore_blocks;
-    fails = test_failures(&impl, dir, "muon_blocks", OC_CLASS_FP32, &worst, &passed);
+    fails = test_failures(&impl, dir, "muon-blocks", OC_CLASS_FP32, &worst, &passed);
     fprintf(stderr, "float32 without blocks under fp32: %zu fail\n", fails);
     CU_ASSERT(fails >= 20);
 }

@@ -275,14 +275,14 @@ static void test_f32_conforms(void)
     const char *dir = OPTCERT_SOURCE_DIR "/vectors";
     size_t passed;
     double worst;
-    size_t fails = test_failures(&impl, dir, "muon_route", OC_CLASS_FP32, &worst, &passed);
+    size_t fails = test_failures(&impl, dir, "muon-route", OC_CLASS_FP32, &worst, &passed);
     fprintf(stderr, "float32 mixed under fp32: %zu pass, %zu fail, worst %.3g\n", passed, fails,
             worst);
     CU_ASSERT_EQUAL(fails, 0);
     CU_ASSERT(passed >= 26);
     CU_ASSERT(worst < 0.5);
     impl.ctx = &by_name;
-    fails = test_failures(&impl, dir, "muon_route", OC_CLASS_FP32, &worst, &passed);
+    fails = test_failures(&impl, dir, "muon-route", OC_CLASS_FP32, &worst, &passed);
     CU_ASSERT_EQUAL(fails, 2); /* output_layer.weight in both groups */
 }
 

@@ -366,7 +366,7 @@ static oc_impl emul_impl(emul *e, const char *name)
  * worst error/bound ratio. */
 static size_t ns_failures(const oc_impl *impl, oc_class cls, double *worst, size_t *passed)
 {
-    return test_failures(impl, vector_dir(), "newton_schulz", cls, worst, passed);
+    return test_failures(impl, vector_dir(), "newton-schulz", cls, worst, passed);
 }
 
 /* One family's failures in class cls, and its worst ratio. */
@@ -626,7 +626,7 @@ static void test_muon_classes(void)
 
 void register_suites(void)
 {
-    ADD_SUITE("newton_schulz", {"rank-one closed form", test_rank_one_closed_form},
+    ADD_SUITE("newton-schulz", {"rank-one closed form", test_rank_one_closed_form},
               {"orthogonal closed form", test_orthogonal_closed_form},
               {"zero and one element", test_zero_and_one_element},
               {"vector format", test_vector_format},

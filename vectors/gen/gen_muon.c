@@ -602,7 +602,7 @@ static int gen_muon_blocks(const gen_options *opt, const char *outdir)
         muon_defaults(OC_MUON_MEGATRON, &hp);
         rng.state = opt->seed * 1000039ull + (uint64_t)fam;
         family f;
-        if (family_init(&f, names[fam], "muon_blocks", "megatron", rules, opt))
+        if (family_init(&f, names[fam], "muon-blocks", "megatron", rules, opt))
             return -1;
         if (fam == 0) {
             family_note(&f, "SplitQkv", "BASIC", "fused QKV weight split per query group",
@@ -636,7 +636,7 @@ static int gen_muon_blocks(const gen_options *opt, const char *outdir)
 }
 
 /* Writes vectors/muon-split-qkv and muon-tp-blockwise (spec/muon.md, MUON-BLK-*). */
-const gen_family gen_family_muon_blocks = {.name = "muon_blocks", .generate = gen_muon_blocks};
+const gen_family gen_family_muon_blocks = {.name = "muon-blocks", .generate = gen_muon_blocks};
 
 /* ---- The mixed Muon + AdamW family over a small model's parameters (ROUTE-*) ---- */
 
@@ -799,7 +799,7 @@ static int gen_muon_route(const gen_options *opt, const char *outdir)
                                  hp.muon.weight_decay, 0, 1, 1, 0, 0};
     rng.state = opt->seed * 1000033ull + 7;
     family f;
-    if (family_init(&f, "muon-adamw-route", "muon_route", "megatron", rules, opt))
+    if (family_init(&f, "muon-adamw-route", "muon-route", "megatron", rules, opt))
         return -1;
     family_note(&f, "RoutedToMuon", "BASIC", "2-D hidden weight", "stepped by Muon", NULL);
     family_note(&f, "RoutedToAdamW", "BASIC", "embedding, head, gain, bias or non-2-D",
@@ -862,4 +862,4 @@ static int gen_muon_route(const gen_options *opt, const char *outdir)
 }
 
 /* Writes vectors/muon-adamw-route (spec/muon.md, ROUTE-*). */
-const gen_family gen_family_muon_route = {.name = "muon_route", .generate = gen_muon_route};
+const gen_family gen_family_muon_route = {.name = "muon-route", .generate = gen_muon_route};

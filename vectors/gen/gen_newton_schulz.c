@@ -462,7 +462,7 @@ static int gen_newton_schulz(const gen_options *opt, const char *outdir)
         snprintf(name, sizeof name, "ns-%s", pname);
         rng.state = opt->seed * 1000039ull + (uint64_t)pr;
         family f;
-        if (family_init(&f, name, "newton_schulz", pname, rules,
+        if (family_init(&f, name, "newton-schulz", pname, rules,
                         opt)) {
             rc = -1;
             break;
@@ -476,5 +476,5 @@ static int gen_newton_schulz(const gen_options *opt, const char *outdir)
 }
 
 /* Writes vectors/ns-<profile> (spec/muon.md, NS-*). */
-const gen_family gen_family_newton_schulz = {.name = "newton_schulz",
+const gen_family gen_family_newton_schulz = {.name = "newton-schulz",
                                              .generate = gen_newton_schulz};
