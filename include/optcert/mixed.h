@@ -1,6 +1,6 @@
 /* Mixed-precision storage of the element-wise algorithms (spec/mixed.md): 16-bit model
  * parameters with an fp32 master copy, and optimizer state in fp32 or a 16-bit format. The
- * algorithm itself is unchanged; only its storage points move (spec/mixed.md §2). */
+ * algorithm itself is unchanged; only its storage points move (ARCHITECTURE §2). */
 #ifndef OPTCERT_MIXED_H
 #define OPTCERT_MIXED_H
 
