@@ -10,7 +10,8 @@
 # newton_schulz; transformers' schedule functions on schedule-megatron; DeepSpeed's
 # DeepSpeedCPUAdam; torch's, transformers' and optax's Adafactor (adafactor.py); torch.optim's state_dict / load_state_dict (through torch.save) on the
 # resume families (spec/checkpoint.md §5), and those of torch.amp.GradScaler and megatron-core's
-# grad scalers on the resume-loss-scale families (RESUME-LS-1); megatron-core 0.19.2's ChainedOptimizer.step (its
+# grad scalers on the resume-loss-scale families (RESUME-LS-1); torch.distributed.checkpoint saving
+# DTensor-sharded Adam/SGD state on 2 gloo ranks and loading it on 3 (spec/checkpoint.md §5); megatron-core 0.19.2's ChainedOptimizer.step (its
 # clipping, on CPU with stand-in process groups) on clip-megatron, megatron-core 0.19.2's
 # TensorParallelMuon (blockwise tensor parallelism, split QKV; fp32 class with fp32_matmul_prec
 # "highest", bf16 at Megatron's default "medium") on muon-tp-blockwise and muon-split-qkv, and
@@ -154,6 +155,8 @@ megatron-core megatron_grad_scaler resume-loss-scale-megatron
 megatron-core megatron_grad_scaler resume-loss-scale-megatron-constant
 megatron-core megatron_grad_scaler@mcore19 resume-loss-scale-megatron
 torch torch_grad_scaler@torch2 resume-loss-scale-torch
+torch torch_dcp@torch2 resume-adam-torch
+torch torch_dcp@torch2 resume-sgd-torch
 megatron-core megatron_muon@mcore19 muon-tp-blockwise --fp32-matmul-prec=highest
 megatron-core megatron_muon@mcore19 muon-split-qkv --fp32-matmul-prec=highest
 megatron-core megatron_muon@mcore19 muon-tp-blockwise
