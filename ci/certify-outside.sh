@@ -9,7 +9,9 @@
 # grad scalers; muon-optimizer's Newton-Schulz and SingleDeviceMuon; Emerging-Optimizers'
 # newton_schulz; transformers' schedule functions on schedule-megatron; DeepSpeed's
 # DeepSpeedCPUAdam; torch's, transformers' and optax's Adafactor (adafactor.py); torch.optim's state_dict / load_state_dict (through torch.save) on the
-# resume families (spec/checkpoint.md §5); megatron-core 0.19.2's ChainedOptimizer.step (its
+# resume families (spec/checkpoint.md §5), and those of torch.amp.GradScaler and megatron-core's
+# grad scalers on the resume-loss-scale families (RESUME-LS-1); torch.distributed.checkpoint saving
+# DTensor-sharded Adam/SGD state on 2 gloo ranks and loading it on 3 (spec/checkpoint.md §5); megatron-core 0.19.2's ChainedOptimizer.step (its
 # clipping, on CPU with stand-in process groups) on clip-megatron, megatron-core 0.19.2's
 # TensorParallelMuon (blockwise tensor parallelism, split QKV; fp32 class with fp32_matmul_prec
 # "highest", bf16 at Megatron's default "medium") on muon-tp-blockwise and muon-split-qkv, and
@@ -18,7 +20,8 @@
 # a known divergence listed (and explained) in
 # conformance/adapters/known-divergences.txt, and every listed one still fails.
 # --matrix FILE also writes the certification matrix (ci/matrix.py) of all the runs to FILE
-# (docs/matrix.md).
+# (docs/matrix.md). OPTCERT_OUTSIDE_ONLY=REGEX runs only the table's lines that match the
+# extended regular expression (no layout comparison, no matrix: a partial run).
 #   ci/certify-outside.sh [BUILD_DIR] [--matrix FILE]
 set -eu
 cd "$(dirname "$0")/.."
@@ -87,12 +90,17 @@ fi
 build=${1:-build}
 matrix=
 [ "${2:-}" = "--matrix" ] && matrix=${3:?--matrix needs a file}
+only=${OPTCERT_OUTSIDE_ONLY:-}
+if [ -n "$only" ] && [ -n "$matrix" ]; then
+    echo "certify-outside: OPTCERT_OUTSIDE_ONLY and --matrix exclude each other" >&2
+    exit 2
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 rc=0
 # OPTCERT_JOBS runs at a time (default: one per CPU); the index keeps the table's order
 jobs=${OPTCERT_JOBS:-$(nproc)}
-grep -v '^ *$' <<RUNS | nl -ba -w1 -s' ' >"$out/runs"
+grep -v '^ *$' <<RUNS | grep -E -- "${only:-.}" | nl -ba -w1 -s' ' >"$out/runs"
 torch torch_optim adam-torch
 torch torch_optim adam-torch --foreach
 torch torch_optim sgd-torch
@@ -162,6 +170,12 @@ torch torch_optim@torch2 resume-adam-torch-mixed
 torch torch_optim@torch2 resume-adam-torch-mixed --fused
 torch torch_optim@torch2 resume-sgd-torch
 torch torch_optim@torch2 resume-sgd-torch --foreach
+megatron-core megatron_grad_scaler resume-loss-scale-megatron
+megatron-core megatron_grad_scaler resume-loss-scale-megatron-constant
+megatron-core megatron_grad_scaler@mcore19 resume-loss-scale-megatron
+torch torch_grad_scaler@torch2 resume-loss-scale-torch
+torch torch_dcp@torch2 resume-adam-torch
+torch torch_dcp@torch2 resume-sgd-torch
 megatron-core megatron_muon@mcore19 muon-tp-blockwise --fp32-matmul-prec=highest
 megatron-core megatron_muon@mcore19 muon-split-qkv --fp32-matmul-prec=highest
 megatron-core megatron_muon@mcore19 muon-tp-blockwise
@@ -181,6 +195,7 @@ done >"$out/index"
 # numel rule (layerwise-numel). The rule of layerwise-megatron (Megatron-LM d98e8a64) is in no
 # release yet: it is compared with a Megatron-LM source tree at that commit when
 # OPTCERT_MEGATRON_LM names one (DIR/megatron/core), and said to be unchecked otherwise.
+[ -z "$only" ] || exit $rc
 layouts() {
     PYTHONPATH=/opt/optcert-mcore-0.19.2 /opt/optcert-torch2/bin/python \
         conformance/adapters/megatron_layout.py --dump "$build/fast/layout_dump" "$@" || rc=1

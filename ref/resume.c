@@ -1,9 +1,10 @@
-/* The reference serialisation of an element-wise optimizer's state (spec/checkpoint.md
- * RESUME-REF-1) and its catalogued restore mistakes (RESUME-MUT-1). */
+/* The reference serialisation of an element-wise optimizer's whole state (RESUME-STATE-1) and
+ * of a loss scaler's (spec/checkpoint.md RESUME-REF-1, RESUME-LS-1). Its catalogued restore
+ * mistakes (RESUME-MUT-1) are conformance/mutants/resume.c. */
 #include <string.h>
 #include "optcert/resume.h"
 
-/* RESUME-REF-1: the header of a save: magic, then the fields below, then the buffers. */
+/* RESUME-REF-1: the header of a save: magic, then the fields below, then the values. */
 static const char magic[8] = {'O', 'C', 'R', 'E', 'S', 'U', 'M', '1'};
 typedef struct save_header {
     char magic[8];
@@ -12,16 +13,17 @@ typedef struct save_header {
     int64_t steps_done;
 } save_header;
 
-const char *oc_resume_mutant_name(oc_resume_mutant mu)
+/* RESUME-LS-1: the values a loss-scale profile holds (LS-STATE-1): the scale, then the growth
+ * tracker (dynamic profiles), then the hysteresis tracker (megatron). */
+static int scaler_values(const oc_loss_scaler *c)
 {
-    static const char *const names[OC_RESUME_MUTANT_COUNT] = {
-        "correct", "restore-drops-step", "restore-drops-amsgrad-max",
-        "restore-master-from-param"};
-    return (unsigned)mu < OC_RESUME_MUTANT_COUNT ? names[mu] : "unknown";
+    return c->profile == OC_LS_MEGATRON ? 3 : c->profile == OC_LS_TORCH ? 2 : 1;
 }
 
 int oc_state_buffer_count(oc_algorithm alg, const void *hp, const oc_storage *s)
 {
+    if (alg == OC_STATE_LOSS_SCALER)
+        return hp && (unsigned)((const oc_loss_scaler *)hp)->profile < OC_LS_PROFILE_COUNT ? 1 : -1;
     int k = oc_algorithm_state_count(alg, hp);
     return k < 0 || !s ? -1 : 1 + (s->param != OC_FMT_F32) + k;
 }
@@ -35,35 +37,73 @@ static oc_format buffer_format(const oc_storage *s, int k)
     return k == 0 ? s->param : (mixed && k == 1) ? OC_FMT_F32 : s->state;
 }
 
-static size_t save_size(const oc_storage *s, int nbuf, size_t n)
+/* The header of a save of this state (RESUME-REF-1; for a loss scaler the profile in place of
+ * the parameter format, its number of values in place of the buffer count) and the size of
+ * the values after it. */
+static save_header header(oc_algorithm alg, const void *hp, const oc_storage *s, int nbuf,
+                          size_t n, int64_t steps_done, size_t *values)
 {
-    size_t total = sizeof(save_header);
+    save_header h = {{0}, (uint32_t)alg, 0, 0, (uint32_t)nbuf, (uint64_t)n, steps_done};
+    memcpy(h.magic, magic, sizeof magic);
+    *values = 0;
+    if (alg == OC_STATE_LOSS_SCALER) {
+        const oc_loss_scaler *c = (const oc_loss_scaler *)hp;
+        h.param_format = (uint32_t)c->profile;
+        h.buffers = (uint32_t)scaler_values(c);
+        *values = sizeof(float) + (h.buffers - 1) * sizeof(int64_t);
+        return h;
+    }
+    h.param_format = (uint32_t)s->param;
+    h.state_format = (uint32_t)s->state;
     for (int k = 0; k < nbuf; k++)
-        total += n * width(buffer_format(s, k));
-    return total;
+        *values += n * width(buffer_format(s, k));
+    return h;
 }
 
-/* RESUME-MUT-1: what a mistaken restore leaves in buffer k after copying the saved values. */
-static void mistake(oc_resume_mutant mu, oc_algorithm alg, const void *hp, const oc_storage *s,
-                    size_t n, void *const *state, int k)
+/* The values of a state to or from b (to: save; from: restore), in RESUME-REF-1's order. */
+static void copy_values(oc_state_op op, oc_algorithm alg, const void *hp, const oc_storage *s,
+                        int nbuf, size_t n, void *const *state, unsigned char *b)
 {
-    int mixed = s->param != OC_FMT_F32;
-    int vmax = alg == OC_ALG_ADAM && ((const oc_adam_hparams *)hp)->amsgrad && k == mixed + 3;
-    if (mu == OC_RESUME_MUT_MAX_DROPPED && vmax)
-        memset(state[k], 0, n * width(buffer_format(s, k)));
-    if (mu == OC_RESUME_MUT_MASTER_FROM_PARAM && mixed && k == 1)
-        for (size_t i = 0; i < n; i++)
-            ((float *)state[1])[i] = oc_widen(s->param, ((const uint16_t *)state[0])[i]);
+    if (alg == OC_STATE_LOSS_SCALER) {
+        const oc_loss_scaler *c = (const oc_loss_scaler *)hp;
+        oc_loss_scale_state *ls = (oc_loss_scale_state *)state[0];
+        void *field[3] = {&ls->scale, &ls->growth_tracker, &ls->hysteresis_tracker};
+        size_t size[3] = {sizeof ls->scale, sizeof ls->growth_tracker,
+                          sizeof ls->hysteresis_tracker};
+        if (op == OC_STATE_RESTORE) /* a fresh scaler: what the save does not hold (LS-INIT-1) */
+            (void)oc_ref_loss_scale_init(c, ls);
+        for (int k = 0; k < scaler_values(c); k++) {
+            memcpy(op == OC_STATE_SAVE ? (void *)b : field[k],
+                   op == OC_STATE_SAVE ? field[k] : (void *)b, size[k]);
+            b += size[k];
+        }
+        return;
+    }
+    for (int k = 0; k < nbuf; k++) {
+        size_t size = n * width(buffer_format(s, k));
+        memcpy(op == OC_STATE_SAVE ? (void *)b : state[k], op == OC_STATE_SAVE ? state[k] : (void *)b,
+               size);
+        b += size;
+    }
 }
 
 oc_status oc_ref_state_io(oc_state_op op, oc_algorithm alg, const void *hp, const oc_storage *s,
                           size_t n, void *const *state, int64_t *steps_done, void *bytes,
-                          size_t *len, oc_resume_mutant mu)
+                          size_t *len)
 {
     int nbuf = oc_state_buffer_count(alg, hp, s);
     if (nbuf < 0 || !len)
-        return nbuf < 0 && s && hp ? OC_ERR_BAD_PROFILE : OC_ERR_NULL_POINTER;
-    size_t need = save_size(s, nbuf, n);
+        return nbuf < 0 && hp && (s || alg == OC_STATE_LOSS_SCALER) ? OC_ERR_BAD_PROFILE
+                                                                     : OC_ERR_NULL_POINTER;
+    if (alg == OC_STATE_LOSS_SCALER) {
+        /* LS-CFG-1: a fresh scaler can be made */
+        oc_status st = oc_loss_scaler_check((const oc_loss_scaler *)hp);
+        if (st != OC_OK || n != 1)
+            return st != OC_OK ? st : OC_ERR_BAD_SHAPE;
+    }
+    size_t values;
+    save_header h = header(alg, hp, s, nbuf, n, 0, &values);
+    size_t need = sizeof h + values;
     if (op == OC_STATE_SIZE) {
         *len = need;
         return OC_OK;
@@ -74,21 +114,14 @@ oc_status oc_ref_state_io(oc_state_op op, oc_algorithm alg, const void *hp, cons
         if (!state[k])
             return OC_ERR_NULL_POINTER;
     unsigned char *b = bytes;
-    save_header h = {{0}, (uint32_t)alg, (uint32_t)s->param, (uint32_t)s->state,
-                     (uint32_t)nbuf, (uint64_t)n, *steps_done};
-    memcpy(h.magic, magic, sizeof magic);
+    h.steps_done = *steps_done;
     if (op == OC_STATE_SAVE) {
         if (*len < need)
             return OC_ERR_BAD_SHAPE;
         if (*steps_done < 0)
             return OC_ERR_BAD_STEP;
         memcpy(b, &h, sizeof h);
-        b += sizeof h;
-        for (int k = 0; k < nbuf; k++) {
-            size_t size = n * width(buffer_format(s, k));
-            memcpy(b, state[k], size);
-            b += size;
-        }
+        copy_values(op, alg, hp, s, nbuf, n, state, b + sizeof h);
         *len = need;
         return OC_OK;
     }
@@ -101,13 +134,7 @@ oc_status oc_ref_state_io(oc_state_op op, oc_algorithm alg, const void *hp, cons
     h.steps_done = got.steps_done; /* the one field the restore takes from the save */
     if (memcmp(&got, &h, sizeof h) != 0 || got.steps_done < 0)
         return OC_ERR_FORMAT;
-    b += sizeof got;
-    for (int k = 0; k < nbuf; k++) {
-        size_t size = n * width(buffer_format(s, k));
-        memcpy(state[k], b, size);
-        mistake(mu, alg, hp, s, n, state, k);
-        b += size;
-    }
-    *steps_done = mu == OC_RESUME_MUT_STEP_DROPPED ? 0 : got.steps_done;
+    copy_values(op, alg, hp, s, nbuf, n, state, b + sizeof got);
+    *steps_done = got.steps_done;
     return OC_OK;
 }

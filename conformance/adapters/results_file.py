@@ -4,6 +4,7 @@ import argparse
 import json
 import sys
 
+import numpy as np
 from safetensors.numpy import save_file
 
 
@@ -57,3 +58,38 @@ def write(out, results, meta, impl, version, adapter, name, family, note=""):
         if key.startswith("status/"):
             counts[status] = counts.get(status, 0) + 1
     print(f"{name}: {family}: {counts}; {version}{note} -> {out}")
+
+
+def scaler_history(history, resume_at, scaler, resume):
+    """The state after every update of `history` (a string of '0'/'1'), one tuple per update:
+    scaler.update(found_inf), then scaler.state(). With a break after resume_at updates (-1:
+    none; VEC-RESUME-1) the scaler is replaced by resume(scaler): its state saved through the
+    library's own serialisation and restored into a fresh scaler; the restored state is the
+    row of update resume_at."""
+    rows = []
+    for k in range(len(history) + 1):
+        if k == resume_at:
+            scaler = resume(scaler)
+            if k:
+                rows[k - 1] = scaler.state()
+        if k == len(history):
+            break
+        scaler.update(history[k] == "1")
+        rows.append(scaler.state())
+    return rows
+
+
+def scaler_case(test, make, resume, names):
+    """The outputs of a loss-scale case ({name: float32 [updates, 1]}, names in the order of the
+    state tuples) run on make()'s scaler, and for a resume case (VEC-FMT-20) whether they equal
+    the run without the break bit for bit ("identical" or "differs", VEC-RES-6; else None)."""
+    def columns(rows):
+        return {n: np.array([r[i] for r in rows], dtype=np.float32).reshape(-1, 1)
+                for i, n in enumerate(names)}
+    at = test.get("resumeAt", -1)
+    out = columns(scaler_history(test["foundInf"], at, make(), resume))
+    if at < 0:
+        return out, None
+    whole = columns(scaler_history(test["foundInf"], -1, make(), resume))
+    same = all(np.array_equal(out[n].view(np.uint32), whole[n].view(np.uint32)) for n in names)
+    return out, "identical" if same else "differs"

@@ -1,5 +1,5 @@
 #!/opt/optcert-torch2/bin/python
-"""optcert adapter: run torch.amp.GradScaler's whole iteration on loss-scale-torch.
+"""optcert adapter: run torch.amp.GradScaler's whole iteration on loss-scale-torch and resume-loss-scale-torch.
 
 Each update of a case's history is one training iteration through GradScaler's public API, as
 its documentation shows it: `scaler.scale(loss).backward()`, `scaler.step(optimizer)` (which
@@ -10,6 +10,11 @@ parameter: for a `1` of the history `g` holds +inf in one element, so the gradie
 inspects is non-finite; for a `0` `g` is zero, so it is finite whatever the scale. After each
 update `scaler.state_dict()` gives the scale and `_growth_tracker` recorded. The case's
 configuration goes to GradScaler's constructor unchanged: its own checks decide `rejected`.
+A resume case (resumeAt, spec/checkpoint.md RESUME-LS-1) saves `scaler.state_dict()` with
+`torch.save` after resumeAt updates, builds a fresh iteration (parameter, optimizer,
+GradScaler of the same configuration), restores the scaler with `torch.load` and
+`load_state_dict`, and continues; the same history without the break gives the metadata
+`unbroken/<family>/<tcId>` (VEC-RES-6).
 
 Needs `torch.amp.GradScaler(device)` and the two kernels on that device: torch >= 2.3 on CPU
 (`ci/setup-python.sh` installs torch 2.15.0 in /opt/optcert-torch2), or CUDA. Debian's torch
@@ -17,17 +22,17 @@ Needs `torch.amp.GradScaler(device)` and the two kernels on that device: torch >
 with the reason (spec/loss_scale.md §6).
 
     /opt/optcert-torch2/bin/python conformance/adapters/torch_grad_scaler.py \\
-        --vectors vectors/loss-scale-torch/loss-scale-torch.json --out results.safetensors
+        --vectors vectors/resume-loss-scale-torch/resume-loss-scale-torch.json --out results.safetensors
 Exit status: 0 on success, 2 on malformed input.
 """
+import io
 import sys
 
-import numpy as np
 import torch
 
 import results_file
 
-ADAPTER = "optcert torch_grad_scaler.py 2"
+ADAPTER = "optcert torch_grad_scaler.py 3"
 
 
 class Iteration:
@@ -49,8 +54,20 @@ class Iteration:
         self.scaler.scale(loss).backward()
         self.scaler.step(self.optimizer)
         self.scaler.update()
+
+    def state(self):
         state = self.scaler.state_dict()
         return state["scale"], state["_growth_tracker"]
+
+
+def resume(dev, h, it):
+    """The scaler's state_dict through torch.save and torch.load into a fresh iteration's."""
+    blob = io.BytesIO()
+    torch.save({"scaler": it.scaler.state_dict()}, blob)
+    blob.seek(0)
+    fresh = Iteration(dev, h)
+    fresh.scaler.load_state_dict(torch.load(blob)["scaler"])
+    return fresh
 
 
 def device_that_runs_it():
@@ -68,13 +85,6 @@ def device_that_runs_it():
     return None, reason
 
 
-def run_case(dev, h, history):
-    it = Iteration(dev, h)
-    states = [it.update(flag == "1") for flag in history]
-    as_col = lambda v: np.array(v, dtype=np.float32).reshape(-1, 1)  # noqa: E731
-    return {"scale": as_col([s for s, _ in states]), "growthTracker": as_col([g for _, g in states])}
-
-
 def main(argv=None):
     out, doc, cases = results_file.read_family(
         argv, __doc__.splitlines()[0], "torch_grad_scaler",
@@ -86,12 +96,16 @@ def main(argv=None):
             status = "unsupported"
         else:
             try:
-                values = run_case(dev, h, t["foundInf"])
+                values, unbroken = results_file.scaler_case(
+                    t, lambda: Iteration(dev, h), lambda it: resume(dev, h, it),
+                    ("scale", "growthTracker"))
             except AssertionError:  # GradScaler's constructor refuses the configuration
                 status = "rejected"
             else:
                 for name, x in values.items():
                     results[f"{family}/{t['tcId']}/{name}"] = x
+                if unbroken:
+                    meta[f"unbroken/{family}/{t['tcId']}"] = unbroken
                 status = "ok"
         meta[f"status/{family}/{t['tcId']}"] = status
     results_file.write(out, results, meta, "torch.amp.GradScaler (scale, step, update)",

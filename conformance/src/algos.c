@@ -5,6 +5,7 @@
 #include "algos.h"
 #include "judge.h"
 #include "vectors.h"
+#include "../mutants/resume.h"
 
 /* VEC-FMT-1: a hex-float string (or nan/inf) exactly representable in binary32. */
 oc_status oc_get_hex(const char *path, json_t *obj, const char *key, double *out, oc_diag *d)
@@ -114,7 +115,7 @@ const oc_algo oc_algo_adam = {
     .group_type = "AdamStep",
     .state_names = {"p", "m", "v", "vmax"},
     .precision = 24,
-    .nmutants = ADAM_RESUME_FIRST + OC_RESUME_MUTANT_COUNT - 1,
+    .nmutants = ADAM_RESUME_FIRST + OC_RESUME_FIRST_SCALER - 1,
     .mutant_name = adam_mutant,
     .nstate = adam_nstate,
     .parse = adam_parse,

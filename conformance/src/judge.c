@@ -182,12 +182,11 @@ static int check_buffers(const oc_case *c, void *const *s, const size_t *bytes,
 /* VEC-RESUME-1: the state in s[] saved through the implementation's own serialisation, fresh
  * poisoned buffers put in s[] and restored from the save; *steps_done in and out. Returns
  * the status of the failing call (OC_OK when all passed); faults go to o->fault. */
-static oc_status save_and_restore(const oc_impl *impl, const oc_case *c, void **s,
-                                  const size_t *bytes, int64_t *steps_done, oc_outputs *o)
+oc_status oc_save_and_restore(const oc_impl *impl, const oc_saved_state *ss, void **s,
+                              int64_t *steps_done, oc_outputs *o)
 {
-    const oc_hparams *hp = &c->hp;
     size_t cap = 0, len;
-    oc_status st = impl->state_io(impl->ctx, OC_STATE_SIZE, c->algo->alg, hp, &c->storage, c->n,
+    oc_status st = impl->state_io(impl->ctx, OC_STATE_SIZE, ss->alg, ss->hp, ss->storage, ss->n,
                                   s, steps_done, NULL, &cap);
     if (st != OC_OK)
         return st;
@@ -198,34 +197,34 @@ static oc_status save_and_restore(const oc_impl *impl, const oc_case *c, void **
     unsigned char *save = oc_alloc_guarded(cap), *copy = NULL;
     void *before[OC_MAX_STATE] = {0}, *fresh[OC_MAX_STATE] = {0};
     int64_t saved_steps = *steps_done;
-    for (int k = 0; k < c->nstate; k++)
-        before[k] = oc_guarded_copy(s[k], bytes[k]);
+    for (int k = 0; k < ss->nbuf; k++)
+        before[k] = oc_guarded_copy(s[k], ss->bytes[k]);
     len = cap;
-    st = impl->state_io(impl->ctx, OC_STATE_SAVE, c->algo->alg, hp, &c->storage, c->n, s,
+    st = impl->state_io(impl->ctx, OC_STATE_SAVE, ss->alg, ss->hp, ss->storage, ss->n, s,
                         steps_done, save, &len);
     oc_check_output(o, "save", save, cap);
-    for (int k = 0; k < c->nstate; k++)
-        oc_check_unchanged(o, c->names[k], s[k], before[k], bytes[k]);
+    for (int k = 0; k < ss->nbuf; k++)
+        oc_check_unchanged(o, ss->names[k], s[k], before[k], ss->bytes[k]);
     oc_check_unchanged(o, "step count", steps_done, &saved_steps, sizeof saved_steps);
     if (st == OC_OK && !o->fault[0] && len > cap)
         snprintf(o->fault, sizeof o->fault, "save reported %zu bytes written into a buffer of "
                  "%zu", len, cap);
     if (st == OC_OK && !o->fault[0]) {
         copy = oc_guarded_copy(save, len);
-        for (int k = 0; k < c->nstate; k++) { /* the fresh instance */
-            fresh[k] = oc_alloc_guarded(bytes[k]);
-            memset(fresh[k], POISON, bytes[k]);
+        for (int k = 0; k < ss->nbuf; k++) { /* the fresh instance */
+            fresh[k] = oc_alloc_guarded(ss->bytes[k]);
+            memset(fresh[k], POISON, ss->bytes[k]);
             free(s[k]);
             s[k] = fresh[k];
         }
         *steps_done = -1;
-        st = impl->state_io(impl->ctx, OC_STATE_RESTORE, c->algo->alg, hp, &c->storage, c->n, s,
+        st = impl->state_io(impl->ctx, OC_STATE_RESTORE, ss->alg, ss->hp, ss->storage, ss->n, s,
                             steps_done, copy, &len);
         oc_check_input(o, "save", copy, save, len);
-        for (int k = 0; k < c->nstate; k++)
-            oc_check_output(o, c->names[k], s[k], bytes[k]);
+        for (int k = 0; k < ss->nbuf; k++)
+            oc_check_output(o, ss->names[k], s[k], ss->bytes[k]);
     }
-    for (int k = 0; k < c->nstate; k++)
+    for (int k = 0; k < ss->nbuf; k++)
         free(before[k]);
     free(save);
     free(copy);
@@ -261,7 +260,9 @@ void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc
     for (size_t step = 0; step <= c->steps; step++) {
         if (c->resume_at == (int64_t)step) { /* VEC-RESUME-1: the break after `step` updates */
             int64_t done = t - 1;
-            *st = save_and_restore(impl, c, s, bytes, &done, o);
+            const oc_saved_state ss = {c->algo->alg, &c->hp, &c->storage, c->n, c->nstate,
+                                       bytes, c->names};
+            *st = oc_save_and_restore(impl, &ss, s, &done, o);
             if (*st != OC_OK || o->fault[0])
                 break;
             t = done + 1;

@@ -79,6 +79,23 @@ void oc_outputs_free(oc_outputs *o);
 
 /* VEC-PLUG-3: bytes for an implementation, 64-byte aligned, followed by guard bytes. */
 void *oc_alloc_guarded(size_t bytes);
+/* What the harness hands a state entry point (VEC-ABI-3): an element-wise state (alg, hp,
+ * storage, n as for mixed_step) or a loss scaler's (OC_STATE_LOSS_SCALER); its nbuf buffers of
+ * bytes[k] bytes (oc_alloc_guarded), names[k] for the messages. */
+typedef struct oc_saved_state {
+    oc_algorithm alg;
+    const void *hp;
+    const oc_storage *storage;
+    size_t n;
+    int nbuf;
+    const size_t *bytes;
+    const char *const *names;
+} oc_saved_state;
+/* VEC-RESUME-1: the state in s[] saved through impl's state_io, fresh poisoned buffers put in
+ * s[] and restored from the save (*steps_done in and out); the failing call's status, faults
+ * in o->fault. */
+oc_status oc_save_and_restore(const oc_impl *impl, const oc_saved_state *ss, void **s,
+                              int64_t *steps_done, oc_outputs *o);
 /* After a call: VEC-PLUG-2, the input `name` (an oc_alloc_guarded copy of orig) unchanged;
  * VEC-PLUG-3, nothing written past the end of the output `name` (from oc_alloc_guarded).
  * The first fault goes to o->fault; each returns whether there is none. */

@@ -1,13 +1,22 @@
 /* The loss-scale family's descriptor (spec/loss_scale.md): values inline in the JSON
- * (VEC-FMT-10), each test a found_inf history and the expected state after every update. */
+ * (VEC-FMT-10), each test a found_inf history and the expected state after every update; in
+ * the resume-loss-scale-* families a break after resumeAt updates (VEC-FMT-20, RESUME-LS-1). */
 #include <stdlib.h>
 #include <string.h>
 #include "judge.h"
 #include "vectors.h"
+#include "../mutants/resume.h"
 
 enum { LS_SCALE, LS_GROWTH, LS_HYST };
 
-static const char *ls_mutant(int mu) { return oc_loss_scale_mutant_name((oc_loss_scale_mutant)mu); }
+/* The loss scaler's own mutants, then its restore mistakes (RESUME-MUT-1). */
+static const char *ls_mutant(int mu)
+{
+    return mu < OC_LS_MUTANT_COUNT
+               ? oc_loss_scale_mutant_name((oc_loss_scale_mutant)mu)
+               : oc_resume_mutant_name(
+                     (oc_resume_mutant)(mu - OC_LS_MUTANT_COUNT + OC_RESUME_FIRST_SCALER));
+}
 
 /* Outputs a profile has (LS-STATE-1): the constant scaler only a scale, torch no hysteresis. */
 static int ls_nstate(const oc_hparams *hp)
@@ -66,6 +75,10 @@ static oc_status ls_load_case(const char *path, const oc_st_file *st, json_t *t,
     c->positions = calloc(c->steps, sizeof *c->positions);
     for (size_t i = 0; i < c->steps; i++)
         c->positions[i] = h[i] == '1';
+    oc_status s;
+    if (json_object_get(t, "resumeAt") && /* VEC-FMT-20: a break after 0 .. steps updates */
+        (s = oc_get_int(path, c->tcid, t, "resumeAt", 0, (int64_t)c->steps, &c->resume_at, d)))
+        return s;
     if (c->result != OC_RESULT_VALID)
         return OC_OK;
     json_t *exp = json_object_get(t, "expected");
@@ -99,29 +112,53 @@ static oc_status ls_load_case(const char *path, const oc_st_file *st, json_t *t,
     return OC_OK;
 }
 
+static void record(const oc_case *c, const oc_loss_scale_state *s, size_t row, oc_outputs *o)
+{
+    double v[3] = {s->scale, (double)s->growth_tracker, (double)s->hysteresis_tracker};
+    for (int k = 0; k < c->nstate; k++)
+        o->out[k][row] = v[k];
+}
+
 /* Runs the history from the initial state (LS-INIT-1); a rejected update must leave the state
- * untouched. */
+ * untouched. A resume case saves and restores the scaler after resumeAt updates through the
+ * implementation's state entry (VEC-RESUME-1, RESUME-LS-1): the restored state is row
+ * resumeAt - 1. */
 static void ls_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                    int *dirty)
 {
     const oc_loss_scaler *cfg = &c->hp.ls;
-    oc_loss_scale_state s = {cfg->initial_scale, 0, cfg->hysteresis};
+    void *buf[1] = {oc_alloc_guarded(sizeof(oc_loss_scale_state))};
+    *(oc_loss_scale_state *)buf[0] = (oc_loss_scale_state){cfg->initial_scale, 0, cfg->hysteresis};
     for (int k = 0; k < c->nstate; k++)
         o->out[k] = calloc(c->steps + 1, sizeof(double));
     *st = OC_OK;
-    for (size_t i = 0; i < c->steps; i++) {
-        oc_loss_scale_state before = s;
-        *st = impl->loss_scale_update(impl->ctx, cfg, &s, (int)c->positions[i]);
-        if (*st != OC_OK) {
-            *dirty = memcmp(&before.scale, &s.scale, sizeof s.scale) != 0 || /* bits: NaN too */
-                     before.growth_tracker != s.growth_tracker ||
-                     before.hysteresis_tracker != s.hysteresis_tracker;
-            return;
+    for (size_t i = 0; i <= c->steps; i++) {
+        if (c->resume_at == (int64_t)i) {
+            static const char *const name[1] = {"scaler state"};
+            const size_t bytes[1] = {sizeof(oc_loss_scale_state)};
+            const oc_saved_state ss = {OC_STATE_LOSS_SCALER, cfg, NULL, 1, 1, bytes, name};
+            int64_t done = (int64_t)i;
+            *st = oc_save_and_restore(impl, &ss, buf, &done, o);
+            if (*st != OC_OK || o->fault[0])
+                break;
+            if (i > 0)
+                record(c, buf[0], i - 1, o);
         }
-        double v[3] = {s.scale, (double)s.growth_tracker, (double)s.hysteresis_tracker};
-        for (int k = 0; k < c->nstate; k++)
-            o->out[k][i] = v[k];
+        if (i == c->steps)
+            break;
+        oc_loss_scale_state *s = buf[0], before = *s;
+        *st = impl->loss_scale_update(impl->ctx, cfg, s, (int)c->positions[i]);
+        if (!oc_check_output(o, "scaler state", s, sizeof *s))
+            break;
+        if (*st != OC_OK) {
+            *dirty = memcmp(&before.scale, &s->scale, sizeof s->scale) != 0 || /* bits: NaN too */
+                     before.growth_tracker != s->growth_tracker ||
+                     before.hysteresis_tracker != s->hysteresis_tracker;
+            break;
+        }
+        record(c, s, i, o);
     }
+    free(buf[0]);
 }
 
 const oc_algo oc_algo_loss_scale = {
@@ -129,7 +166,7 @@ const oc_algo oc_algo_loss_scale = {
     .group_type = "LossScaleUpdate",
     .state_names = {"scale", "growthTracker", "hysteresisTracker"},
     .precision = 24,
-    .nmutants = OC_LS_MUTANT_COUNT,
+    .nmutants = OC_LS_MUTANT_COUNT + OC_RESUME_MUTANT_COUNT - OC_RESUME_FIRST_SCALER,
     .mutant_name = ls_mutant,
     .nstate = ls_nstate,
     .parse = ls_parse,

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "algos.h"
 #include "../mutants/adafactor.h"
+#include "../mutants/resume.h"
 
 #define MAX_MUTANTS 24
 
@@ -29,10 +30,13 @@ static oc_mixed_mutant mixed_mutant(const ref_ctx *c, const oc_algo *a)
                : OC_MIXED_CORRECT;
 }
 
-/* The selected restore mistake (RESUME-MUT-1): Adam's mutants after the mixed-precision ones. */
+/* The selected restore mistake (RESUME-MUT-1): Adam's mutants after the mixed-precision ones,
+ * the loss scaler's after its own. */
 static oc_resume_mutant resume_mutant(const ref_ctx *c)
 {
     int first = OC_ADAM_MUTANT_COUNT + OC_MIXED_MUTANT_COUNT - 1;
+    if (c->algo == &oc_algo_loss_scale && c->mutant >= OC_LS_MUTANT_COUNT)
+        return (oc_resume_mutant)(c->mutant - OC_LS_MUTANT_COUNT + OC_RESUME_FIRST_SCALER);
     return c->algo == &oc_algo_adam && c->mutant >= first
                ? (oc_resume_mutant)(c->mutant - first + 1)
                : OC_RESUME_CORRECT;
@@ -42,7 +46,8 @@ static oc_status ref_state_io(void *ctx, oc_state_op op, oc_algorithm alg, const
                               const oc_storage *s, size_t n, void *const *state,
                               int64_t *steps_done, void *bytes, size_t *len)
 {
-    return oc_ref_state_io(op, alg, hp, s, n, state, steps_done, bytes, len, resume_mutant(ctx));
+    return oc_resume_mutant_state_io(resume_mutant(ctx), op, alg, hp, s, n, state, steps_done,
+                                     bytes, len);
 }
 
 static oc_status ref_mixed(void *ctx, oc_algorithm alg, const void *hp, const oc_storage *s,
@@ -111,8 +116,9 @@ static oc_status ref_schedule(void *ctx, const oc_schedule *s, int64_t samples, 
 static oc_status ref_loss_scale(void *ctx, const oc_loss_scaler *c, oc_loss_scale_state *s,
                                 int found_inf)
 {
+    int mu = mutant_for(ctx, &oc_algo_loss_scale); /* the restore mistakes come after LS's */
     return oc_ref_loss_scale_update(c, s, found_inf,
-                                    (oc_loss_scale_mutant)mutant_for(ctx, &oc_algo_loss_scale));
+                                    (oc_loss_scale_mutant)(mu < OC_LS_MUTANT_COUNT ? mu : 0));
 }
 
 static oc_status ref_clip(void *ctx, const oc_clip_config *c, size_t nviews, oc_clip_view *views,
@@ -271,7 +277,7 @@ const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
                               a == &oc_algo_muon_blocks ? ref_muon_blocks : NULL,
                               a == &oc_algo_muon_route ? ref_routed : NULL,
                               a == &oc_algo_te_storage ? ref_te_storage : NULL,
-                              a->own_mutants ? ref_state_io : NULL,
+                              a->own_mutants || a == &oc_algo_loss_scale ? ref_state_io : NULL,
                               a == &oc_algo_adafactor ? ref_adafactor : NULL};
     return &tables[k][mu];
 }

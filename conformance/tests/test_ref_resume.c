@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cunit_main.h"
-#include "optcert/resume.h"
+#include "../mutants/resume.h"
 
 enum { N = 6 }; /* even: the bf16 p leaves no padding in mixed_state */
 
@@ -56,16 +56,16 @@ static oc_status round_trip(const mixed_state *from, int64_t steps, mixed_state 
     buffers(&copy, src);
     memset(to, 0xFF, sizeof *to);
     buffers(to, dst);
-    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SIZE, OC_ALG_ADAM, &hp, &bf16, N, NULL, NULL,
-                                    NULL, len, mu), OC_OK);
+    CU_ASSERT_EQUAL(oc_resume_mutant_state_io(mu, OC_STATE_SIZE, OC_ALG_ADAM, &hp, &bf16, N,
+                                              NULL, NULL, NULL, len), OC_OK);
     CU_ASSERT_FATAL(*len <= sizeof bytes);
     int64_t done = steps;
-    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SAVE, OC_ALG_ADAM, &hp, &bf16, N, src, &done, bytes,
-                                    len, mu), OC_OK);
+    CU_ASSERT_EQUAL(oc_resume_mutant_state_io(mu, OC_STATE_SAVE, OC_ALG_ADAM, &hp, &bf16, N, src,
+                                              &done, bytes, len), OC_OK);
     CU_ASSERT(memcmp(&copy, from, sizeof copy) == 0); /* a save reads only */
     *restored = -1;
-    return oc_ref_state_io(OC_STATE_RESTORE, OC_ALG_ADAM, &hp, &bf16, N, dst, restored, bytes,
-                           len, mu);
+    return oc_resume_mutant_state_io(mu, OC_STATE_RESTORE, OC_ALG_ADAM, &hp, &bf16, N, dst,
+                                     restored, bytes, len);
 }
 
 /* RESUME-STATE-1, RESUME-REF-1: every buffer and the step count come back bit for bit. */
@@ -93,29 +93,29 @@ static void test_refusals(void)
     fill(&a);
     buffers(&a, src);
     CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SAVE, OC_ALG_ADAM, &hp, &bf16, N, src, &done, bytes,
-                                    &small, OC_RESUME_CORRECT), OC_ERR_BAD_SHAPE);
+                                    &small), OC_ERR_BAD_SHAPE);
     CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SAVE, OC_ALG_ADAM, &hp, &bf16, N, src, &done, bytes,
-                                    &len, OC_RESUME_CORRECT), OC_OK);
+                                    &len), OC_OK);
     memset(&b, 0xFF, sizeof b);
     buffers(&b, dst);
     mixed_state poison = b;
     size_t shorter = len - 1;
     CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_RESTORE, OC_ALG_ADAM, &hp, &bf16, N, dst, &done,
-                                    bytes, &shorter, OC_RESUME_CORRECT), OC_ERR_FORMAT);
+                                    bytes, &shorter), OC_ERR_FORMAT);
     CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_RESTORE, OC_ALG_ADAM, &hp, &bf16, N - 1, dst, &done,
-                                    bytes, &len, OC_RESUME_CORRECT), OC_ERR_FORMAT);
+                                    bytes, &len), OC_ERR_FORMAT);
     oc_adam_hparams plain = hp;
     plain.amsgrad = 0; /* one buffer fewer: another length */
     CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_RESTORE, OC_ALG_ADAM, &plain, &bf16, N, dst, &done,
-                                    bytes, &len, OC_RESUME_CORRECT), OC_ERR_FORMAT);
+                                    bytes, &len), OC_ERR_FORMAT);
     bytes[0] ^= 1; /* the magic */
     CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_RESTORE, OC_ALG_ADAM, &hp, &bf16, N, dst, &done,
-                                    bytes, &len, OC_RESUME_CORRECT), OC_ERR_FORMAT);
+                                    bytes, &len), OC_ERR_FORMAT);
     bytes[0] ^= 1;
     int64_t negative = -1;
     memcpy(bytes + 32, &negative, sizeof negative); /* the step count */
     CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_RESTORE, OC_ALG_ADAM, &hp, &bf16, N, dst, &done,
-                                    bytes, &len, OC_RESUME_CORRECT), OC_ERR_FORMAT);
+                                    bytes, &len), OC_ERR_FORMAT);
     CU_ASSERT(memcmp(&b, &poison, sizeof b) == 0);
     CU_ASSERT_EQUAL(done, 3);
 }
@@ -153,12 +153,67 @@ static void test_mutants_killed(void)
     double worst;
     size_t passed;
     CU_ASSERT_EQUAL(test_failures(oc_ref(), vectors(), "adam", OC_CLASS_FP32, &worst, &passed), 0);
-    int first = oc_algo_adam.nmutants - (OC_RESUME_MUTANT_COUNT - 1);
+    int first = oc_algo_adam.nmutants - (OC_RESUME_FIRST_SCALER - 1);
     for (int mu = first; mu < oc_algo_adam.nmutants; mu++) {
         size_t fails = test_failures(oc_ref_mutant(&oc_algo_adam, mu), vectors(), "adam",
                                      OC_CLASS_FP32, &worst, &passed);
         CU_ASSERT(fails >= 2);
     }
+}
+
+/* RESUME-LS-1: a loss scaler's save holds what its profile holds; the restore starts from a
+ * fresh scaler (LS-INIT-1) and refuses another profile's save. */
+static void test_scaler_round_trip(void)
+{
+    oc_loss_scaler c = {OC_LS_MEGATRON, 0x1p16f, 1.0f, 2.0f, 0.5f, 4, 3};
+    oc_loss_scale_state a = {0x1p20f, 2, -1}, b;
+    void *src[1] = {&a}, *dst[1] = {&b};
+    unsigned char bytes[128];
+    int64_t done = 9;
+    size_t len = sizeof bytes;
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SAVE, OC_STATE_LOSS_SCALER, &c, NULL, 1, src, &done,
+                                    bytes, &len), OC_OK);
+    CU_ASSERT_EQUAL(len, 40 + 4 + 2 * 8);
+    memset(&b, 0xFF, sizeof b);
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_RESTORE, OC_STATE_LOSS_SCALER, &c, NULL, 1, dst,
+                                    &done, bytes, &len), OC_OK);
+    CU_ASSERT(b.scale == a.scale && b.growth_tracker == 2 && b.hysteresis_tracker == -1);
+    CU_ASSERT_EQUAL(oc_resume_mutant_state_io(OC_RESUME_MUT_HYSTERESIS_DROPPED, OC_STATE_RESTORE,
+                                              OC_STATE_LOSS_SCALER, &c, NULL, 1, dst, &done,
+                                              bytes, &len), OC_OK);
+    CU_ASSERT(b.growth_tracker == 2 && b.hysteresis_tracker == 3);
+    CU_ASSERT_EQUAL(oc_resume_mutant_state_io(OC_RESUME_MUT_GROWTH_DROPPED, OC_STATE_RESTORE,
+                                              OC_STATE_LOSS_SCALER, &c, NULL, 1, dst, &done,
+                                              bytes, &len), OC_OK);
+    CU_ASSERT(b.growth_tracker == 0 && b.hysteresis_tracker == -1);
+    oc_loss_scaler t = c;
+    t.profile = OC_LS_TORCH; /* another profile's save: refused, nothing written */
+    memset(&b, 0xFF, sizeof b);
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_RESTORE, OC_STATE_LOSS_SCALER, &t, NULL, 1, dst,
+                                    &done, bytes, &len), OC_ERR_FORMAT);
+    len = sizeof bytes;
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SAVE, OC_STATE_LOSS_SCALER, &t, NULL, 1, src, &done,
+                                    bytes, &len), OC_OK);
+    CU_ASSERT_EQUAL(len, 40 + 4 + 8); /* torch: no hysteresis tracker */
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_RESTORE, OC_STATE_LOSS_SCALER, &t, NULL, 1, dst,
+                                    &done, bytes, &len), OC_OK);
+    CU_ASSERT(b.scale == a.scale && b.growth_tracker == 2 && b.hysteresis_tracker == 3);
+    t.growth_factor = 1.0f; /* LS-CFG-1: no fresh scaler to restore into */
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_RESTORE, OC_STATE_LOSS_SCALER, &t, NULL, 1, dst,
+                                    &done, bytes, &len), OC_ERR_BAD_HPARAM);
+}
+
+/* RESUME-MUT-1: the reference passes every resume-loss-scale case, each scaler restore mistake
+ * fails at least two. */
+static void test_scaler_mutants_killed(void)
+{
+    double worst;
+    size_t passed;
+    CU_ASSERT_EQUAL(test_failures(oc_ref(), vectors(), "loss-scale", OC_CLASS_FP32, &worst,
+                                  &passed), 0);
+    for (int mu = OC_LS_MUTANT_COUNT; mu < oc_algo_loss_scale.nmutants; mu++)
+        CU_ASSERT(test_failures(oc_ref_mutant(&oc_algo_loss_scale, mu), vectors(), "loss-scale",
+                                OC_CLASS_FP32, &worst, &passed) >= 2);
 }
 
 /* VEC-FMT-20: resumeAt is read into the case; outside [0, steps] the file is refused. */
@@ -214,8 +269,7 @@ static oc_status restore_without_m(oc_algorithm alg, const void *hp, const oc_st
     void *tmp[OC_MAX_STATE] = {0};
     for (int k = 0; k < nbuf; k++)
         tmp[k] = malloc(n * sizeof(float) + 1);
-    oc_status st = oc_ref_state_io(OC_STATE_RESTORE, alg, hp, s, n, tmp, steps_done, bytes, len,
-                                   OC_RESUME_CORRECT);
+    oc_status st = oc_ref_state_io(OC_STATE_RESTORE, alg, hp, s, n, tmp, steps_done, bytes, len);
     for (int k = 0; k < nbuf; k++) {
         if (k != 1)
             memcpy(state[k], tmp[k], n * sizeof(float));
@@ -232,8 +286,7 @@ static oc_status bad_state_io(void *ctx, oc_state_op op, oc_algorithm alg, const
     size_t cap = len ? *len : 0;
     if (op == OC_STATE_RESTORE && how == RESTORE_SKIPS_M) /* the fp32 case: p, m, v (, vmax) */
         return restore_without_m(alg, hp, s, n, state, steps_done, bytes, len);
-    oc_status st = oc_ref_state_io(op, alg, hp, s, n, state, steps_done, bytes, len,
-                                   OC_RESUME_CORRECT);
+    oc_status st = oc_ref_state_io(op, alg, hp, s, n, state, steps_done, bytes, len);
     if (op == OC_STATE_SIZE && how == SIZE_HUGE)
         *len = ((size_t)1 << 30) + 1;
     if (op == OC_STATE_SAVE && how == SAVE_OVERRUN)
@@ -319,7 +372,9 @@ void register_suites(void)
               {"round trip (RESUME-STATE-1, RESUME-REF-1)", test_round_trip},
               {"refused saves (RESUME-REF-1)", test_refusals},
               {"restore mistakes (RESUME-MUT-1)", test_mutants},
-              {"mistakes killed by the resume families (RESUME-MUT-1)", test_mutants_killed});
+              {"mistakes killed by the resume families (RESUME-MUT-1)", test_mutants_killed},
+              {"loss scaler round trip (RESUME-LS-1)", test_scaler_round_trip},
+              {"scaler mistakes killed (RESUME-MUT-1)", test_scaler_mutants_killed});
     ADD_SUITE("resume-harness",
               {"save faults (VEC-RESUME-1)", test_save_faults},
               {"restore faults (VEC-RESUME-1)", test_restore_faults},

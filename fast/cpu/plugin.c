@@ -131,7 +131,7 @@ static oc_status fast_state_io(void *ctx, oc_state_op op, oc_algorithm alg, cons
                                int64_t *steps_done, void *bytes, size_t *len)
 {
     (void)ctx;
-    return oc_ref_state_io(op, alg, hp, s, n, state, steps_done, bytes, len, OC_RESUME_CORRECT);
+    return oc_ref_state_io(op, alg, hp, s, n, state, steps_done, bytes, len);
 }
 
 #define ENTRY(family, options, fn) {family, options, (oc_entry_point)(fn)}
@@ -179,6 +179,9 @@ static const oc_family_entry families[] = {
     ENTRY("resume-adam-torch", NULL, fast_state_io),
     ENTRY("resume-adam-torch-mixed", NULL, fast_state_io),
     ENTRY("resume-sgd-torch", NULL, fast_state_io),
+    ENTRY("resume-loss-scale-megatron", NULL, fast_state_io),
+    ENTRY("resume-loss-scale-megatron-constant", NULL, fast_state_io),
+    ENTRY("resume-loss-scale-torch", NULL, fast_state_io),
     ENTRY("adafactor-paper", NULL, fast_adafactor),
     ENTRY("adafactor-torch", NULL, fast_adafactor),
     ENTRY("adafactor-transformers", NULL, fast_adafactor),

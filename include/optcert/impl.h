@@ -155,6 +155,8 @@ typedef oc_status (*oc_te_storage_fn)(void *ctx, const oc_te_config *c, oc_te_di
  *   OC_STATE_RESTORE  reads bytes[0 .. *len) (a save of this implementation, not modified)
  *                     and writes every buffer of state (fresh buffers, poisoned by the
  *                     harness: VEC-RESUME-1) and *steps_done.
+ * A loss scaler's state (resume-loss-scale-*, spec/checkpoint.md RESUME-LS-1) comes with alg
+ * OC_STATE_LOSS_SCALER, hp its oc_loss_scaler, s NULL, n 1, state[0] its oc_loss_scale_state.
  * The harness owns every buffer; the format of the bytes is the implementation's. NULL if
  * OC_CAP_RESUME is not claimed. */
 typedef oc_status (*oc_state_io_fn)(void *ctx, oc_state_op op, oc_algorithm alg, const void *hp,

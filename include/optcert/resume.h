@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "optcert/loss_scale.h"
 #include "optcert/mixed.h"
 #include "optcert/status.h"
 
@@ -17,27 +18,23 @@ typedef enum oc_state_op {
     OC_STATE_RESTORE   /* bytes[0 .. *len) to state and *steps_done */
 } oc_state_op;
 
-/* The catalogue of restore mistakes (spec/checkpoint.md RESUME-MUT-1). */
-typedef enum oc_resume_mutant {
-    OC_RESUME_CORRECT = 0,
-    OC_RESUME_MUT_STEP_DROPPED,    /* the step count restored as 0           RESUME-STATE-1 */
-    OC_RESUME_MUT_MAX_DROPPED,     /* AMSGrad's max restored as a fresh 0    RESUME-STATE-1 */
-    OC_RESUME_MUT_MASTER_FROM_PARAM, /* master widened from the 16-bit param RESUME-STATE-1 */
-    OC_RESUME_MUTANT_COUNT
-} oc_resume_mutant;
-
-const char *oc_resume_mutant_name(oc_resume_mutant mu);
+/* The `alg` of a loss scaler's state (spec/checkpoint.md RESUME-LS-1, VEC-ABI-3): hp is the
+ * oc_loss_scaler, s is NULL, n is 1 and state[0] the oc_loss_scale_state. Not an element-wise
+ * algorithm: a fixed value outside oc_algorithm's. */
+#define OC_STATE_LOSS_SCALER ((oc_algorithm)256)
 
 /* The buffers of a state, in the order of a case's outputs (VEC-FMT-16): state[0] the
  * parameter (s->param format), with a 16-bit parameter state[1] its fp32 master, then the
- * oc_algorithm_state_count state tensors (s->state format); each [n]. */
+ * oc_algorithm_state_count state tensors (s->state format); each [n]. A loss scaler's state
+ * (OC_STATE_LOSS_SCALER) is one buffer. -1 for an unknown algorithm or a NULL s. */
 int oc_state_buffer_count(oc_algorithm alg, const void *hp, const oc_storage *s);
 
-/* The reference serialisation (RESUME-REF-1): op as oc_state_op says; SAVE fails with
- * OC_ERR_BAD_SHAPE if *len is below the size, RESTORE with OC_ERR_FORMAT if the bytes are
- * not a save of this algorithm, storage and n. Nothing is written on error. */
+/* The reference serialisation (RESUME-REF-1, RESUME-LS-1): op as oc_state_op says; SAVE
+ * fails with OC_ERR_BAD_SHAPE if *len is below the size, RESTORE with OC_ERR_FORMAT if the
+ * bytes are not a save of this algorithm (loss-scale profile), storage and n. Nothing is
+ * written on error. Its catalogued mistakes (RESUME-MUT-1) are conformance/mutants/resume.c. */
 oc_status oc_ref_state_io(oc_state_op op, oc_algorithm alg, const void *hp, const oc_storage *s,
                           size_t n, void *const *state, int64_t *steps_done, void *bytes,
-                          size_t *len, oc_resume_mutant mu);
+                          size_t *len);
 
 #endif

@@ -68,9 +68,10 @@ static json_t *hparams_json(const oc_loss_scaler *c)
                      (json_int_t)c->hysteresis);
 }
 
-/* Emits one case: history `h` (a string of '0'/'1', one per update). */
-static void emit(ls_gen *g, const oc_loss_scaler *c, const char *comment, const char *flag,
-                 const char *rules, const char *result, const char *h)
+/* Emits one case: history `h` (a string of '0'/'1', one per update), with a break after
+ * resume_at updates (VEC-FMT-20; -1: none). */
+static void emit_at(ls_gen *g, const oc_loss_scaler *c, const char *comment, const char *flag,
+                    const char *rules, const char *result, const char *h, long resume_at)
 {
     json_t *jr = json_array();
     char buf[256];
@@ -82,6 +83,8 @@ static void emit(ls_gen *g, const oc_loss_scaler *c, const char *comment, const 
         json_array_append_new(jr, json_string(tok));
     json_t *test = json_pack("{s:s,s:[s],s:o,s:s,s:s}", "comment", comment, "flags", flag,
                              "specRules", jr, "result", result, "foundInf", h);
+    if (resume_at >= 0)
+        json_object_set_new(test, "resumeAt", json_integer(resume_at));
     if (strcmp(result, "valid") == 0) {
         json_t *sc = json_array(), *gt = json_array(), *ht = json_array();
         float scale = c->initial_scale;                           /* LS-INIT-1 */
@@ -105,6 +108,12 @@ static void emit(ls_gen *g, const oc_loss_scaler *c, const char *comment, const 
     }
     family_group(g->f, "LossScaleUpdate", hparams_json(c));
     family_test(g->f, test);
+}
+
+static void emit(ls_gen *g, const oc_loss_scaler *c, const char *comment, const char *flag,
+                 const char *rules, const char *result, const char *h)
+{
+    emit_at(g, c, comment, flag, rules, result, h, -1);
 }
 
 /* The library defaults of the profile (LS-PROF-*). */
@@ -299,33 +308,84 @@ static void notes(family *f)
         family_note(f, n[i][0], n[i][1], n[i][2], n[i][3], NULL);
 }
 
-static int gen_loss_scale(const gen_options *opt, const char *outdir)
+/* The resume family of the profile (spec/checkpoint.md RESUME-LS-1): histories whose expected
+ * state is the unbroken one, each emitted once per break. */
+static void resume_cases(ls_gen *g, const gen_options *opt)
+{
+    static const char *const rules = "VEC-FMT-20 VEC-RESUME-1 VEC-RESUME-2 RESUME-LS-1 "
+                                      "RESUME-REF-1 RESUME-MUT-1 LS-GROW-1 LS-HYST-1";
+    oc_loss_scaler c = defaults(g->profile);
+    c.growth_interval = 4;
+    c.hysteresis = g->profile == OC_LS_MEGATRON ? 3 : c.hysteresis;
+    /* growth after clean runs broken inside them; infs spaced so that the hysteresis runs out
+     * across breaks (H 2, 1, 0, -1 before a growth resets it) */
+    char *h = pattern("c3 i1 c6 i1 c2 i1 c2 i1 c2 i1 c4 i1 i1 c5", 1);
+    for (long k = 0; k <= (long)strlen(h); k++)
+        emit_at(g, &c, "a break after every update: growth and hysteresis trackers mid-count",
+                "Resume", rules, "valid", h, k);
+    free(h);
+    gen_rng r = {opt->seed ^ (0x2105ull << 40) ^ (uint64_t)g->profile};
+    c = defaults(g->profile);
+    long n = (long)(3 * c.growth_interval) / 2 + 1;
+    h = random_history(&r, (size_t)n, 0.0015, 2);
+    const long breaks[] = {1, n / 3, n / 2, n - 1};
+    for (size_t k = 0; k < sizeof breaks / sizeof *breaks; k++)
+        emit_at(g, &c, "library defaults, isolated spikes; broken mid-interval", "Resume", rules,
+                "valid", h, breaks[k]);
+    free(h);
+}
+
+static void resume_notes(family *f)
+{
+    family_note(f, "Resume", "TRAJECTORY",
+                "the scaler saves its state after resumeAt updates, a fresh scaler restores it "
+                "and the history continues",
+                "a tracker the serialisation drops changes the scale's growth or backoff", NULL);
+}
+
+/* One family of a profile: the loss-scale cases, or (resume) the resume cases. */
+static int profile_family(const gen_options *opt, const char *outdir, int p, int resume)
 {
     static const char *const rules[] = {
         "LS-CFG-1", "LS-INIT-1", "LS-STATE-1", "LS-GROW-1", "LS-INF-1", "LS-HYST-1",
         "LS-BACKOFF-1", "LS-MUL-1", "LS-OVF-1", "LS-ERR-1", "LS-TOL-1", NULL};
-    int rc = 0;
-    for (int p = 0; p < OC_LS_PROFILE_COUNT && rc == 0; p++) {
-        family f;
-        char name[64];
-        snprintf(name, sizeof name, "loss-scale-%s", profile_names[p]);
-        ls_gen g = {.f = &f, .profile = (oc_loss_scale_profile)p};
-        mpfr_init2(g.prod, opt->prec);
-        rc = family_init(&f, name, "loss-scale", profile_names[p], rules, opt);
-        if (rc == 0) {
-            family_inline(&f);
+    static const char *const resume_rules[] = {
+        "VEC-FMT-20", "VEC-RESUME-1", "VEC-RESUME-2", "RESUME-LS-1", "RESUME-REF-1",
+        "RESUME-MUT-1", "LS-STATE-1", "LS-TOL-1", NULL};
+    family f;
+    char name[64];
+    snprintf(name, sizeof name, "%sloss-scale-%s", resume ? "resume-" : "", profile_names[p]);
+    ls_gen g = {.f = &f, .profile = (oc_loss_scale_profile)p};
+    mpfr_init2(g.prod, opt->prec);
+    int rc = family_init(&f, name, "loss-scale", profile_names[p], resume ? resume_rules : rules,
+                         opt);
+    if (rc == 0) {
+        family_inline(&f);
+        if (resume) {
+            resume_notes(&f);
+            resume_cases(&g, opt);
+        } else {
             notes(&f);
             valid_cases(&g, opt);
             invalid_cases(&g);
-            rc = family_save(&f, outdir);
-            family_free(&f);
         }
-        mpfr_clear(g.prod);
+        rc = family_save(&f, outdir);
+        family_free(&f);
     }
+    mpfr_clear(g.prod);
     return rc;
 }
 
-/* Writes vectors/loss-scale-<profile> (spec/loss_scale.md). */
+static int gen_loss_scale(const gen_options *opt, const char *outdir)
+{
+    int rc = 0;
+    for (int p = 0; p < OC_LS_PROFILE_COUNT && rc == 0; p++)
+        rc = profile_family(opt, outdir, p, 0) || profile_family(opt, outdir, p, 1);
+    return rc;
+}
+
+/* Writes vectors/loss-scale-<profile> (spec/loss_scale.md) and vectors/resume-loss-scale-<profile>
+ * (spec/checkpoint.md RESUME-LS-1). */
 const gen_family gen_family_loss_scale = {.name = "loss_scale", .generate = gen_loss_scale};
 
 void gen_loss_scale_update(const oc_loss_scaler *c, mpfr_prec_t prec, int found_inf,
