@@ -15,13 +15,16 @@
 # clipping, on CPU with stand-in process groups) on clip-megatron, megatron-core 0.19.2's
 # TensorParallelMuon (blockwise tensor parallelism, split QKV; fp32 class with fp32_matmul_prec
 # "highest", bf16 at Megatron's default "medium") on muon-tp-blockwise and muon-split-qkv, and
-# Megatron's layout functions against fast/layout (after the table). The adapter runs the
+# Megatron's layout functions against fast/layout (after the table); timm's AdamWLegacy and Lion
+# and bitsandbytes' 32-bit AdamW, Lion and SGD (CPU backend) through optcert.torch's built-in
+# mappings (what is not run, and why: ci/matrix-not-certified.md). The adapter runs the
 # library over the vectors, `optcert judge` prints the certificate. Exit 0 when every failure is
 # a known divergence listed (and explained) in
 # conformance/adapters/known-divergences.txt, and every listed one still fails.
 # --matrix FILE also writes the certification matrix (ci/matrix.py) of all the runs to FILE
-# (docs/matrix.md). OPTCERT_OUTSIDE_ONLY=REGEX runs only the table's lines that match the
-# extended regular expression (no layout comparison, no matrix: a partial run).
+# (docs/matrix.md), with ci/matrix-not-certified.md appended. OPTCERT_OUTSIDE_ONLY=REGEX runs
+# only the table's lines that match the extended regular expression (no layout comparison, no
+# matrix: a partial run).
 #   ci/certify-outside.sh [BUILD_DIR] [--matrix FILE]
 set -eu
 cd "$(dirname "$0")/.."
@@ -49,8 +52,12 @@ one() {
     *@ds) py=/opt/optcert-ds/bin/python ;;
     esac
     # ADAPTER@mcore19: megatron-core 0.19.2 (its files beside torch 2.15, ci/setup-python.sh)
+    # ADAPTER@timm, @bnb: timm, bitsandbytes (each in its folder beside torch 2.15 too)
     pypath=
-    case $adapter in *@mcore19) py=/opt/optcert-torch2/bin/python pypath=/opt/optcert-mcore-0.19.2 ;; esac
+    case $adapter in
+    *@mcore19) py=/opt/optcert-torch2/bin/python pypath=/opt/optcert-mcore-0.19.2 ;;
+    *@timm | *@bnb) py=/opt/optcert-torch2/bin/python pypath=/opt/optcert-${adapter#*@} ;;
+    esac
     case $flag in --impl=keller | --impl=torch | --impl=pto) cls=bf16 ;; esac
     # TensorParallelMuon at Megatron's default muon_fp32_matmul_prec "medium": torch on the CPU
     # may run Newton-Schulz's float32 matmuls in bf16 (conformance/adapters/megatron_muon.py)
@@ -184,6 +191,20 @@ torch adafactor@torch2 adafactor-torch --impl=torch
 torch adafactor@torch2 adafactor-torch --impl=torch --foreach
 transformers adafactor@torch2 adafactor-transformers --impl=transformers
 optax adafactor adafactor-optax --impl=optax
+timm torch_optim@timm adam-torch --optimizer=timm.optim:AdamWLegacy
+timm torch_optim@timm adam-torch --optimizer=timm.optim:AdamWLegacy --foreach
+timm torch_optim@timm adam-torch-mixed --optimizer=timm.optim:AdamWLegacy
+timm torch_optim@timm resume-adam-torch --optimizer=timm.optim:AdamWLegacy
+timm torch_optim@timm lion-torch --optimizer=timm.optim:Lion
+timm torch_optim@timm lion-torch --optimizer=timm.optim:Lion --foreach
+timm torch_optim@timm lion-torch-mixed --optimizer=timm.optim:Lion
+bitsandbytes torch_optim@bnb adam-torch --optimizer=bitsandbytes.optim:AdamW
+bitsandbytes torch_optim@bnb adam-torch-mixed --optimizer=bitsandbytes.optim:AdamW
+bitsandbytes torch_optim@bnb resume-adam-torch --optimizer=bitsandbytes.optim:AdamW
+bitsandbytes torch_optim@bnb lion-torch --optimizer=bitsandbytes.optim:Lion
+bitsandbytes torch_optim@bnb lion-torch-mixed --optimizer=bitsandbytes.optim:Lion
+bitsandbytes torch_optim@bnb sgd-torch --optimizer=bitsandbytes.optim:SGD
+bitsandbytes torch_optim@bnb resume-sgd-torch --optimizer=bitsandbytes.optim:SGD
 RUNS
 xargs -P "$jobs" -L 1 "$0" --one "$build" "$out" <"$out/runs" || rc=1
 for n in $(cut -d' ' -f1 "$out/runs"); do
@@ -208,5 +229,6 @@ else
     echo "layerwise-megatron: NOT compared with Megatron-LM d98e8a64 (no release has its rule;" \
         "set OPTCERT_MEGATRON_LM to a source tree at that commit)"
 fi
-[ -z "$matrix" ] || /usr/bin/python3 ci/matrix.py "$out/index" conformance/adapters/known-divergences.txt >"$matrix"
+[ -z "$matrix" ] || /usr/bin/python3 ci/matrix.py "$out/index" conformance/adapters/known-divergences.txt \
+    ci/matrix-not-certified.md >"$matrix"
 exit $rc

@@ -4,8 +4,8 @@ one row per run (a library's component on one family, through one adapter and co
 the library's installed version, the certificate's verdict and counts, its worst error over
 the bound, and the run's known divergences, explained below the table; a summary counts the
 certified components (a run with at least one judged case) and libraries.
-  matrix.py INDEX KNOWN_DIVERGENCES > docs/matrix.md
-INDEX lines: `LIBRARY VERSION ADAPTER FAMILY FLAG REPORT.json` (FLAG `-` for none)."""
+  matrix.py INDEX KNOWN_DIVERGENCES [NOTES] > docs/matrix.md
+NOTES (ci/matrix-not-certified.md) is appended as it is. INDEX lines: `LIBRARY VERSION ADAPTER FAMILY FLAG REPORT.json` (FLAG `-` for none)."""
 import json
 import re
 import sys
@@ -22,7 +22,7 @@ def ratio(x):
     return x if isinstance(x, str) else f"{x:.3g}"
 
 
-def main(index_path, known_path):
+def main(index_path, known_path, notes_path=None):
     known = {}
     for line in open(known_path, encoding="utf-8"):
         if line.strip() and not line.startswith("#"):
@@ -79,6 +79,8 @@ def main(index_path, known_path):
         for tc in failed:
             print(f"- tcId {tc}: {known.get(key, {}).get(tc, 'NOT LISTED')}")
         print()
+    if notes_path:
+        print(open(notes_path, encoding="utf-8").read(), end="")
 
 
 if __name__ == "__main__":

@@ -68,10 +68,13 @@ done
 # Python >= 3.12, so pip puts the wheel's files in a folder of their own, named for 3.12, without
 # that check and without dependencies (torch, numpy and packaging are in the torch 2.15 venv); the
 # adapters put the folder on PYTHONPATH. 0.16.1 (above) stays for Debian's python3.
+pinned_in() {  # pinned_in FOLDER DIST VERSION: whether FOLDER holds DIST at VERSION
+    "$T2/bin/python" -c "import sys; from importlib import metadata as m
+sys.exit([d.version for d in m.distributions(path=[sys.argv[1]]) if d.name == sys.argv[2]] != [sys.argv[3]])" \
+        "$1" "$2" "$3" >/dev/null 2>&1
+}
 MC19=/opt/optcert-mcore-0.19.2
-"$T2/bin/python" -c "from importlib import metadata as m
-assert [d.version for d in m.distributions(path=['$MC19']) if d.name == 'megatron-core'] == ['0.19.2']" \
-    >/dev/null 2>&1 ||
+pinned_in "$MC19" megatron-core 0.19.2 ||
     "$T2/bin/python" -m pip install -q --target "$MC19" --python-version 3.12 --only-binary=:all: \
         --no-deps --ignore-requires-python megatron-core==0.19.2
 # lion-pytorch beside torch 2.15 too: the Lion peer of fast/bench/bench.py
@@ -90,6 +93,21 @@ pinned "$T2/bin/python" pytorch-optimizer 4.1.0 ||
 pinned "$T2/bin/python" transformers 5.23.0 ||
     "$T2/bin/python" -m pip install -q transformers==5.23.0
 pinned "$JAX/bin/python" keras 3.15.1 || "$JAX/bin/python" -m pip install -q keras==3.15.1
+# timm and bitsandbytes (ci/certify-outside.sh ADAPTER@timm, @bnb), and heavyball (not certified:
+# ci/matrix-not-certified.md says why, with what this install reproduces): each in a folder of
+# its own on PYTHONPATH beside torch 2.15, so that none changes what the other runs of that
+# environment import. timm's package __init__ imports torchvision, whose newest wheel (0.29.2)
+# is built for torch 2.14 (it requires torch >= 2.14; timm.optim uses none of its compiled ops)
+# and needs Pillow; pyyaml, huggingface_hub and safetensors are in the venv (transformers).
+# bitsandbytes' CPU backend needs only torch and numpy, heavyball also opt-einsum.
+pinned_in /opt/optcert-timm timm 1.0.31 ||
+    "$T2/bin/python" -m pip install -q --no-deps --target /opt/optcert-timm timm==1.0.31 \
+        torchvision==0.29.2 pillow==13.0.0
+pinned_in /opt/optcert-bnb bitsandbytes 0.50.2 ||
+    "$T2/bin/python" -m pip install -q --no-deps --target /opt/optcert-bnb bitsandbytes==0.50.2
+pinned_in /opt/optcert-heavyball heavyball 3.2.1 ||
+    "$T2/bin/python" -m pip install -q --no-deps --target /opt/optcert-heavyball heavyball==3.2.1 \
+        opt-einsum==3.4.0
 "$T2/bin/python" -c 'import torch, numpy; print("torch2 venv ok: torch", torch.__version__, "numpy", numpy.__version__)'
 
 "$PY" -c 'import torch, numpy, safetensors; from importlib import metadata as m

@@ -8,7 +8,8 @@ checkout: the package need not be installed). Families and the library optimizer
   sgd   torch.optim.SGD
   lion  lion_pytorch.Lion (PyPI lion-pytorch)
 or, with --optimizer MODULE:CLASS, that class with its built-in mapping (optcert.torch.BUILTIN:
-pytorch_optimizer.Lion, DeepSpeedCPUAdam) or torch.optim's
+pytorch_optimizer.Lion, DeepSpeedCPUAdam, timm's AdamWLegacy and Lion, bitsandbytes' Adam, AdamW,
+Lion, SGD) or torch.optim's
 names (ci/certify-outside.sh runs the libraries of ci/setup-python.sh and ci/setup-deepspeed.sh).
 Nothing is judged here: `optcert judge --results FILE` does (spec/vectors.md §2).
 

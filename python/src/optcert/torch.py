@@ -45,11 +45,25 @@ LION = Mapping({"lr": "lr", ("beta1", "beta2"): "betas", "weightDecay": "weight_
 DEEPSPEED_CPU_ADAM = Mapping(dict({k: v for k, v in _ADAM_HP.items() if v not in ("amsgrad", "maximize")},
                                   decoupled="adamw_mode"), _ADAM_STATE,
                              dict(_ADAM_FIXED, amsgrad=False, maximize=False), step_int=True)
+# bitsandbytes' 32-bit optimizers (its CPU backend): state1/state2 and an int counter in the
+# state, no maximize; Adam and AdamW are one kernel with decoupled decay; Adam's amsgrad keyword
+# is ignored (no vmax: amsgrad cases are unsupported; docs/findings.md), as are SGD's dampening
+# and nesterov (mapped: those cases run and diverge)
+BNB_ADAM = Mapping({k: v for k, v in _ADAM_HP.items() if v not in ("amsgrad", "maximize")},
+                   {"m": "state1", "v": "state2"},
+                   dict(_ADAM_FIXED, decoupled=True, amsgrad=False, maximize=False), step_int=True)
+BNB_LION = Mapping(LION.hparams, {"m": "state1"}, step_int=True)
+BNB_SGD = Mapping({k: v for k, v in SGD.hparams.items() if v != "maximize"}, {"buf": "state1"},
+                  {"maximize": False}, step_int=True)
 # {module.qualname: Mapping} of the classes whose names are known (by name: nothing is imported)
 BUILTIN = {"torch.optim.adam.Adam": ADAM, "torch.optim.adamw.AdamW": ADAMW,
            "torch.optim.sgd.SGD": SGD, "lion_pytorch.lion_pytorch.Lion": LION,
            "pytorch_optimizer.optimizer.lion.Lion": LION,
-           "deepspeed.ops.adam.cpu_adam.DeepSpeedCPUAdam": DEEPSPEED_CPU_ADAM}
+           "deepspeed.ops.adam.cpu_adam.DeepSpeedCPUAdam": DEEPSPEED_CPU_ADAM,
+           "timm.optim.lion.Lion": LION, "timm.optim.adamw.AdamWLegacy": ADAMW,
+           **{f"bitsandbytes.optim.{mod}.{cls}{bits}": mapping for mod, cls, mapping in (
+               ("adam", "Adam", BNB_ADAM), ("adamw", "AdamW", BNB_ADAM),
+               ("lion", "Lion", BNB_LION), ("sgd", "SGD", BNB_SGD)) for bits in ("", "32bit")}}
 
 
 # Each algorithm: its hyper-parameters (hex floats, booleans), its state names, the mapping of a
