@@ -170,8 +170,10 @@ static oc_status algorithm_check(hparams_view h, int64_t step)
         return oc_adam_check(h.adam, step);
     case OC_ALG_SGD:
         return oc_sgd_check(h.sgd, step);
-    default:
+    case OC_ALG_LION:
         return oc_lion_check(h.lion, step);
+    default: /* (mixed_check rejects an unknown algorithm first) */
+        return OC_ERR_BAD_PROFILE;
     }
 }
 
