@@ -1,4 +1,4 @@
-/* Eva driver for oc_ref_adam_step (ref/adam.c), mutant OC_ADAM_CORRECT.
+/* Eva driver for oc_ref_adam_step (ref/adam.c).
  *
  * Analysed together with ref/adam.c, ref/buffers.c and proofs/fmax.c, with
  * -warn-special-float non-finite: "0 alarms" means that for every input in the ranges below
@@ -33,7 +33,7 @@
  * hyper-parameter values, not of the code.
  *
  * A second call covers amsgrad = 0 with vmax == NULL (allowed by adam.h); the name
- * functions and oc_adam_profile_parse are exercised at the end.
+ * function and oc_adam_profile_parse are exercised at the end.
  */
 #include "__fc_builtin.h"
 #include "optcert/adam.h"
@@ -64,20 +64,17 @@ int main(void)
     oc_adam_hparams hp = adam_hparams();
     int64_t step = Frama_C_long_long_interval(1, 1000000000);
     size_t n = Frama_C_size_t_interval(0, N);
-    oc_status st = oc_ref_adam_step(&hp, step, n, p, m, v, vmax, g, OC_ADAM_CORRECT);
+    oc_status st = oc_ref_adam_step(&hp, step, n, p, m, v, vmax, g);
 
     /* amsgrad off, vmax NULL; fresh inputs (one step from the stated ranges, not two) */
     fill_state();
     hp = adam_hparams();
     hp.amsgrad = 0;
-    oc_status st2 = oc_ref_adam_step(&hp, step, n, p, m, v, NULL, g, OC_ADAM_CORRECT);
-    /* The name tables, in and out of range, and the profile parser. */
-    oc_adam_mutant mu = (oc_adam_mutant)Frama_C_interval(0, OC_ADAM_MUTANT_COUNT);
+    oc_status st2 = oc_ref_adam_step(&hp, step, n, p, m, v, NULL, g);
+    /* The name table, in and out of range, and the profile parser. */
     oc_adam_profile pr = (oc_adam_profile)Frama_C_interval(0, OC_ADAM_PROFILE_COUNT);
-    const char *names[3] = {oc_adam_mutant_name(mu), oc_adam_mutant_description(mu),
-                            oc_adam_profile_name(pr)};
+    const char *name = oc_adam_profile_name(pr);
     oc_adam_profile parsed = OC_ADAM_TORCH;
     oc_status st3 = oc_adam_profile_parse(Frama_C_nondet(0, 1) ? "keras" : "adam", &parsed);
-    return (int)st + (int)st2 + (int)st3 + (int)parsed + (names[0] != 0) + (names[1] != 0) +
-           (names[2] != 0);
+    return (int)st + (int)st2 + (int)st3 + (int)parsed + (name != 0);
 }

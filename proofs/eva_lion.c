@@ -1,4 +1,4 @@
-/* Eva driver for oc_ref_lion_step (ref/lion.c), every mutant (and one out of range).
+/* Eva driver for oc_ref_lion_step (ref/lion.c).
  *
  * Analysed together with ref/lion.c and ref/buffers.c, with -warn-special-float non-finite:
  * "0 alarms" means that for every input in the ranges below no float/double operation yields
@@ -7,7 +7,6 @@
  *
  * Stated ranges (each hyper-parameter independently; every combination is analysed):
  *   profile            torch (and one value out of range)
- *   mutant             every oc_lion_mutant, and OC_LION_MUTANT_COUNT (rejected)
  *   lr                 [0, 1]              (Lion's usual lr: 1e-4 .. 3e-4)
  *   beta1, beta2       [0, 0.9999]         (defaults 0.9, 0.99)
  *   weight_decay       [0, 10]             (usual 0.01 .. 1; lr * wd is what is applied)
@@ -16,10 +15,9 @@
  *   p, m, g            fp32 in [-1e4, 1e4]
  *
  * Why these bounds are enough: the sign is in {-1, 0, 1}, m' is a convex combination of m and
- * g (|m'| <= 1e4, or 1.1e5 for the coupled-decay mutant, where g += wd p), and
- * |p'| <= |p| (1 + lr wd) + lr <= 1.1e5 (also with wd instead of lr wd). The exact-sign code (TwoSum, TwoProduct, Grow-Expansion) only adds and
- * multiplies values of these magnitudes. Its fma call uses Frama-C's libc contract, not a
- * builtin (see proofs/STATUS.md).
+ * g (|m'| <= 1e4), and |p'| <= |p| (1 + lr wd) + lr <= 1.1e5. The exact-sign code (TwoSum,
+ * TwoProduct, Grow-Expansion) only adds and multiplies values of these magnitudes. Its fma
+ * call uses Frama-C's libc contract, not a builtin (see proofs/STATUS.md).
  */
 #include "__fc_builtin.h"
 #include "optcert/lion.h"
@@ -43,15 +41,12 @@ int main(void)
     oc_lion_hparams hp = lion_hparams();
     int64_t step = Frama_C_long_long_interval(1, 1000000000);
     size_t n = Frama_C_size_t_interval(0, N);
-    oc_lion_mutant mu = (oc_lion_mutant)Frama_C_interval(0, OC_LION_MUTANT_COUNT);
-    oc_status st = oc_ref_lion_step(&hp, step, n, p, m, g, mu);
+    oc_status st = oc_ref_lion_step(&hp, step, n, p, m, g);
 
-    /* The name tables, in and out of range, and the profile parser. */
+    /* The name table, in and out of range, and the profile parser. */
     oc_lion_profile pr = (oc_lion_profile)Frama_C_interval(0, OC_LION_PROFILE_COUNT);
-    const char *names[3] = {oc_lion_mutant_name(mu), oc_lion_mutant_description(mu),
-                            oc_lion_profile_name(pr)};
+    const char *name = oc_lion_profile_name(pr);
     oc_lion_profile parsed = OC_LION_TORCH;
     oc_status st3 = oc_lion_profile_parse(Frama_C_nondet(0, 1) ? "torch" : "adam", &parsed);
-    return (int)st + (int)st3 + (int)parsed + (names[0] != 0) + (names[1] != 0) +
-           (names[2] != 0);
+    return (int)st + (int)st3 + (int)parsed + (name != 0);
 }

@@ -1,7 +1,6 @@
-/* Eva driver for oc_ref_mixed_step (ref/mixed.c) around the reference steps of Adam, SGD and
- * Lion: every algorithm, every storage combination (param and state each f32, bf16 or f16;
- * the master exists iff param is 16-bit), every mixed mutant (and one out of range), the
- * algorithm's own mutant 0.
+/* Eva driver for oc_ref_mixed_step and oc_mixed_check (ref/mixed.c) around the reference
+ * steps of Adam, SGD and Lion: every algorithm, every storage combination (param and state
+ * each f32, bf16 or f16; the master exists iff param is 16-bit).
  *
  * Analysed with ref/mixed.c, ref/formats.c, the three algorithm files, ref/buffers.c,
  * proofs/fmax.c and proofs/fma.c, with Eva's octagon domain (as for proofs/eva_formats.c) and
@@ -24,12 +23,6 @@
  * analysed once with its non-negative and once with its non-positive patterns (the step is
  * element-wise: each element's result depends on its own inputs only, so this covers every
  * sign combination of an element's inputs).
- *
- * The state-in-bf16 mutant with fp32 state (a bf16 round trip of the new state, which has
- * either sign) is analysed in a second run, -DOC_EVA_STATE_IN_BF16 with -warn-special-float
- * none: Eva cannot keep the two signs of the narrowed value apart (a non-relational interval
- * of 16-bit patterns spanning both signs contains the NaN patterns), so there only the
- * integer and memory alarms are checked (proofs/STATUS.md).
  */
 #include <stddef.h>
 #include "__fc_builtin.h"
@@ -96,21 +89,12 @@ static void run(oc_algorithm alg, oc_format pf, oc_format sf, int param_neg, int
         }
     }
     oc_storage s = {pf, sf};
-#ifndef OC_EVA_STATE_IN_BF16
-    /* correct, truncating-write-back, master-from-param, out of range; state-in-bf16 too
-     * when it changes nothing (16-bit state) */
-    oc_mixed_mutant mu = (oc_mixed_mutant)Frama_C_interval(0, OC_MIXED_MUTANT_COUNT);
-    if (sf == OC_FMT_F32) /* a set of values for Eva: {0, 1, 2, 4} */
-        mu = Frama_C_nondet(0, 1) ? (oc_mixed_mutant)Frama_C_interval(0, 2) : OC_MIXED_MUTANT_COUNT;
-#else
-    if (sf != OC_FMT_F32)
-        return;
-    oc_mixed_mutant mu = OC_MIXED_MUT_STATE_IN_BF16;
-#endif
     int64_t step = Frama_C_long_long_interval(1, 1000000000);
     size_t n = Frama_C_size_t_interval(0, N);
-    sink = oc_ref_mixed_step(alg, hp, 0, &s, step, n, pf == OC_FMT_F32 ? (void *)param32 : param16,
-                             pf == OC_FMT_F32 ? NULL : master, state, g, mu);
+    void *param = pf == OC_FMT_F32 ? (void *)param32 : param16;
+    float *m = pf == OC_FMT_F32 ? NULL : master;
+    sink = oc_mixed_check(alg, hp, &s, step, n, param, m, state, g);
+    sink = oc_ref_mixed_step(alg, hp, &s, step, n, param, m, state, g);
 }
 
 /* Every sign of the 16-bit tensors of this combination, with and without the optional
@@ -136,15 +120,10 @@ int main(void)
     oc_storage bad = {(oc_format)Frama_C_interval(0, OC_FMT_COUNT), OC_FMT_COUNT};
     void *state[OC_MIXED_MAX_STATE] = {state32[0], state32[1], state32[2]};
     oc_sgd_hparams sgd = sgd_hparams();
-    sink = oc_ref_mixed_step(OC_ALG_COUNT, &sgd, 0, &bad, 1, N, param32, NULL, state, g,
-                             OC_MIXED_CORRECT);
+    sink = oc_ref_mixed_step(OC_ALG_COUNT, &sgd, &bad, 1, N, param32, NULL, state, g);
     oc_storage f16 = {OC_FMT_F16, OC_FMT_F32};
-    sink = oc_ref_mixed_step(OC_ALG_SGD, &sgd, 0, &f16, 1, N, param16, NULL, state, g,
-                             OC_MIXED_CORRECT);
-    /* The name tables, in and out of range, and the state count. */
-    oc_mixed_mutant mu = (oc_mixed_mutant)Frama_C_interval(0, OC_MIXED_MUTANT_COUNT);
-    const char *names[2] = {oc_mixed_mutant_name(mu), oc_mixed_mutant_description(mu)};
-    int count = oc_algorithm_state_count(Frama_C_nondet(0, 1) ? OC_ALG_SGD : OC_ALG_COUNT,
-                                         Frama_C_nondet(0, 1) ? (const void *)&sgd : NULL);
-    return count + (names[0] != 0) + (names[1] != 0);
+    sink = oc_ref_mixed_step(OC_ALG_SGD, &sgd, &f16, 1, N, param16, NULL, state, g);
+    /* The state count. */
+    return oc_algorithm_state_count(Frama_C_nondet(0, 1) ? OC_ALG_SGD : OC_ALG_COUNT,
+                                    Frama_C_nondet(0, 1) ? (const void *)&sgd : NULL);
 }

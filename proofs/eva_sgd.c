@@ -1,4 +1,4 @@
-/* Eva driver for oc_ref_sgd_step (ref/sgd.c), every mutant (and one out of range).
+/* Eva driver for oc_ref_sgd_step (ref/sgd.c).
  *
  * Analysed together with ref/sgd.c and ref/buffers.c, with -warn-special-float non-finite:
  * "0 alarms" means that for every input in the ranges below no float/double operation yields
@@ -8,7 +8,6 @@
  *
  * Stated ranges (each hyper-parameter independently; every combination is analysed):
  *   profile            torch, ema (and one value out of range)
- *   mutant             every oc_sgd_mutant, and OC_SGD_MUTANT_COUNT (rejected)
  *   lr                 [0, 1]
  *   momentum           [0, 0.9999]        (torch default 0, usual 0.9; Muon 0.95)
  *   dampening          [0, 1]
@@ -24,7 +23,7 @@
  * coefficients in [0, 1] (lr, wd, mu, 1 - mu, 1 - dampening), so |ge| <= 2e4, |buf'| <= 3e4,
  * |dir| <= 5e4 and |p'| <= 6e4: far below FLT_MAX. SGD has no division.
  *
- * A second call covers momentum = 0 with buf == NULL (allowed by sgd.h); the name functions
+ * A second call covers momentum = 0 with buf == NULL (allowed by sgd.h); the name function
  * and oc_sgd_profile_parse are exercised at the end.
  */
 #include "__fc_builtin.h"
@@ -54,20 +53,17 @@ int main(void)
     oc_sgd_hparams hp = sgd_hparams();
     int64_t step = Frama_C_long_long_interval(1, 1000000000);
     size_t n = Frama_C_size_t_interval(0, N);
-    oc_sgd_mutant mu = (oc_sgd_mutant)Frama_C_interval(0, OC_SGD_MUTANT_COUNT);
-    oc_status st = oc_ref_sgd_step(&hp, step, n, p, buf, g, mu);
+    oc_status st = oc_ref_sgd_step(&hp, step, n, p, buf, g);
 
     /* momentum 0, buf NULL; fresh inputs (one step from the stated ranges, not two) */
     fill_state();
     hp = sgd_hparams();
     hp.momentum = 0.0;
-    oc_status st2 = oc_ref_sgd_step(&hp, step, n, p, NULL, g, mu);
-    /* The name tables, in and out of range, and the profile parser. */
+    oc_status st2 = oc_ref_sgd_step(&hp, step, n, p, NULL, g);
+    /* The name table, in and out of range, and the profile parser. */
     oc_sgd_profile pr = (oc_sgd_profile)Frama_C_interval(0, OC_SGD_PROFILE_COUNT);
-    const char *names[3] = {oc_sgd_mutant_name(mu), oc_sgd_mutant_description(mu),
-                            oc_sgd_profile_name(pr)};
+    const char *name = oc_sgd_profile_name(pr);
     oc_sgd_profile parsed = OC_SGD_TORCH;
     oc_status st3 = oc_sgd_profile_parse(Frama_C_nondet(0, 1) ? "ema" : "adam", &parsed);
-    return (int)st + (int)st2 + (int)st3 + (int)parsed + (names[0] != 0) + (names[1] != 0) +
-           (names[2] != 0);
+    return (int)st + (int)st2 + (int)st3 + (int)parsed + (name != 0);
 }

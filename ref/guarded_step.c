@@ -353,13 +353,11 @@ static oc_status step_sub(oc_sub_optimizer *s)
         oc_guarded_param *q = &s->params[i];
         if (s->kind == OC_SUB_ADAM)
             st = oc_ref_adam_step(&s->hp.adam, next, q->n, q->p, q->state[0], q->state[1],
-                                  q->state[2], q->grad, OC_ADAM_CORRECT);
+                                  q->state[2], q->grad);
         else if (s->kind == OC_SUB_SGD)
-            st = oc_ref_sgd_step(&s->hp.sgd, next, q->n, q->p, q->state[0], q->grad,
-                                 OC_SGD_CORRECT);
+            st = oc_ref_sgd_step(&s->hp.sgd, next, q->n, q->p, q->state[0], q->grad);
         else
-            st = oc_ref_lion_step(&s->hp.lion, next, q->n, q->p, q->state[0], q->grad,
-                                  OC_LION_CORRECT);
+            st = oc_ref_lion_step(&s->hp.lion, next, q->n, q->p, q->state[0], q->grad);
     }
     if (st == OC_OK)
         s->step = next;

@@ -20,39 +20,9 @@
         finite_ge0(hp->weight_decay);
 */
 
-static const char *const mutant_names[OC_LION_MUTANT_COUNT] = {
-    "correct",
-    "momentum-before-sign",
-    "betas-swapped",
-    "decay-not-scaled-by-lr",
-    "coupled-decay",
-    "sign-zero-is-one",
-};
-
-static const char *const mutant_descriptions[OC_LION_MUTANT_COUNT] = {
-    "the reference itself",
-    "momentum updated first: c = b1*m' + (1-b1)*g uses the new momentum instead of the old",
-    "beta1 and beta2 swapped",
-    "decoupled decay p *= 1 - wd, not multiplied by the learning rate",
-    "L2 decay g += wd*p before sign and momentum, not decoupled (bitsandbytes #1992)",
-    "sign(0) = +1, as where(c >= 0, 1, -1) gives, instead of sign(0) = 0",
-};
-
 static const char *const profile_names[OC_LION_PROFILE_COUNT] = {
     "torch",
 };
-
-/*@ assigns \result \from mu, mutant_names[0 .. OC_LION_MUTANT_COUNT - 1]; */
-const char *oc_lion_mutant_name(oc_lion_mutant mu)
-{
-    return (unsigned)mu < OC_LION_MUTANT_COUNT ? mutant_names[mu] : NULL;
-}
-
-/*@ assigns \result \from mu, mutant_descriptions[0 .. OC_LION_MUTANT_COUNT - 1]; */
-const char *oc_lion_mutant_description(oc_lion_mutant mu)
-{
-    return (unsigned)mu < OC_LION_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
-}
 
 /*@ assigns \result \from pr, profile_names[0 .. OC_LION_PROFILE_COUNT - 1]; */
 const char *oc_lion_profile_name(oc_lion_profile pr)
@@ -68,9 +38,6 @@ const char *oc_lion_profile_name(oc_lion_profile pr)
 */
 oc_status oc_lion_profile_parse(const char *name, oc_lion_profile *out)
 {
-    /* The name is a valid string: a literal of 5 characters (-wp-literals). */
-    //@ assert name_0_len: \valid_read(profile_names[0] + (0 .. 5)) && profile_names[0][5] == '\0';
-    //@ assert name_0_str: valid_read_string(profile_names[0]);
     /*@ loop invariant 0 <= i <= OC_LION_PROFILE_COUNT;
         loop assigns i;
         loop variant OC_LION_PROFILE_COUNT - i;
@@ -168,24 +135,23 @@ static int sign_of_exact_sum(const double x[6])
     return 0;
 }
 
-/* LION-SIGN-1 of c = b1*m + (1-b1)*g (LION-DIR-1), with sign(0) = 0 (torch.sign, jnp.sign)
- * or, for the mutant, where(c >= 0, 1, -1). A rounded c can have the wrong sign when the two
- * terms nearly cancel, so the sign is taken of the exact c: 1 - b1 = w + ew (TwoSum), and
- * b1*m, w*g, ew*g split into exact pairs (TwoProduct) give six doubles that add up to c.
- * For fp32 m and g the products cannot underflow when b1 >= 2^-700; below that (b1 != 0),
- * |b1*m| < 2^-572 while a nonzero (1-b1)*g exceeds 2^-150, so g decides unless it is 0.
- * Non-finite c (an infinite or NaN input) keeps IEEE semantics: sign(+-inf) = +-1,
- * sign(NaN) = NaN as torch.sign gives. */
+/* LION-SIGN-1 of c = b1*m + (1-b1)*g (LION-DIR-1), with sign(0) = 0 (torch.sign, jnp.sign).
+ * A rounded c can have the wrong sign when the two terms nearly cancel, so the sign is taken
+ * of the exact c: 1 - b1 = w + ew (TwoSum), and b1*m, w*g, ew*g split into exact pairs
+ * (TwoProduct) give six doubles that add up to c. For fp32 m and g the products cannot
+ * underflow when b1 >= 2^-700; below that (b1 != 0), |b1*m| < 2^-572 while a nonzero
+ * (1-b1)*g exceeds 2^-150, so g decides unless it is 0. Non-finite c (an infinite or NaN
+ * input) keeps IEEE semantics: sign(+-inf) = +-1, sign(NaN) = NaN as torch.sign gives. */
 /*@ assigns \nothing; */
-static double lion_sign(double b1, double m, double g, int zero_is_one)
+double oc_lion_sign(double b1, double m, double g)
 {
     double c = b1 * m + (1.0 - b1) * g;
-    int s;
     if (isnan(c))
-        return zero_is_one ? -1.0 : c;
-    if (isinf(c)) {
-        s = c > 0.0 ? 1 : -1;
-    } else if (b1 != 0.0 && b1 < 0x1p-700) {
+        return c;
+    if (isinf(c))
+        return c > 0.0 ? 1.0 : -1.0;
+    int s;
+    if (b1 != 0.0 && b1 < 0x1p-700) {
         s = g > 0.0 ? 1 : g < 0.0 ? -1 : m > 0.0 ? 1 : m < 0.0 ? -1 : 0;
     } else {
         double x[6], w;
@@ -195,64 +161,47 @@ static double lion_sign(double b1, double m, double g, int zero_is_one)
         two_prod(w, g, &x[2], &x[3]);
         s = sign_of_exact_sum(x);
     }
-    if (zero_is_one)
-        return s >= 0 ? 1.0 : -1.0;
     return (double)s;
 }
 
-/* One element. Storage points (LION-STORE-1) are the two (float) conversions. */
+/* LION-M-1: b2*m + (1 - b2)*g, stored (LION-STORE-1). */
+/*@ assigns \nothing; */
+float oc_lion_momentum(double b2, double m, double g)
+{
+    return (float)(b2 * m + (1.0 - b2) * g);
+}
+
+/* LION-UPD-1, LION-WD-1: p - decay*p - lr*sign, stored (LION-STORE-1); decay = lr*wd. */
+/*@ assigns \nothing; */
+float oc_lion_param(double lr, double decay, double p, double sign)
+{
+    return (float)(p - decay * p - lr * sign);
+}
+
+/* One element: the update direction uses the old momentum (LION-DIR-1). */
 /*@ requires \valid(p) && \valid(m) && \separated(p, m);
     requires \valid_read(hp);
     assigns *p, *m;
 */
-static void lion_element(const oc_lion_hparams *hp, oc_lion_mutant mu, float *p, float *m,
-                         float grad)
+static void lion_element(const oc_lion_hparams *hp, float *p, float *m, float grad)
 {
-    /* For WP: everything read below is readable (proved here, where the context is small). */
-    /*@ assert reads_ok: \valid_read(p) && \valid_read(m) && \valid_read(&hp->beta1) &&
-            \valid_read(&hp->beta2) && \valid_read(&hp->lr) && \valid_read(&hp->weight_decay);
-    */
     double p0 = *p, m0 = *m, g = grad;
-    int swapped = mu == OC_LION_MUT_BETAS_SWAPPED;
-    double b1 = swapped ? hp->beta2 : hp->beta1;
-    double b2 = swapped ? hp->beta1 : hp->beta2;
-    double decay = hp->lr * hp->weight_decay;                       /* LION-WD-1 */
-    if (mu == OC_LION_MUT_DECAY_NOT_SCALED_BY_LR)
-        decay = hp->weight_decay;
-    if (mu == OC_LION_MUT_COUPLED_DECAY) {
-        g += hp->weight_decay * p0;
-        decay = 0.0;
-    }
-    float m1 = (float)(b2 * m0 + (1.0 - b2) * g);                   /* LION-M-1, LION-STORE-1 */
-    double cm = mu == OC_LION_MUT_MOMENTUM_BEFORE_SIGN ? (double)m1 : m0;
-    double s = lion_sign(b1, cm, g, mu == OC_LION_MUT_SIGN_ZERO_IS_ONE); /* LION-DIR-1, -SIGN-1 */
-    *p = (float)(p0 - decay * p0 - hp->lr * s);                     /* LION-UPD-1 */
+    float m1 = oc_lion_momentum(hp->beta2, m0, g);
+    double s = oc_lion_sign(hp->beta1, m0, g);
+    *p = oc_lion_param(hp->lr, hp->lr * hp->weight_decay, p0, s);
     *m = m1;
 }
 
-/* LION-ERR-1: validate everything, then update; on error nothing is written. */
+/* LION-ERR-1: everything oc_ref_lion_step checks before it writes. */
 /*@ requires \valid_read(hp);
     requires n <= 0x10000000;
-    requires lion_hparams_ok(hp, step) ==>
-             \valid(p + (0 .. n-1)) && \valid(m + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
-    requires \separated(p + (0 .. n-1), m + (0 .. n-1), g + (0 .. n-1));
-    assigns p[0 .. n-1], m[0 .. n-1];
-    behavior invalid:
-      assumes !lion_hparams_ok(hp, step);
-      assigns \nothing;
-      ensures \result != OC_OK;
-    behavior maybe_valid:
-      assumes lion_hparams_ok(hp, step);
-    complete behaviors;
-    disjoint behaviors;
+    assigns \nothing;
+    ensures \result == OC_OK ==> lion_hparams_ok(hp, step);
+    ensures !lion_hparams_ok(hp, step) ==> \result != OC_OK;
 */
-oc_status oc_ref_lion_step(const oc_lion_hparams *hp, int64_t step, size_t n, float *p, float *m,
-                           const float *g, oc_lion_mutant mutant)
+oc_status oc_lion_check_args(const oc_lion_hparams *hp, int64_t step, size_t n, const float *p,
+                             const float *m, const float *g)
 {
-    if (hp == NULL)
-        return OC_ERR_NULL_POINTER;
-    if ((unsigned)mutant >= OC_LION_MUTANT_COUNT)
-        return OC_ERR_BAD_PROFILE;
     oc_status st = oc_lion_check(hp, step);
     if (st != OC_OK)
         return st;
@@ -274,11 +223,38 @@ oc_status oc_ref_lion_step(const oc_lion_hparams *hp, int64_t step, size_t n, fl
                                          n * sizeof(float))) != OC_OK)
                 return st;
     }
+    return OC_OK;
+}
+
+/* LION-ERR-1: validate everything, then update; on error nothing is written. */
+/*@ requires \valid_read(hp);
+    requires n <= 0x10000000;
+    requires lion_hparams_ok(hp, step) ==>
+             \valid(p + (0 .. n-1)) && \valid(m + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
+    requires \separated(p + (0 .. n-1), m + (0 .. n-1), g + (0 .. n-1));
+    assigns p[0 .. n-1], m[0 .. n-1];
+    behavior invalid:
+      assumes !lion_hparams_ok(hp, step);
+      assigns \nothing;
+      ensures \result != OC_OK;
+    behavior maybe_valid:
+      assumes lion_hparams_ok(hp, step);
+    complete behaviors;
+    disjoint behaviors;
+*/
+oc_status oc_ref_lion_step(const oc_lion_hparams *hp, int64_t step, size_t n, float *p, float *m,
+                           const float *g)
+{
+    if (hp == NULL)
+        return OC_ERR_NULL_POINTER;
+    oc_status st = oc_lion_check_args(hp, step, n, p, m, g);
+    if (st != OC_OK)
+        return st;
     /*@ loop invariant 0 <= i <= n;
         loop assigns i, p[0 .. n-1], m[0 .. n-1];
         loop variant n - i;
     */
     for (size_t i = 0; i < n; i++)
-        lion_element(hp, mutant, &p[i], &m[i], g[i]);
+        lion_element(hp, &p[i], &m[i], g[i]);
     return OC_OK;
 }

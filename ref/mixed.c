@@ -13,7 +13,7 @@
 
 /* ACSL for proofs/ (STATUS.md there). The hyper-parameters hp of algorithm alg are readable;
  * state_count is oc_algorithm_state_count; args_ok holds when none of the argument checks
- * of oc_ref_mixed_step rejects (those before the algorithm's own check and the buffers). */
+ * of oc_mixed_check rejects (those before the algorithm's own check and the buffers). */
 /*@ predicate hp_readable(oc_algorithm alg, void *hp) =
         (alg == OC_ALG_ADAM ==> \valid_read((oc_adam_hparams *)hp)) &&
         (alg == OC_ALG_SGD ==> \valid_read((oc_sgd_hparams *)hp)) &&
@@ -23,9 +23,8 @@
         alg == OC_ALG_SGD ? (((oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0) :
         alg == OC_ALG_LION ? 1 : -1;
     predicate args_ok(oc_algorithm alg, void *hp, oc_storage *s, size_t n, float *master,
-                      void **state, oc_mixed_mutant mutant) =
-        s != \null && hp != \null && (n > 0 ==> state != \null) &&
-        0 <= mutant < OC_MIXED_MUTANT_COUNT && 0 <= s->param < OC_FMT_COUNT &&
+                      void **state) =
+        s != \null && hp != \null && (n > 0 ==> state != \null) && 0 <= s->param < OC_FMT_COUNT &&
         0 <= s->state < OC_FMT_COUNT && (s->param == OC_FMT_F32 <==> master == \null) &&
         0 <= alg < OC_ALG_COUNT;
     // t holds n values of format f.
@@ -35,9 +34,9 @@
 
 /* Typed views of the type-erased ABI (optcert/mixed.h). WP's Typed memory model cannot follow
  * a cast of void * to float *, uint16_t * or a hyper-parameter struct, so the casts are made
- * only in hparams_of, tensor_of and state_view, which with the ABI entry oc_ref_mixed_step
- * (casts and a call) are proved in WP's Typed+cast model; mixed_step and everything below it
- * work on typed pointers (proofs/STATUS.md). The hyper-parameters of h.alg: only the pointer
+ * only in hparams_of, tensor_of and state_view, which with the ABI entries oc_ref_mixed_step
+ * and oc_mixed_check (casts and a call) are proved in WP's Typed+cast model; mixed_step,
+ * mixed_check and everything below them work on typed pointers (proofs/STATUS.md). The hyper-parameters of h.alg: only the pointer
  * of that algorithm is read; given: hp is not NULL. */
 typedef struct hparams_view {
     oc_algorithm alg;
@@ -71,33 +70,11 @@ typedef struct tensor_view {
     // None of the argument checks of mixed_step rejects (those before the algorithm's own
     // check and the buffers).
     predicate view_args_ok(hparams_view h, oc_storage *s, size_t n, float *master,
-                           tensor_view *state, oc_mixed_mutant mutant) =
-        s != \null && h.given != 0 && (n > 0 ==> state != \null) &&
-        0 <= mutant < OC_MIXED_MUTANT_COUNT && 0 <= s->param < OC_FMT_COUNT &&
+                           tensor_view *state) =
+        s != \null && h.given != 0 && (n > 0 ==> state != \null) && 0 <= s->param < OC_FMT_COUNT &&
         0 <= s->state < OC_FMT_COUNT && (s->param == OC_FMT_F32 <==> master == \null) &&
         0 <= h.alg < OC_ALG_COUNT;
 */
-
-static const char *const mutant_names[OC_MIXED_MUTANT_COUNT] = {
-    "correct", "truncating-write-back", "master-from-param", "state-in-bf16"};
-static const char *const mutant_descriptions[OC_MIXED_MUTANT_COUNT] = {
-    "no mistake",
-    "the 16-bit parameter is written back from the master by truncation, not rounding",
-    "the fp32 master is re-created from the 16-bit parameter every step",
-    "optimizer state specified as fp32 is stored as bf16"};
-
-/*@ assigns \result \from mu, mutant_names[0 .. OC_MIXED_MUTANT_COUNT - 1]; */
-const char *oc_mixed_mutant_name(oc_mixed_mutant mu)
-{
-    return (unsigned)mu < OC_MIXED_MUTANT_COUNT ? mutant_names[mu] : NULL;
-}
-
-/*@ assigns \result \from mu, mutant_descriptions[0 .. OC_MIXED_MUTANT_COUNT - 1]; */
-const char *oc_mixed_mutant_description(oc_mixed_mutant mu)
-{
-    return (unsigned)mu < OC_MIXED_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
-}
-
 
 /* The only casts of the hyper-parameters (proved in the Typed+cast model, STATUS.md). */
 /*@ assigns \nothing;
@@ -166,19 +143,36 @@ int oc_algorithm_state_count(oc_algorithm alg, const void *hp)
                         g + (0 .. n-1));
     assigns p[0 .. n-1], s[0][0 .. n-1], s[1][0 .. n-1], s[2][0 .. n-1], errno;
 */
-static oc_status algorithm_step(hparams_view h, int mu, int64_t step, size_t n, float *p,
+static oc_status algorithm_step(hparams_view h, int64_t step, size_t n, float *p,
                                 float *const *s, const float *g)
 {
     switch (h.alg) {
     case OC_ALG_ADAM:
-        return oc_ref_adam_step(h.adam, step, n, p, s[0], s[1], h.adam->amsgrad ? s[2] : NULL, g,
-                                (oc_adam_mutant)mu);
+        return oc_ref_adam_step(h.adam, step, n, p, s[0], s[1], h.adam->amsgrad ? s[2] : NULL, g);
     case OC_ALG_SGD:
-        return oc_ref_sgd_step(h.sgd, step, n, p, h.sgd->momentum != 0.0 ? s[0] : NULL, g,
-                               (oc_sgd_mutant)mu);
+        return oc_ref_sgd_step(h.sgd, step, n, p, h.sgd->momentum != 0.0 ? s[0] : NULL, g);
     case OC_ALG_LION:
-        return oc_ref_lion_step(h.lion, step, n, p, s[0], g, (oc_lion_mutant)mu);
+        return oc_ref_lion_step(h.lion, step, n, p, s[0], g);
     default:
+        return OC_ERR_BAD_PROFILE;
+    }
+}
+
+/* The algorithm's own check of its hyper-parameters and step (its ERR rule). */
+/*@ requires hp_ok(h);
+    requires 0 <= h.alg < OC_ALG_COUNT;
+    assigns \nothing;
+*/
+static oc_status algorithm_check(hparams_view h, int64_t step)
+{
+    switch (h.alg) {
+    case OC_ALG_ADAM:
+        return oc_adam_check(h.adam, step);
+    case OC_ALG_SGD:
+        return oc_sgd_check(h.sgd, step);
+    case OC_ALG_LION:
+        return oc_lion_check(h.lion, step);
+    default: /* (mixed_check rejects an unknown algorithm first) */
         return OC_ERR_BAD_PROFILE;
     }
 }
@@ -199,18 +193,18 @@ static float load(oc_format f, tensor_view t, size_t i)
     return f == OC_FMT_F32 ? t.f32[i] : oc_widen(f, t.bits[i]);
 }
 
-/* Stores x as value i of a tensor in format f (MP-CONV-1). */
+/* Stores x as value i of a tensor in format f, rounded to nearest even (MP-CONV-1). */
 /*@ requires 0 <= f < OC_FMT_COUNT;
     requires f == OC_FMT_F32 ==> \valid(t.f32 + i);
     requires f != OC_FMT_F32 ==> \valid(t.bits + i);
     assigns t.f32[i], t.bits[i];
 */
-static void store(oc_format f, tensor_view t, size_t i, float x, int truncate)
+static void store(oc_format f, tensor_view t, size_t i, float x)
 {
     if (f == OC_FMT_F32)
         t.f32[i] = x;
     else
-        t.bits[i] = truncate ? oc_narrow_toward_zero(f, x) : oc_narrow(f, x);
+        t.bits[i] = oc_narrow(f, x);
 }
 
 /* The address of a tensor in format f, for the buffer checks. */
@@ -267,9 +261,8 @@ static oc_status check_buffers(const oc_storage *s, int nstate, size_t n, tensor
 
 
 /* Values off .. off+len-1 of the n written back from the chunks w0 and ws (MP-CONV-1,
- * MP-STORE-2): the master (if any) exactly, param in format pf (truncated for the
- * truncating-write-back mutant), each of the nstate state tensors in format sf (through bf16
- * for the state-in-bf16 mutant). The assigns name the whole tensors (n: a ghost parameter),
+ * MP-STORE-2): the master (if any) exactly, param in format pf, each of the nstate state
+ * tensors in format sf. The assigns name the whole tensors (n: a ghost parameter),
  * as in step_chunks: the chunk's place in them is proved here, where the context is small
  * (STATUS.md). */
 /*@ requires 0 <= pf < OC_FMT_COUNT && 0 <= sf < OC_FMT_COUNT;
@@ -285,7 +278,7 @@ static oc_status check_buffers(const oc_storage *s, int nstate, size_t n, tensor
 */
 static void write_back(size_t off, size_t len, oc_format pf, tensor_view param, float *master,
                        oc_format sf, int nstate, const tensor_view *state, const float *w0,
-                       float *const *ws, int truncate, int state_in_bf16)
+                       float *const *ws)
     /*@ ghost (size_t n) */
 {
     /*@ loop invariant 0 <= i <= len;
@@ -296,17 +289,14 @@ static void write_back(size_t off, size_t len, oc_format pf, tensor_view param, 
     for (size_t i = 0; i < len; i++) {
         if (master)
             master[off + i] = w0[i];
-        store(pf, param, off + i, w0[i], truncate);
+        store(pf, param, off + i, w0[i]);
         /*@ loop invariant 0 <= k <= nstate;
             loop assigns k, state[0 .. nstate - 1].f32[off + i],
                          state[0 .. nstate - 1].bits[off + i];
             loop variant nstate - k;
         */
         for (int k = 0; k < nstate; k++)
-            store(sf, state[k], off + i,
-                  state_in_bf16 ? oc_widen(OC_FMT_BF16, oc_narrow(OC_FMT_BF16, ws[k][i]))
-                                : ws[k][i],
-                  0);
+            store(sf, state[k], off + i, ws[k][i]);
     }
 }
 
@@ -329,14 +319,11 @@ static void write_back(size_t off, size_t len, oc_format pf, tensor_view param, 
             state[0 .. nstate - 1].f32[0 .. n-1], state[0 .. nstate - 1].bits[0 .. n-1],
             w0[0 .. CHUNK-1], ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1], ws[2][0 .. CHUNK-1], errno;
 */
-static oc_status step_chunks(hparams_view h, int alg_mutant, int64_t step, size_t n,
-                             oc_format pf, tensor_view param, float *master, oc_format sf,
-                             int nstate, const tensor_view *state, const float *g,
-                             oc_mixed_mutant mutant, float *w0, float *const *ws)
+static oc_status step_chunks(hparams_view h, int64_t step, size_t n, oc_format pf,
+                             tensor_view param, float *master, oc_format sf, int nstate,
+                             const tensor_view *state, const float *g, float *w0,
+                             float *const *ws)
 {
-    const int master_from_param = mutant == OC_MIXED_MUT_MASTER_FROM_PARAM;
-    const int state_in_bf16 = mutant == OC_MIXED_MUT_STATE_IN_BF16 && sf == OC_FMT_F32;
-    const int truncate = mutant == OC_MIXED_MUT_TRUNCATING_WRITEBACK;
     /*@ loop invariant 0 <= off < n + CHUNK;
         loop assigns off, w0[0 .. CHUNK-1], ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1],
                      ws[2][0 .. CHUNK-1], master[0 .. n-1], param.f32[0 .. n-1],
@@ -352,7 +339,7 @@ static oc_status step_chunks(hparams_view h, int alg_mutant, int64_t step, size_
             loop variant len - i;
         */
         for (size_t i = 0; i < len; i++) {
-            w0[i] = master && !master_from_param ? master[off + i] : load(pf, param, off + i);
+            w0[i] = master ? master[off + i] : load(pf, param, off + i);
             /*@ loop invariant 0 <= k <= nstate;
                 loop assigns k, ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1], ws[2][0 .. CHUNK-1];
                 loop variant nstate - k;
@@ -361,11 +348,10 @@ static oc_status step_chunks(hparams_view h, int alg_mutant, int64_t step, size_
                 ws[k][i] = load(sf, state[k], off + i);
         }
         /* Cannot fail: the hyper-parameters passed the same call with n = 0. */
-        if (algorithm_step(h, alg_mutant, step, len, w0, ws, g + off) != OC_OK)
+        if (algorithm_step(h, step, len, w0, ws, g + off) != OC_OK)
             return OC_ERR_INTERNAL;
         //@ assert chunk_in_tensor: off + len <= n;
-        write_back(off, len, pf, param, master, sf, nstate, state, w0, ws, truncate,
-                   state_in_bf16) /*@ ghost (n) */;
+        write_back(off, len, pf, param, master, sf, nstate, state, w0, ws) /*@ ghost (n) */;
     }
     return OC_OK;
 }
@@ -378,13 +364,43 @@ typedef struct chunk_buffers {
 } chunk_buffers;
 static const chunk_buffers no_chunks;
 
+/* MP-ERR-1 on typed views: formats, master presence, the algorithm's hyper-parameters and step,
+ * then (n > 0) the buffers: everything checked before any write. */
+/*@ requires n <= 0x10000000;
+    requires s != \null ==> \valid_read(s);
+    requires h.given != 0 ==> hp_ok(h);
+    requires view_args_ok(h, s, n, master, state) && n > 0 ==>
+             \valid_read(state + (0 .. view_state_count(h) - 1));
+    assigns \nothing;
+    ensures ok: \result == OC_OK ==> view_args_ok(h, s, n, master, state);
+    ensures invalid: !view_args_ok(h, s, n, master, state) ==> \result != OC_OK;
+*/
+static oc_status mixed_check(hparams_view h, const oc_storage *s, int64_t step, size_t n,
+                             tensor_view param, const float *master, const tensor_view *state,
+                             const float *g)
+{
+    if (s == NULL || !h.given || (n > 0 && state == NULL))
+        return OC_ERR_NULL_POINTER;
+    if ((unsigned)s->param >= OC_FMT_COUNT || (unsigned)s->state >= OC_FMT_COUNT)
+        return OC_ERR_BAD_PROFILE;
+    if ((s->param == OC_FMT_F32) != (master == NULL)) /* MP-MASTER-1 */
+        return s->param == OC_FMT_F32 ? OC_ERR_UNSUPPORTED : OC_ERR_NULL_POINTER;
+    const int nstate = state_count_of(h);
+    if (nstate < 0)
+        return OC_ERR_BAD_PROFILE;
+    oc_status st = algorithm_check(h, step);
+    if (st != OC_OK || n == 0) /* with n = 0 state may be NULL: nothing more to check */
+        return st;
+    return check_buffers(s, nstate, n, param, master, state, g);
+}
+
 /* oc_ref_mixed_step on typed views: the hyper-parameters h, param, and the nviews views of
  * the state tensors (NULL iff the caller's state is NULL; the ghost nviews is the number of
  * state tensors wherever the checks pass, and bounds what the step writes). */
 /*@ requires n <= 0x10000000;
     requires s != \null ==> \valid_read(s);
     requires h.given != 0 ==> hp_ok(h);
-    requires view_args_ok(h, s, n, master, state, mutant) && n > 0 ==>
+    requires view_args_ok(h, s, n, master, state) && n > 0 ==>
              nviews == view_state_count(h) &&
              \valid_read(state + (0 .. view_state_count(h) - 1)) &&
              tensor_ok(s->param, param, n) && \valid_read(g + (0 .. n-1)) &&
@@ -393,45 +409,29 @@ static const chunk_buffers no_chunks;
     assigns master[0 .. n-1], param.f32[0 .. n-1], param.bits[0 .. n-1],
             state[0 .. nviews - 1].f32[0 .. n-1], state[0 .. nviews - 1].bits[0 .. n-1], errno;
     behavior invalid_arguments: // MP-ERR-1
-      assumes !view_args_ok(h, s, n, master, state, mutant);
+      assumes !view_args_ok(h, s, n, master, state);
       assigns \nothing;
       ensures \result != OC_OK;
     behavior maybe_valid:
-      assumes view_args_ok(h, s, n, master, state, mutant);
+      assumes view_args_ok(h, s, n, master, state);
     complete behaviors;
     disjoint behaviors;
 */
-static oc_status mixed_step(hparams_view h, int alg_mutant, const oc_storage *s, int64_t step,
-                            size_t n, tensor_view param, float *master, const tensor_view *state,
-                            const float *g, oc_mixed_mutant mutant) /*@ ghost (int nviews) */
+static oc_status mixed_step(hparams_view h, const oc_storage *s, int64_t step, size_t n,
+                            tensor_view param, float *master, const tensor_view *state,
+                            const float *g) /*@ ghost (int nviews) */
 {
-    /* MP-ERR-1: formats, master presence, hyper-parameters and buffers before any write. */
-    if (s == NULL || !h.given || (n > 0 && state == NULL))
-        return OC_ERR_NULL_POINTER;
-    if ((unsigned)mutant >= OC_MIXED_MUTANT_COUNT || (unsigned)s->param >= OC_FMT_COUNT ||
-        (unsigned)s->state >= OC_FMT_COUNT)
-        return OC_ERR_BAD_PROFILE;
-    if ((s->param == OC_FMT_F32) != (master == NULL)) /* MP-MASTER-1 */
-        return s->param == OC_FMT_F32 ? OC_ERR_UNSUPPORTED : OC_ERR_NULL_POINTER;
+    oc_status st = mixed_check(h, s, step, n, param, master, state, g);
+    if (st != OC_OK || n == 0)
+        return st;
     const int nstate = state_count_of(h);
-    if (nstate < 0)
-        return OC_ERR_BAD_PROFILE;
+    //@ assert state_count: nstate == nviews;
     /* A copy, not an initializer list: WP states the zero-fill of a float array with an
      * integer 0, which Why3 rejects (STATUS.md). */
     chunk_buffers c = no_chunks;
-    float *const w0 = c.w0;
     float *const wsp[OC_MIXED_MAX_STATE] = {c.ws[0], c.ws[1], c.ws[2]};
-    /* Hyper-parameters and step first (n = 0), then the caller's buffers; with n = 0 there is
-     * nothing more to check or to do (and state may be NULL). */
-    oc_status st = algorithm_step(h, alg_mutant, step, 0, w0, wsp, w0);
-    if (st != OC_OK || n == 0)
-        return st;
-    st = check_buffers(s, nstate, n, param, master, state, g);
-    if (st != OC_OK)
-        return st;
-    //@ assert state_count: nstate == nviews;
-    return step_chunks(h, alg_mutant, step, n, s->param, param, master, s->state, nstate, state,
-                       g, mutant, w0, wsp);
+    return step_chunks(h, step, n, s->param, param, master, s->state, nstate, state, g, c.w0,
+                       wsp);
 }
 
 /* The view of state tensor k of the count in state (of NULL beyond them). */
@@ -445,15 +445,34 @@ static tensor_view state_view(void *const *state, int count, int k)
     return tensor_of(k < count ? state[k] : NULL);
 }
 
-/* The ABI entry: the typed views of its arguments, then mixed_step. The state pointers are
- * read only where the header says state holds oc_algorithm_state_count entries (n > 0, hp
- * and state given); their tensors only in mixed_step, after its checks. */
+/* The ABI entries: the typed views of their arguments, then mixed_check or mixed_step. The
+ * state pointers are read only where the header says state holds oc_algorithm_state_count
+ * entries (n > 0, hp and state given); their tensors only in mixed_step, after its checks. */
 /*@ requires n <= 0x10000000;
     requires s != \null ==> \valid_read(s);
     requires hp != \null ==> hp_readable(alg, hp);
     requires n > 0 && hp != \null && state != \null ==>
              \valid_read(state + (0 .. state_count(alg, hp) - 1));
-    requires args_ok(alg, hp, s, n, master, state, mutant) && n > 0 ==>
+    assigns \nothing;
+    ensures invalid: !args_ok(alg, hp, s, n, master, state) ==> \result != OC_OK;
+*/
+oc_status oc_mixed_check(oc_algorithm alg, const void *hp, const oc_storage *s, int64_t step,
+                         size_t n, const void *param, const float *master, void *const *state,
+                         const float *g)
+{
+    const int count = n > 0 && state != NULL ? oc_algorithm_state_count(alg, hp) : 0;
+    const tensor_view views[OC_MIXED_MAX_STATE] = {
+        state_view(state, count, 0), state_view(state, count, 1), state_view(state, count, 2)};
+    return mixed_check(hparams_of(alg, hp), s, step, n, tensor_of((void *)param), master,
+                       state == NULL ? NULL : views, g);
+}
+
+/*@ requires n <= 0x10000000;
+    requires s != \null ==> \valid_read(s);
+    requires hp != \null ==> hp_readable(alg, hp);
+    requires n > 0 && hp != \null && state != \null ==>
+             \valid_read(state + (0 .. state_count(alg, hp) - 1));
+    requires args_ok(alg, hp, s, n, master, state) && n > 0 ==>
              tensor_valid(s->param, param, n) && \valid_read(g + (0 .. n-1)) &&
              (master != \null ==> \valid(master + (0 .. n-1))) &&
              \forall integer k; 0 <= k < state_count(alg, hp) ==>
@@ -464,21 +483,20 @@ static tensor_view state_view(void *const *state, int count, int k)
     // That nothing is written here is proved on mixed_step (behavior invalid_arguments):
     // WP does not use a callee's behavior assigns at a call (STATUS.md).
     behavior invalid_arguments: // MP-ERR-1
-      assumes !args_ok(alg, hp, s, n, master, state, mutant);
+      assumes !args_ok(alg, hp, s, n, master, state);
       ensures \result != OC_OK;
     behavior maybe_valid:
-      assumes args_ok(alg, hp, s, n, master, state, mutant);
+      assumes args_ok(alg, hp, s, n, master, state);
     complete behaviors;
     disjoint behaviors;
 */
-oc_status oc_ref_mixed_step(oc_algorithm alg, const void *hp, int alg_mutant,
-                            const oc_storage *s, int64_t step, size_t n, void *param,
-                            float *master, void *const *state, const float *g,
-                            oc_mixed_mutant mutant)
+oc_status oc_ref_mixed_step(oc_algorithm alg, const void *hp, const oc_storage *s, int64_t step,
+                            size_t n, void *param, float *master, void *const *state,
+                            const float *g)
 {
     const int count = n > 0 && state != NULL ? oc_algorithm_state_count(alg, hp) : 0;
     const tensor_view views[OC_MIXED_MAX_STATE] = {
         state_view(state, count, 0), state_view(state, count, 1), state_view(state, count, 2)};
-    return mixed_step(hparams_of(alg, hp), alg_mutant, s, step, n, tensor_of(param), master,
-                      state == NULL ? NULL : views, g, mutant) /*@ ghost (count) */;
+    return mixed_step(hparams_of(alg, hp), s, step, n, tensor_of(param), master,
+                      state == NULL ? NULL : views, g) /*@ ghost (count) */;
 }

@@ -252,7 +252,7 @@ oc_status oc_ref_routed_step(const oc_route_hparams *hp, const oc_param_info *in
     } else {
         if (!oc_param_decays(info) && mutant != OC_ROUTE_MUT_DECAY_ON_GAINS)
             adamw.weight_decay = 0; /* ROUTE-WD-1 */
-        st = oc_ref_adam_step(&adamw, step, n, p, m, v, NULL, g, OC_ADAM_CORRECT); /* ADAM-* */
+        st = oc_ref_adam_step(&adamw, step, n, p, m, v, NULL, g); /* ADAM-* */
     }
     if (st == OC_OK)
         *route = r;

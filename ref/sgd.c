@@ -21,39 +21,9 @@
         (hp->profile == OC_SGD_EMA ==> hp->maximize == 0 && hp->dampening == 0.0);
 */
 
-static const char *const mutant_names[OC_SGD_MUTANT_COUNT] = {
-    "correct",
-    "nesterov-uses-buffer",
-    "dampening-on-first-step",
-    "lerp-weights-swapped",
-    "maximize-after-decay",
-    "decay-skipped-without-momentum",
-};
-
-static const char *const mutant_descriptions[OC_SGD_MUTANT_COUNT] = {
-    "the reference itself",
-    "Nesterov direction is the new buffer buf' instead of g + mu*buf' (ema: (1-mu)*g + mu*buf')",
-    "torch step 1: buf = (1-dampening)*g, not g (what a zero-initialised buffer gives)",
-    "ema: buf = (1-mu)*buf + mu*g and Nesterov mu*g + (1-mu)*buf' (lerp weights exchanged)",
-    "torch maximize negates g + wd*p instead of negating g before the L2 term",
-    "torch: weight decay ignored when momentum is 0 (ml-explore/mlx #440)",
-};
-
 static const char *const profile_names[OC_SGD_PROFILE_COUNT] = {
     "torch", "ema",
 };
-
-/*@ assigns \result \from mu, mutant_names[0 .. OC_SGD_MUTANT_COUNT - 1]; */
-const char *oc_sgd_mutant_name(oc_sgd_mutant mu)
-{
-    return (unsigned)mu < OC_SGD_MUTANT_COUNT ? mutant_names[mu] : NULL;
-}
-
-/*@ assigns \result \from mu, mutant_descriptions[0 .. OC_SGD_MUTANT_COUNT - 1]; */
-const char *oc_sgd_mutant_description(oc_sgd_mutant mu)
-{
-    return (unsigned)mu < OC_SGD_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
-}
 
 /*@ assigns \result \from pr, profile_names[0 .. OC_SGD_PROFILE_COUNT - 1]; */
 const char *oc_sgd_profile_name(oc_sgd_profile pr)
@@ -69,11 +39,6 @@ const char *oc_sgd_profile_name(oc_sgd_profile pr)
 */
 oc_status oc_sgd_profile_parse(const char *name, oc_sgd_profile *out)
 {
-    /* The names are valid strings: literals of 5 and 3 characters (-wp-literals). */
-    //@ assert name_0_len: \valid_read(profile_names[0] + (0 .. 5)) && profile_names[0][5] == '\0';
-    //@ assert name_0_str: valid_read_string(profile_names[0]);
-    //@ assert name_1_len: \valid_read(profile_names[1] + (0 .. 3)) && profile_names[1][3] == '\0';
-    //@ assert name_1_str: valid_read_string(profile_names[1]);
     /*@ loop invariant 0 <= i <= OC_SGD_PROFILE_COUNT;
         loop assigns i;
         loop variant OC_SGD_PROFILE_COUNT - i;
@@ -120,48 +85,81 @@ oc_status oc_sgd_check(const oc_sgd_hparams *hp, int64_t step)
     return OC_OK;
 }
 
+/* SGD-MAX-1, SGD-WD-1 (torch): the gradient with maximize and the L2 term. */
+/*@ requires \valid_read(hp);
+    assigns \nothing;
+*/
+double oc_sgd_torch_gradient(const oc_sgd_hparams *hp, double p, double g)
+{
+    return (hp->maximize ? -g : g) + hp->weight_decay * p;
+}
+
+/* SGD-BUF-1 (torch, after the first step): mu*buf + (1 - dampening)*g, stored (SGD-STORE-1). */
+/*@ requires \valid_read(hp);
+    assigns \nothing;
+*/
+float oc_sgd_torch_buffer(const oc_sgd_hparams *hp, double buf, double g)
+{
+    return (float)(hp->momentum * buf + (1.0 - hp->dampening) * g);
+}
+
+/* SGD-NEST-1 (torch): g + mu*buf' with Nesterov, else buf'. */
+/*@ requires \valid_read(hp);
+    assigns \nothing;
+*/
+double oc_sgd_torch_direction(const oc_sgd_hparams *hp, double g, double buf)
+{
+    return hp->nesterov ? g + hp->momentum * buf : buf;
+}
+
+/* SGD-BUF-2 (ema): keep*buf + take*g with keep = mu, take = 1 - mu, stored (SGD-STORE-1). */
+/*@ assigns \nothing; */
+float oc_sgd_ema_buffer(double keep, double take, double buf, double g)
+{
+    return (float)(keep * buf + take * g);
+}
+
+/* SGD-NEST-2 (ema): take*g + keep*buf' with Nesterov, else buf'. */
+/*@ requires \valid_read(hp);
+    assigns \nothing;
+*/
+double oc_sgd_ema_direction(const oc_sgd_hparams *hp, double keep, double take, double g,
+                            double buf)
+{
+    return hp->nesterov ? take * g + keep * buf : buf;
+}
+
+/* SGD-UPD-1: p - lr*direction (torch), with the decoupled decay p - lr*wd*p of SGD-WD-2 (ema),
+ * stored (SGD-STORE-1). */
+/*@ requires \valid_read(hp);
+    assigns \nothing;
+*/
+float oc_sgd_param(const oc_sgd_hparams *hp, double p, double direction)
+{
+    if (hp->profile == OC_SGD_TORCH)
+        return (float)(p - hp->lr * direction);
+    return (float)(p - hp->lr * hp->weight_decay * p - hp->lr * direction);
+}
+
 /* One element, torch profile (SGD-PROF-TORCH). `first` is step == 1: the input buffer is not
- * read (torch creates it from g). Storage points (SGD-STORE-1) are the (float) conversions. */
+ * read (torch creates it from g). */
 /*@ requires \valid(p);
     requires hp->momentum != 0.0 ==> \valid(buf) && \separated(p, buf);
     requires \valid_read(hp);
     assigns *p, buf[0 .. (hp->momentum != 0.0 ? 0 : -1)];
 */
-static void sgd_torch_element(const oc_sgd_hparams *hp, int first, oc_sgd_mutant mu, float *p,
-                              float *buf, float grad)
+static void sgd_torch_element(const oc_sgd_hparams *hp, int first, float *p, float *buf,
+                              float grad)
 {
-    /* For WP: everything accessed below is valid (proved here, where the context is small). */
-    /*@ assert reads_ok: \valid(p) && (hp->momentum != 0.0 ==> \valid(buf)) &&
-            \valid_read(p) && (hp->momentum != 0.0 ==> \valid_read(buf)) &&
-            \valid_read(&hp->momentum) && \valid_read(&hp->weight_decay) &&
-            \valid_read(&hp->maximize) && \valid_read(&hp->dampening) &&
-            \valid_read(&hp->nesterov) && \valid_read(&hp->lr);
-    */
-    double p0 = *p, g = grad, m = hp->momentum;
-    double l2 = hp->weight_decay;
-    if (mu == OC_SGD_MUT_DECAY_SKIPPED_WITHOUT_MOMENTUM && m == 0.0)
-        l2 = 0.0;
-    double ge;
-    if (hp->maximize && mu == OC_SGD_MUT_MAXIMIZE_AFTER_DECAY)
-        ge = -(g + l2 * p0);
-    else
-        ge = (hp->maximize ? -g : g) + l2 * p0;                    /* SGD-MAX-1, SGD-WD-1 */
+    double p0 = *p;
+    double ge = oc_sgd_torch_gradient(hp, p0, grad);
     double dir = ge;
-    if (m != 0.0) {
-        double keep = 1.0 - hp->dampening;
-        double b;                                                   /* SGD-BUF-1 */
-        if (first)
-            b = mu == OC_SGD_MUT_DAMPENING_ON_FIRST_STEP ? keep * ge : ge;
-        else
-            b = m * (double)*buf + keep * ge;
-        float bs = (float)b;                                        /* SGD-STORE-1 */
+    if (hp->momentum != 0.0) {
+        float bs = first ? (float)ge : oc_sgd_torch_buffer(hp, *buf, ge);
         *buf = bs;
-        if (hp->nesterov && mu != OC_SGD_MUT_NESTEROV_USES_BUFFER)  /* SGD-NEST-1 */
-            dir = ge + m * (double)bs;
-        else
-            dir = bs;
+        dir = oc_sgd_torch_direction(hp, ge, bs);
     }
-    *p = (float)(p0 - hp->lr * dir);                                /* SGD-UPD-1 */
+    *p = oc_sgd_param(hp, p0, dir);
 }
 
 /* One element, EMA profile (SGD-PROF-EMA): buf = lerp(buf, g, 1-mu) from a zero state,
@@ -171,28 +169,50 @@ static void sgd_torch_element(const oc_sgd_hparams *hp, int first, oc_sgd_mutant
     requires \valid_read(hp);
     assigns *p, buf[0 .. (hp->momentum != 0.0 ? 0 : -1)];
 */
-static void sgd_ema_element(const oc_sgd_hparams *hp, oc_sgd_mutant mu, float *p, float *buf,
-                            float grad)
+static void sgd_ema_element(const oc_sgd_hparams *hp, float *p, float *buf, float grad)
 {
-    /*@ assert reads_ok: \valid_read(p) && (hp->momentum != 0.0 ==> \valid_read(buf)) &&
-            \valid_read(&hp->momentum) && \valid_read(&hp->weight_decay) &&
-            \valid_read(&hp->nesterov) && \valid_read(&hp->lr);
-    */
     double p0 = *p, g = grad, m = hp->momentum;
-    double decay = hp->lr * hp->weight_decay;                       /* SGD-WD-2 */
     double dir = g;
     if (m != 0.0) {
-        int swapped = mu == OC_SGD_MUT_LERP_WEIGHTS_SWAPPED;
-        double keep = swapped ? 1.0 - m : m;                        /* weight of the old buffer */
-        double take = swapped ? m : 1.0 - m;                        /* weight of g */
-        float bs = (float)(keep * (double)*buf + take * g);         /* SGD-BUF-2, SGD-STORE-1 */
+        float bs = oc_sgd_ema_buffer(m, 1.0 - m, *buf, g);
         *buf = bs;
-        if (hp->nesterov && mu != OC_SGD_MUT_NESTEROV_USES_BUFFER)  /* SGD-NEST-2 */
-            dir = take * g + keep * (double)bs;
-        else
-            dir = bs;
+        dir = oc_sgd_ema_direction(hp, m, 1.0 - m, g, bs);
     }
-    *p = (float)(p0 - decay * p0 - hp->lr * dir);                   /* SGD-UPD-1, SGD-WD-2 */
+    *p = oc_sgd_param(hp, p0, dir);
+}
+
+/* SGD-ERR-1: everything oc_ref_sgd_step checks before it writes. */
+/*@ requires \valid_read(hp);
+    requires n <= 0x10000000;
+    assigns \nothing;
+    ensures \result == OC_OK ==> sgd_hparams_ok(hp, step);
+    ensures !sgd_hparams_ok(hp, step) ==> \result != OC_OK;
+*/
+oc_status oc_sgd_check_args(const oc_sgd_hparams *hp, int64_t step, size_t n, const float *p,
+                            const float *buf, const float *g)
+{
+    oc_status st = oc_sgd_check(hp, step);
+    if (st != OC_OK)
+        return st;
+    const void *bufs[3] = {p, g, buf}; /* buf is read and written only with momentum */
+    /*@ loop invariant 0 <= b <= 3;
+        loop assigns b, st;
+        loop variant 3 - b;
+    */
+    for (int b = 0; b < (hp->momentum != 0.0 ? 3 : 2); b++) {
+        st = oc_buffer_check(bufs[b], n, sizeof(float));
+        if (st != OC_OK)
+            return st;
+        /*@ loop invariant 0 <= o <= b;
+            loop assigns o, st;
+            loop variant b - o;
+        */
+        for (int o = 0; o < b; o++)
+            if ((st = oc_buffer_disjoint(bufs[o], n * sizeof(float), bufs[b],
+                                         n * sizeof(float))) != OC_OK)
+                return st;
+    }
+    return OC_OK;
 }
 
 /* SGD-ERR-1: validate everything, then update; on error nothing is written. */
@@ -216,34 +236,14 @@ static void sgd_ema_element(const oc_sgd_hparams *hp, oc_sgd_mutant mu, float *p
     disjoint behaviors;
 */
 oc_status oc_ref_sgd_step(const oc_sgd_hparams *hp, int64_t step, size_t n, float *p, float *buf,
-                          const float *g, oc_sgd_mutant mutant)
+                          const float *g)
 {
     if (hp == NULL)
         return OC_ERR_NULL_POINTER;
-    if ((unsigned)mutant >= OC_SGD_MUTANT_COUNT)
-        return OC_ERR_BAD_PROFILE;
-    oc_status st = oc_sgd_check(hp, step);
+    oc_status st = oc_sgd_check_args(hp, step, n, p, buf, g);
     if (st != OC_OK)
         return st;
-    int momentum = hp->momentum != 0.0; /* buf is read and written only with momentum */
-    const void *bufs[3] = {p, g, buf};
-    /*@ loop invariant 0 <= b <= 3;
-        loop assigns b, st;
-        loop variant 3 - b;
-    */
-    for (int b = 0; b < (momentum ? 3 : 2); b++) {
-        st = oc_buffer_check(bufs[b], n, sizeof(float));
-        if (st != OC_OK)
-            return st;
-        /*@ loop invariant 0 <= o <= b;
-            loop assigns o, st;
-            loop variant b - o;
-        */
-        for (int o = 0; o < b; o++)
-            if ((st = oc_buffer_disjoint(bufs[o], n * sizeof(float), bufs[b],
-                                         n * sizeof(float))) != OC_OK)
-                return st;
-    }
+    int momentum = hp->momentum != 0.0;
     int torch = hp->profile == OC_SGD_TORCH;
     int first = step == 1;
     /*@ loop invariant 0 <= i <= n;
@@ -253,9 +253,9 @@ oc_status oc_ref_sgd_step(const oc_sgd_hparams *hp, int64_t step, size_t n, floa
     for (size_t i = 0; i < n; i++) {
         float *bi = momentum ? &buf[i] : NULL;
         if (torch)
-            sgd_torch_element(hp, first, mutant, &p[i], bi, g[i]);
+            sgd_torch_element(hp, first, &p[i], bi, g[i]);
         else
-            sgd_ema_element(hp, mutant, &p[i], bi, g[i]);
+            sgd_ema_element(hp, &p[i], bi, g[i]);
     }
     return OC_OK;
 }

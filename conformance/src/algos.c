@@ -5,7 +5,11 @@
 #include "algos.h"
 #include "judge.h"
 #include "vectors.h"
+#include "../mutants/adam.h"
+#include "../mutants/lion.h"
+#include "../mutants/mixed.h"
 #include "../mutants/resume.h"
+#include "../mutants/sgd.h"
 
 /* VEC-FMT-1: a hex-float string (or nan/inf) exactly representable in binary32. */
 oc_status oc_get_hex(const char *path, json_t *obj, const char *key, double *out, oc_diag *d)

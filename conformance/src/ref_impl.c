@@ -3,7 +3,11 @@
 #include <stdlib.h>
 #include "algos.h"
 #include "../mutants/adafactor.h"
+#include "../mutants/adam.h"
+#include "../mutants/lion.h"
+#include "../mutants/mixed.h"
 #include "../mutants/resume.h"
+#include "../mutants/sgd.h"
 
 #define MAX_MUTANTS 24
 
@@ -59,8 +63,11 @@ static oc_status ref_mixed(void *ctx, oc_algorithm alg, const void *hp, const oc
     const oc_algo *a = (unsigned)alg < OC_ALG_COUNT ? by_alg[alg] : NULL;
     if (!a)
         return OC_ERR_BAD_PROFILE;
-    return oc_ref_mixed_step(alg, hp, own_mutant(ctx, a), s, step, n, param, master, state, g,
-                             mixed_mutant(ctx, a));
+    if (own_mutant(ctx, a))
+        return oc_mixed_own_mutant_step(own_mutant(ctx, a), alg, hp, s, step, n, param, master,
+                                        state, g);
+    return oc_mixed_mutant_step(mixed_mutant(ctx, a), alg, hp, s, step, n, param, master, state,
+                                g);
 }
 
 /* The fp32 entry points run the algorithm's own step, or, with a mixed-precision mutant
@@ -70,8 +77,7 @@ static oc_status fp32_step(const ref_ctx *c, oc_algorithm alg, const oc_algo *a,
                            int64_t step, size_t n, float *p, void *const *state, const float *g)
 {
     static const oc_storage fp32 = {OC_FMT_F32, OC_FMT_F32};
-    return oc_ref_mixed_step(alg, hp, own_mutant(c, a), &fp32, step, n, p, NULL, state, g,
-                             mixed_mutant(c, a));
+    return oc_mixed_mutant_step(mixed_mutant(c, a), alg, hp, &fp32, step, n, p, NULL, state, g);
 }
 
 static oc_status ref_adam(void *ctx, const oc_adam_hparams *hp, int64_t step, size_t n,
@@ -81,8 +87,8 @@ static oc_status ref_adam(void *ctx, const oc_adam_hparams *hp, int64_t step, si
         void *const state[] = {m, v, vmax};
         return fp32_step(ctx, OC_ALG_ADAM, &oc_algo_adam, hp, step, n, p, state, g);
     }
-    return oc_ref_adam_step(hp, step, n, p, m, v, vmax, g,
-                            (oc_adam_mutant)own_mutant(ctx, &oc_algo_adam));
+    return oc_adam_mutant_step((oc_adam_mutant)own_mutant(ctx, &oc_algo_adam), hp, step, n, p, m,
+                               v, vmax, g);
 }
 
 static oc_status ref_sgd(void *ctx, const oc_sgd_hparams *hp, int64_t step, size_t n, float *p,
@@ -92,7 +98,8 @@ static oc_status ref_sgd(void *ctx, const oc_sgd_hparams *hp, int64_t step, size
         void *const state[] = {buf};
         return fp32_step(ctx, OC_ALG_SGD, &oc_algo_sgd, hp, step, n, p, state, g);
     }
-    return oc_ref_sgd_step(hp, step, n, p, buf, g, (oc_sgd_mutant)own_mutant(ctx, &oc_algo_sgd));
+    return oc_sgd_mutant_step((oc_sgd_mutant)own_mutant(ctx, &oc_algo_sgd), hp, step, n, p, buf,
+                              g);
 }
 
 static oc_status ref_lion(void *ctx, const oc_lion_hparams *hp, int64_t step, size_t n, float *p,
@@ -102,8 +109,8 @@ static oc_status ref_lion(void *ctx, const oc_lion_hparams *hp, int64_t step, si
         void *const state[] = {m};
         return fp32_step(ctx, OC_ALG_LION, &oc_algo_lion, hp, step, n, p, state, g);
     }
-    return oc_ref_lion_step(hp, step, n, p, m, g,
-                            (oc_lion_mutant)own_mutant(ctx, &oc_algo_lion));
+    return oc_lion_mutant_step((oc_lion_mutant)own_mutant(ctx, &oc_algo_lion), hp, step, n, p, m,
+                               g);
 }
 
 static oc_status ref_schedule(void *ctx, const oc_schedule *s, int64_t samples, double *lr,

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cunit_main.h"
-#include "optcert/mixed.h"
+#include "../mutants/mixed.h"
 
 static float f32_of(uint32_t u)
 {
@@ -172,10 +172,10 @@ static void test_composition(void)
         oc_storage s = {OC_FMT_BF16, (oc_format)sf};
         void *st[] = {sf == OC_FMT_F32 ? (void *)c.state[0] : c.state16[0],
                       sf == OC_FMT_F32 ? (void *)c.state[1] : c.state16[1]};
-        CU_ASSERT_EQUAL_FATAL(oc_ref_mixed_step(OC_ALG_ADAM, &adamw, 0, &s, 5, N, c.param,
-                                                c.master, st, c.g, OC_MIXED_CORRECT), OC_OK);
+        CU_ASSERT_EQUAL_FATAL(oc_ref_mixed_step(OC_ALG_ADAM, &adamw, &s, 5, N, c.param,
+                                                c.master, st, c.g), OC_OK);
         CU_ASSERT_EQUAL_FATAL(oc_ref_adam_step(&adamw, 5, N, fp.master, fp.state[0],
-                                               fp.state[1], NULL, fp.g, OC_ADAM_CORRECT), OC_OK);
+                                               fp.state[1], NULL, fp.g), OC_OK);
         long bad = 0;
         for (int i = 0; i < N; i++) {
             bad += bits_of(c.master[i]) != bits_of(fp.master[i]);
@@ -203,15 +203,25 @@ static void test_master_accumulates(void)
     }
     void *st[] = {buf}, *mst[] = {mbuf};
     for (int t = 1; t <= 64; t++) {
-        CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_SGD, &sgd, 0, &s, t, N, param, master, st, g,
-                                          OC_MIXED_CORRECT), OC_OK);
-        CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_SGD, &sgd, 0, &s, t, N, mut_param, mut_master,
-                                          mst, g, OC_MIXED_MUT_MASTER_FROM_PARAM), OC_OK);
+        CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_SGD, &sgd, &s, t, N, param, master, st, g),
+                        OC_OK);
+        CU_ASSERT_EQUAL(oc_mixed_mutant_step(OC_MIXED_MUT_MASTER_FROM_PARAM, OC_ALG_SGD, &sgd, &s,
+                                             t, N, mut_param, mut_master, mst, g), OC_OK);
     }
     CU_ASSERT_EQUAL(master[0], 1.0f - 64 * 0x1p-16f); /* exact: dyadic steps */
     CU_ASSERT_EQUAL(param[0], oc_narrow(OC_FMT_BF16, 1.0f - 0x1p-10f));
     CU_ASSERT_EQUAL(mut_master[0], 1.0f - 0x1p-16f); /* every step starts again from 1 */
     CU_ASSERT_EQUAL(mut_param[0], oc_narrow(OC_FMT_BF16, 1.0f));
+}
+
+/* oc_ref_mixed_step's status, asserted equal to what oc_mixed_check predicts (MP-ERR-1). */
+static oc_status checked_step(oc_algorithm alg, const void *hp, const oc_storage *s, int64_t t,
+                              size_t n, void *param, float *master, void *const *state,
+                              const float *g)
+{
+    oc_status st = oc_mixed_check(alg, hp, s, t, n, param, master, state, g);
+    CU_ASSERT_EQUAL(oc_ref_mixed_step(alg, hp, s, t, n, param, master, state, g), st);
+    return st;
 }
 
 /* MP-ERR-1: every rejection leaves every buffer as it was. */
@@ -226,35 +236,33 @@ static void test_rejections(void)
     void *st[] = {c.state16[0], c.state16[1]};
     oc_adam_hparams nan_lr = adamw;
     nan_lr.lr = NAN;
-    CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_ADAM, &nan_lr, 0, &s, 1, N, c.param, c.master, st,
-                                      c.g, 0), OC_ERR_BAD_HPARAM);
-    CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_ADAM, &adamw, 0, &s, 0, N, c.param, c.master, st,
-                                      c.g, 0), OC_ERR_BAD_STEP);
-    CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_ADAM, &adamw, 0, &s, 1, N, c.param, NULL, st, c.g,
-                                      0), OC_ERR_NULL_POINTER);
-    CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_ADAM, &adamw, 0, &s, 1, N - 1,
-                                      (char *)c.param + 1, c.master, st, c.g, 0),
+    CU_ASSERT_EQUAL(checked_step(OC_ALG_ADAM, &nan_lr, &s, 1, N, c.param, c.master, st,
+                                      c.g), OC_ERR_BAD_HPARAM);
+    CU_ASSERT_EQUAL(checked_step(OC_ALG_ADAM, &adamw, &s, 0, N, c.param, c.master, st,
+                                      c.g), OC_ERR_BAD_STEP);
+    CU_ASSERT_EQUAL(checked_step(OC_ALG_ADAM, &adamw, &s, 1, N, c.param, NULL, st, c.g),
+                    OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(checked_step(OC_ALG_ADAM, &adamw, &s, 1, N - 1,
+                                      (char *)c.param + 1, c.master, st, c.g),
                     OC_ERR_MISALIGNED);
-    CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_ADAM, &adamw, 0, &s, 1, N, c.param,
-                                      (float *)(void *)c.param, st, c.g, 0), OC_ERR_ALIASING);
+    CU_ASSERT_EQUAL(checked_step(OC_ALG_ADAM, &adamw, &s, 1, N, c.param,
+                                      (float *)(void *)c.param, st, c.g), OC_ERR_ALIASING);
     void *overlap[] = {c.state16[0], c.state16[0] + 1};
-    CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_ADAM, &adamw, 0, &s, 1, N, c.param, c.master,
-                                      overlap, c.g, 0), OC_ERR_ALIASING);
+    CU_ASSERT_EQUAL(checked_step(OC_ALG_ADAM, &adamw, &s, 1, N, c.param, c.master,
+                                      overlap, c.g), OC_ERR_ALIASING);
     oc_storage bad_fmt = {OC_FMT_F16, OC_FMT_COUNT};
-    CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_ADAM, &adamw, 0, &bad_fmt, 1, N, c.param, c.master,
-                                      st, c.g, 0), OC_ERR_BAD_PROFILE);
+    CU_ASSERT_EQUAL(checked_step(OC_ALG_ADAM, &adamw, &bad_fmt, 1, N, c.param, c.master,
+                                      st, c.g), OC_ERR_BAD_PROFILE);
     oc_storage fp32 = {OC_FMT_F32, OC_FMT_F32};
-    CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_ADAM, &adamw, 0, &fp32, 1, N, c.master, c.master,
-                                      st, c.g, 0), OC_ERR_UNSUPPORTED);
-    CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_COUNT, &adamw, 0, &s, 1, N, c.param, c.master, st,
-                                      c.g, 0), OC_ERR_BAD_PROFILE);
-    CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_ADAM, &adamw, 0, &s, 1, N, c.param, c.master, st,
-                                      c.g, OC_MIXED_MUTANT_COUNT), OC_ERR_BAD_PROFILE);
+    CU_ASSERT_EQUAL(checked_step(OC_ALG_ADAM, &adamw, &fp32, 1, N, c.master, c.master,
+                                      st, c.g), OC_ERR_UNSUPPORTED);
+    CU_ASSERT_EQUAL(checked_step(OC_ALG_COUNT, &adamw, &s, 1, N, c.param, c.master, st,
+                                      c.g), OC_ERR_BAD_PROFILE);
     /* n = 0: state may be NULL (nothing is read), the hyper-parameters are still checked. */
-    CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_ADAM, &adamw, 0, &s, 1, 0, c.param, c.master, NULL,
-                                      c.g, 0), OC_OK);
-    CU_ASSERT_EQUAL(oc_ref_mixed_step(OC_ALG_ADAM, &nan_lr, 0, &s, 1, 0, c.param, c.master, NULL,
-                                      c.g, 0), OC_ERR_BAD_HPARAM);
+    CU_ASSERT_EQUAL(checked_step(OC_ALG_ADAM, &adamw, &s, 1, 0, c.param, c.master, NULL,
+                                      c.g), OC_OK);
+    CU_ASSERT_EQUAL(checked_step(OC_ALG_ADAM, &nan_lr, &s, 1, 0, c.param, c.master, NULL,
+                                      c.g), OC_ERR_BAD_HPARAM);
     CU_ASSERT(memcmp(&c, &before, sizeof c) == 0);
 }
 

@@ -21,6 +21,7 @@
 #include "tolcap.h"
 #include "vectors.h"
 #include "../../vectors/gen/st_writer.h"
+#include "../mutants/adam.h"
 
 #define FAM "adam-torch"
 #define VECTOR_DIR OPTCERT_SOURCE_DIR "/vectors"

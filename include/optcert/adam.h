@@ -30,26 +30,6 @@ typedef struct oc_adam_hparams {
     int maximize;               /* torch only                                     ADAM-MAX-1 */
 } oc_adam_hparams;
 
-/* The catalogue of known mistakes (spec/adam.md §5). */
-typedef enum oc_adam_mutant {
-    OC_ADAM_CORRECT = 0,
-    OC_ADAM_MUT_EPS_INSIDE_SQRT,
-    OC_ADAM_MUT_NO_BIAS_CORRECTION,
-    OC_ADAM_MUT_BIAS_CORRECTION_T_MINUS_1,
-    OC_ADAM_MUT_BIAS_CORRECTION_T_PLUS_1,
-    OC_ADAM_MUT_L2_INSTEAD_OF_DECOUPLED,
-    OC_ADAM_MUT_DECAY_NOT_SCALED_BY_LR,
-    OC_ADAM_MUT_DECAY_AFTER_UPDATE,
-    OC_ADAM_MUT_EPS_HAT,
-    OC_ADAM_MUT_BETAS_SWAPPED,
-    OC_ADAM_MUT_V_WITH_ABS_G,
-    OC_ADAM_MUT_AMSGRAD_MAX_OF_VHAT,
-    OC_ADAM_MUTANT_COUNT
-} oc_adam_mutant;
-
-/* Stable short name and one-line description of a mutant (NULL if out of range). */
-const char *oc_adam_mutant_name(oc_adam_mutant mu);
-const char *oc_adam_mutant_description(oc_adam_mutant mu);
 /* Profile name ("torch", "optax", "paper", "keras"); NULL if out of range. */
 const char *oc_adam_profile_name(oc_adam_profile pr);
 /* Parse a profile name; OC_ERR_BAD_PROFILE if unknown. */
@@ -58,12 +38,37 @@ oc_status oc_adam_profile_parse(const char *name, oc_adam_profile *out);
 /* Checks hyper-parameters and step against ADAM-HP-1 / ADAM-HP-2 and the profile's options. */
 oc_status oc_adam_check(const oc_adam_hparams *hp, int64_t step);
 
+/* ADAM-ERR-1: what oc_ref_adam_step checks before it writes (hyper-parameters, step, and the
+ * buffers: present, aligned, disjoint; vmax only with amsgrad). */
+oc_status oc_adam_check_args(const oc_adam_hparams *hp, int64_t step, size_t n, const float *p,
+                             const float *m, const float *v, const float *vmax, const float *g);
+
+/* The pieces of the step, each a rule of spec/adam.md, for hyper-parameters that pass
+ * oc_adam_check (the harness's mutants, conformance/mutants/adam.c, recombine them). Their
+ * ACSL contracts are in ref/adam.c, beside the predicates they use. */
+typedef struct oc_adam_coeffs {
+    double beta1, beta2; /* the moments' decay rates */
+    double bc1, bc2;     /* ADAM-BC-1: 1 - beta^t */
+    double step_mult;    /* multiplies the direction: lr, or eta*lr (paper) */
+    double decay;        /* decoupled decay factor: lr*wd, or eta*wd (paper); 0 for L2 */
+    double l2;           /* coefficient of p added to g (ADAM-WD-1) */
+    int eps_hat;         /* ADAM-PROF-KERAS form of the denominator */
+} oc_adam_coeffs;
+void oc_adam_coefficients(const oc_adam_hparams *hp, int64_t step, oc_adam_coeffs *c);
+double oc_adam_gradient(const oc_adam_hparams *hp, const oc_adam_coeffs *c, double p,
+                        float grad);                                         /* MAX-1, WD-1 */
+float oc_adam_average(double beta, double s, double x);                      /* M-1, V-1 */
+float oc_adam_amsgrad(float *vmax, double v);                                /* AMS-1 */
+double oc_adam_denominator(const oc_adam_hparams *hp, const oc_adam_coeffs *c,
+                           double v);                                        /* EPS-1 */
+double oc_adam_direction(const oc_adam_coeffs *c, double m, double denominator); /* DIR-1 */
+float oc_adam_param(const oc_adam_coeffs *c, double p, double direction);    /* UPD-1, WD-2 */
+
 /* One optimizer step (step >= 1 is the 1-based count of this update) on n elements.
  * p, m, v: fp32 parameter and moments, updated in place (ADAM-STORE-1).
  * vmax: AMSGrad running maximum, required iff hp->amsgrad, else may be NULL.
  * g: gradient (read only). On any error nothing is written. */
 oc_status oc_ref_adam_step(const oc_adam_hparams *hp, int64_t step, size_t n,
-                           float *p, float *m, float *v, float *vmax, const float *g,
-                           oc_adam_mutant mutant);
+                           float *p, float *m, float *v, float *vmax, const float *g);
 
 #endif

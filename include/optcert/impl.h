@@ -67,16 +67,16 @@
 #define OC_CAP_ADAFACTOR (1ull << 51)     /* ADAFACTOR-*: every profile and option */
 
 /* The entry points, one type per algorithm. */
-/* Same contract as oc_ref_adam_step without the mutant: fp32 buffers updated in
- * place, nothing written on error. NULL if no Adam capability is claimed. */
+/* Same contract as oc_ref_adam_step: fp32 buffers updated in place, nothing written on
+ * error. NULL if no Adam capability is claimed. */
 typedef oc_status (*oc_adam_step_fn)(void *ctx, const oc_adam_hparams *hp, int64_t step, size_t n,
                                      float *p, float *m, float *v, float *vmax, const float *g);
 
-/* As oc_ref_sgd_step without the mutant; NULL if no SGD capability is claimed. */
+/* As oc_ref_sgd_step; NULL if no SGD capability is claimed. */
 typedef oc_status (*oc_sgd_step_fn)(void *ctx, const oc_sgd_hparams *hp, int64_t step, size_t n,
                                     float *p, float *buf, const float *g);
 
-/* As oc_ref_lion_step without the mutant; NULL if no Lion capability is claimed. */
+/* As oc_ref_lion_step; NULL if no Lion capability is claimed. */
 typedef oc_status (*oc_lion_step_fn)(void *ctx, const oc_lion_hparams *hp, int64_t step, size_t n,
                                      float *p, float *m, const float *g);
 
@@ -84,7 +84,7 @@ typedef oc_status (*oc_lion_step_fn)(void *ctx, const oc_lion_hparams *hp, int64
 typedef oc_status (*oc_schedule_eval_fn)(void *ctx, const oc_schedule *s, int64_t samples,
                                          double *lr, double *wd);
 
-/* As oc_ref_mixed_step without the mutants; NULL if no OC_CAP_MIXED_* is claimed. */
+/* As oc_ref_mixed_step; NULL if no OC_CAP_MIXED_* is claimed. */
 typedef oc_status (*oc_mixed_step_fn)(void *ctx, oc_algorithm alg, const void *hp,
                                       const oc_storage *s, int64_t step, size_t n, void *param,
                                       float *master, void *const *state, const float *g);

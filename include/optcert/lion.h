@@ -18,26 +18,25 @@ typedef struct oc_lion_hparams {
     double weight_decay; /* >= 0, decoupled, lr-scaled: p *= 1 - lr*wd   LION-WD-1 */
 } oc_lion_hparams;
 
-typedef enum oc_lion_mutant {
-    OC_LION_CORRECT = 0,
-    OC_LION_MUT_MOMENTUM_BEFORE_SIGN,
-    OC_LION_MUT_BETAS_SWAPPED,
-    OC_LION_MUT_DECAY_NOT_SCALED_BY_LR,
-    OC_LION_MUT_COUPLED_DECAY,
-    OC_LION_MUT_SIGN_ZERO_IS_ONE,
-    OC_LION_MUTANT_COUNT
-} oc_lion_mutant;
-
-const char *oc_lion_mutant_name(oc_lion_mutant mu);
-const char *oc_lion_mutant_description(oc_lion_mutant mu);
 const char *oc_lion_profile_name(oc_lion_profile pr);
 oc_status oc_lion_profile_parse(const char *name, oc_lion_profile *out);
 
 oc_status oc_lion_check(const oc_lion_hparams *hp, int64_t step);
 
+/* LION-ERR-1: what oc_ref_lion_step checks before it writes (hyper-parameters, step, and the
+ * buffers: present, aligned, disjoint). */
+oc_status oc_lion_check_args(const oc_lion_hparams *hp, int64_t step, size_t n, const float *p,
+                             const float *m, const float *g);
+
+/* The pieces of the step, each a rule of spec/lion.md (the harness's mutants,
+ * conformance/mutants/lion.c, recombine them; ACSL contracts in ref/lion.c). */
+double oc_lion_sign(double b1, double m, double g);           /* DIR-1, SIGN-1: -1, 0, +1, NaN */
+float oc_lion_momentum(double b2, double m, double g);        /* M-1 */
+float oc_lion_param(double lr, double decay, double p, double sign); /* UPD-1, WD-1 */
+
 /* One step (step >= 1) on n elements: p and momentum m (fp32) updated in place.
  * On error nothing is written. */
 oc_status oc_ref_lion_step(const oc_lion_hparams *hp, int64_t step, size_t n, float *p, float *m,
-                           const float *g, oc_lion_mutant mutant);
+                           const float *g);
 
 #endif

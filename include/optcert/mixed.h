@@ -21,24 +21,11 @@ typedef enum oc_algorithm {
 
 #define OC_MIXED_MAX_STATE 3
 
-/* The catalogue of mixed-precision mistakes (spec/mixed.md §5). */
-typedef enum oc_mixed_mutant {
-    OC_MIXED_CORRECT = 0,
-    OC_MIXED_MUT_TRUNCATING_WRITEBACK, /* param = master truncated, not rounded     MP-CONV-1 */
-    OC_MIXED_MUT_MASTER_FROM_PARAM,    /* master re-created from the 16-bit param   MP-MASTER-1 */
-    OC_MIXED_MUT_STATE_IN_BF16,        /* fp32 state stored as bf16                 MP-STORE-2 */
-    OC_MIXED_MUTANT_COUNT
-} oc_mixed_mutant;
-
-const char *oc_mixed_mutant_name(oc_mixed_mutant mu);
-const char *oc_mixed_mutant_description(oc_mixed_mutant mu);
-
 /* State tensors the algorithm carries with these hyper-parameters (Adam: m, v and vmax with
  * AMSGrad; SGD: buf with momentum; Lion: m); -1 if alg is out of range or hp is NULL. */
 int oc_algorithm_state_count(oc_algorithm alg, const void *hp);
 
-/* One step of algorithm alg (hyper-parameters hp, its own mutant alg_mutant: 0 = correct)
- * under storage s (MP-STORE-1..3, MP-MASTER-1):
+/* One step of algorithm alg (hyper-parameters hp) under storage s (MP-STORE-1..3, MP-MASTER-1):
  *   param   s->param format, [n]: the model parameter; when 16-bit it is written back from
  *           the master (MP-CONV-1); when f32 it is itself stepped and master must be NULL;
  *   master  fp32 [n], required iff s->param is 16-bit, stepped by the algorithm;
@@ -47,9 +34,14 @@ int oc_algorithm_state_count(oc_algorithm alg, const void *hp);
  *   g       fp32 gradient [n].
  * Within the step the state is held in fp32; each 16-bit tensor is widened on entry and
  * narrowed on exit (MP-STORE-2). On any error nothing is written. */
-oc_status oc_ref_mixed_step(oc_algorithm alg, const void *hp, int alg_mutant,
-                            const oc_storage *s, int64_t step, size_t n, void *param,
-                            float *master, void *const *state, const float *g,
-                            oc_mixed_mutant mutant);
+oc_status oc_ref_mixed_step(oc_algorithm alg, const void *hp, const oc_storage *s, int64_t step,
+                            size_t n, void *param, float *master, void *const *state,
+                            const float *g);
+
+/* MP-ERR-1: the status oc_ref_mixed_step returns for these arguments if it is an error, else
+ * OC_OK (formats, master presence, the algorithm's check, the buffers); reads no tensor. */
+oc_status oc_mixed_check(oc_algorithm alg, const void *hp, const oc_storage *s, int64_t step,
+                         size_t n, const void *param, const float *master, void *const *state,
+                         const float *g);
 
 #endif

@@ -22,28 +22,32 @@ typedef struct oc_sgd_hparams {
     int maximize;        /* torch only                                            SGD-MAX-1 */
 } oc_sgd_hparams;
 
-typedef enum oc_sgd_mutant {
-    OC_SGD_CORRECT = 0,
-    OC_SGD_MUT_NESTEROV_USES_BUFFER,
-    OC_SGD_MUT_DAMPENING_ON_FIRST_STEP,
-    OC_SGD_MUT_LERP_WEIGHTS_SWAPPED,
-    OC_SGD_MUT_MAXIMIZE_AFTER_DECAY,
-    OC_SGD_MUT_DECAY_SKIPPED_WITHOUT_MOMENTUM,
-    OC_SGD_MUTANT_COUNT
-} oc_sgd_mutant;
-
-const char *oc_sgd_mutant_name(oc_sgd_mutant mu);
-const char *oc_sgd_mutant_description(oc_sgd_mutant mu);
 const char *oc_sgd_profile_name(oc_sgd_profile pr);
 oc_status oc_sgd_profile_parse(const char *name, oc_sgd_profile *out);
 
 /* Checks hyper-parameters and step against SGD-HP-1/2 and the profile's options. */
 oc_status oc_sgd_check(const oc_sgd_hparams *hp, int64_t step);
 
+/* SGD-ERR-1: what oc_ref_sgd_step checks before it writes (hyper-parameters, step, and the
+ * buffers: present, aligned, disjoint; buf only with momentum). */
+oc_status oc_sgd_check_args(const oc_sgd_hparams *hp, int64_t step, size_t n, const float *p,
+                            const float *buf, const float *g);
+
+/* The pieces of the step, each a rule of spec/sgd.md, for hyper-parameters that pass
+ * oc_sgd_check (the harness's mutants, conformance/mutants/sgd.c, recombine them). Their ACSL
+ * contracts are in ref/sgd.c, as for ref/adam.c. */
+double oc_sgd_torch_gradient(const oc_sgd_hparams *hp, double p, double g);   /* MAX-1, WD-1 */
+float oc_sgd_torch_buffer(const oc_sgd_hparams *hp, double buf, double g);    /* BUF-1 */
+double oc_sgd_torch_direction(const oc_sgd_hparams *hp, double g, double buf); /* NEST-1 */
+float oc_sgd_ema_buffer(double keep, double take, double buf, double g);       /* BUF-2 */
+double oc_sgd_ema_direction(const oc_sgd_hparams *hp, double keep, double take, double g,
+                            double buf);                                       /* NEST-2 */
+float oc_sgd_param(const oc_sgd_hparams *hp, double p, double direction);      /* UPD-1, WD-2 */
+
 /* One step (step >= 1) on n elements: p and the momentum buffer buf (fp32) updated in place.
  * buf is read only when momentum > 0 (may be NULL otherwise); in the torch profile the input
  * buffer of step 1 is ignored (torch creates it from g, SGD-BUF-1). On error nothing is written. */
 oc_status oc_ref_sgd_step(const oc_sgd_hparams *hp, int64_t step, size_t n, float *p, float *buf,
-                          const float *g, oc_sgd_mutant mutant);
+                          const float *g);
 
 #endif

@@ -92,7 +92,7 @@ const char *oc_fast_isa_name(oc_fast_isa isa);
 /* Selects a set for the whole process: OC_ERR_UNSUPPORTED if this CPU lacks it. */
 oc_status oc_fast_isa_select(oc_fast_isa isa);
 
-/* FAST-MIXED-1: oc_impl.mixed_step (the contract of oc_ref_mixed_step without the mutants) on
+/* FAST-MIXED-1: oc_impl.mixed_step (the contract of oc_ref_mixed_step) on
  * the fused kernels: the master is the kernels' parameter, a 16-bit parameter their model copy;
  * bf16 state goes through fp32 scratch. fp16 state is OC_ERR_UNSUPPORTED. */
 oc_status oc_fast_mixed_step(oc_algorithm alg, const void *hp, const oc_storage *s,
