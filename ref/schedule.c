@@ -143,7 +143,7 @@ double oc_schedule_warmup_lr(const oc_schedule *s, int64_t n)
 /*@ requires \valid_read(s) && sched_lr_ok(s);
     requires s->warmup_steps <= n;
     assigns \nothing;
-    ensures 0.0 <= \result <= s->max_lr;
+    ensures \is_finite(\result) && 0.0 <= \result <= s->max_lr;
 */
 double oc_schedule_inverse_sqrt(const oc_schedule *s, int64_t n)
 {
@@ -212,16 +212,14 @@ static double decay_lr(const oc_schedule *s, int64_t n)
 */
 double oc_schedule_lr(const oc_schedule *s, int64_t n)
 {
-    switch (oc_schedule_lr_phase(s, n)) {
-    case OC_LR_WARMUP:
+    const oc_lr_phase phase = oc_schedule_lr_phase(s, n);
+    if (phase == OC_LR_WARMUP)
         return oc_schedule_warmup_lr(s, n);
-    case OC_LR_MAX:
+    if (phase == OC_LR_MAX)
         return s->max_lr;
-    case OC_LR_END:
+    if (phase == OC_LR_END)
         return s->min_lr;
-    default:
-        return decay_lr(s, n);
-    }
+    return decay_lr(s, n);
 }
 
 /* SCHED-WD-1 inside the increment, times wd_mult: the linear ratio r = num / I, or the
