@@ -110,14 +110,6 @@ oc_status oc_loss_scale_profile_parse(const char *name, oc_loss_scale_profile *o
 {
     if (name == NULL || out == NULL)
         return OC_ERR_NULL_POINTER;
-    /* The names are valid strings: literals of 8, 17 and 5 characters (-wp-literals). Needed:
-     * without them strcmp's valid_string precondition went unproved (2026-12-02). */
-    //@ assert name_0: \valid_read(profile_names[0] + (0 .. 8)) && profile_names[0][8] == '\0';
-    //@ assert name_0_str: valid_read_string(profile_names[0]);
-    //@ assert name_1: \valid_read(profile_names[1] + (0 .. 17)) && profile_names[1][17] == '\0';
-    //@ assert name_1_str: valid_read_string(profile_names[1]);
-    //@ assert name_2: \valid_read(profile_names[2] + (0 .. 5)) && profile_names[2][5] == '\0';
-    //@ assert name_2_str: valid_read_string(profile_names[2]);
     /*@ loop invariant 0 <= i <= OC_LS_PROFILE_COUNT;
         loop assigns i;
         loop variant OC_LS_PROFILE_COUNT - i;
