@@ -1,5 +1,5 @@
-/* Eva driver for ref/loss_scale.c: oc_ref_loss_scale_update, _init and _run, every profile and
- * mutant (and one out of range of each).
+/* Eva driver for ref/loss_scale.c: oc_ref_loss_scale_update, _init and _run, every profile (and
+ * one out of range).
  *
  * Analysed with ref/loss_scale.c and -warn-special-float non-finite: "0 alarms" means that for
  * every input in the ranges below no float operation yields NaN or an infinity (the one the
@@ -8,7 +8,6 @@
  *
  * Stated ranges (each independently; every combination is analysed):
  *   profile                each value in its own call, and one past the last (rejected)
- *   mutant                 every value, and one past the last (rejected)
  *   initial_scale, scale   binary32 in [0, 2^64]
  *   min_scale              binary32 in [-1, 2^64]
  *   growth_factor          binary32 in [0, 2^15]
@@ -47,12 +46,11 @@ static oc_loss_scaler config(oc_loss_scale_profile profile)
 static int run_profile(oc_loss_scale_profile profile)
 {
     oc_loss_scaler c = config(profile);
-    oc_loss_scale_mutant mu = (oc_loss_scale_mutant)Frama_C_interval(0, OC_LS_MUTANT_COUNT);
     oc_loss_scale_state s;
     s.scale = Frama_C_float_interval(0.0f, 0x1p64f);
     s.growth_tracker = Frama_C_long_long_interval(-1, 2147483648LL);
     s.hysteresis_tracker = Frama_C_long_long_interval(INT64_MIN, INT64_MAX);
-    oc_status st = oc_ref_loss_scale_update(&c, &s, Frama_C_interval(0, 1), mu);
+    oc_status st = oc_ref_loss_scale_update(&c, &s, Frama_C_interval(0, 1));
 
     oc_loss_scale_state init;
     oc_status st2 = oc_ref_loss_scale_init(&c, &init);
@@ -62,9 +60,8 @@ static int run_profile(oc_loss_scale_profile profile)
     for (int i = 0; i < N; i++)
         h[i] = (unsigned char)Frama_C_interval(0, 1);
     size_t n = Frama_C_size_t_interval(0, N);
-    oc_status st3 = oc_ref_loss_scale_run(&c, h, n, traj, mu);
-    const char *names[2] = {oc_loss_scale_mutant_name(mu), oc_loss_scale_mutant_description(mu)};
-    return (int)st + (int)st2 + (int)st3 + (names[0] != 0) + (names[1] != 0);
+    oc_status st3 = oc_ref_loss_scale_run(&c, h, n, traj);
+    return (int)st + (int)st2 + (int)st3;
 }
 
 int main(void)

@@ -1,7 +1,7 @@
 /* Eva driver for ref/te_storage.c (spec/te_storage.md): the split and the reconstruction of
  * every one of the 2^32 masters (TESTORE-SPLIT-1/2), the E4M3 encoding of every binary32 value
- * in both saturation modes and the decoding of every byte (TESTORE-FP8-1), and
- * oc_ref_te_storage in both directions, every configuration, every mutant and every error path
+ * and the decoding of every byte (TESTORE-FP8-1), and
+ * oc_ref_te_storage in both directions, every configuration and every error path
  * on tensors of one to three elements holding any binary32 value, any stored bit pattern and
  * any scale (one call per master mode, each with the buffers that mode needs; a last call
  * per missing or out-of-range argument). oc_narrow and oc_widen are taken by the contracts
@@ -48,10 +48,8 @@ int main(void)
     sink += oc_te_split_param(u) + oc_te_join((uint16_t)Frama_C_interval(0, 65535),
                                               (uint16_t)Frama_C_interval(0, 65535));
     sink += oc_te_roundtrip(Frama_C_unsigned_int_interval(0, 0xffffffffu));
-    sink += oc_fp8_e4m3_encode(any_float(), Frama_C_interval(0, 1));
+    sink += oc_fp8_e4m3_encode(any_float());
     sink += oc_fp8_e4m3_decode((uint8_t)Frama_C_interval(0, 255)) != 0.0f;
-    sink += oc_te_mutant_name((oc_te_mutant)Frama_C_interval(0, OC_TE_MUTANT_COUNT)) != 0;
-    sink += oc_te_mutant_description((oc_te_mutant)Frama_C_interval(0, OC_TE_MUTANT_COUNT)) != 0;
 
     static uint16_t param[N], rem[N];
     static float master[N], w0[N], w1[N], w2[N];
@@ -68,8 +66,8 @@ int main(void)
     }
     float *work[3] = {w0, w1, w2};
     int st = 0;
-    /* One call per master mode (each with the buffers it needs), any direction, format, length,
-     * mutant and scale. */
+    /* One call per master mode (each with the buffers it needs), any direction, format, length
+     * and scale. */
     /*@ loop unroll 3; */
     for (int mode = 0; mode < OC_TE_MASTER_COUNT; mode++) {
         oc_te_config c;
@@ -85,8 +83,7 @@ int main(void)
         s.scale[0] = any_float();
         s.scale[1] = any_float();
         st += (int)oc_ref_te_storage(&c, (oc_te_direction)Frama_C_interval(0, 1),
-                                     (size_t)Frama_C_interval(1, N), &s, work,
-                                     (oc_te_mutant)Frama_C_interval(0, OC_TE_MUTANT_COUNT - 1));
+                                     (size_t)Frama_C_interval(1, N), &s, work);
     }
     /* The error paths (TESTORE-ERR-1), one missing or out-of-range argument per call. */
     static const struct {
@@ -117,10 +114,9 @@ int main(void)
         s.moment[1] = mom_f[1];
         s.scale[0] = bad[k].scale;
         s.scale[1] = 1.0f;
-        st += (int)oc_ref_te_storage(&c, (oc_te_direction)bad[k].dir, (size_t)bad[k].n, &s, work,
-                                     OC_TE_CORRECT);
+        st += (int)oc_ref_te_storage(&c, (oc_te_direction)bad[k].dir, (size_t)bad[k].n, &s, work);
     }
     oc_te_state s0 = {param, rem, master, {mom_f[0], mom_f[1]}, {1.0f, 1.0f}};
-    oc_status st0 = oc_ref_te_storage(NULL, OC_TE_LOAD, 1, &s0, work, OC_TE_CORRECT);
+    oc_status st0 = oc_ref_te_storage(NULL, OC_TE_LOAD, 1, &s0, work);
     return st + (int)st0;
 }

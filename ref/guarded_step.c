@@ -402,7 +402,7 @@ static oc_status step_subs(size_t nsub, oc_sub_optimizer *subs, unsigned steppin
 static void update_scaler(const oc_loss_scaler *scaler, oc_loss_scale_state *state, int found_inf)
 {
     oc_loss_scale_state next = *state;
-    if (oc_ref_loss_scale_update(scaler, &next, found_inf, OC_LS_CORRECT) == OC_OK)
+    if (oc_ref_loss_scale_update(scaler, &next, found_inf) == OC_OK)
         *state = next;
 }
 
@@ -491,7 +491,7 @@ oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler
     }
     if (cfg->mode == OC_GUARD_SCALED) {
         oc_loss_scale_state copy = *scaler_state;   /* validates both, on a copy (LS-ERR-1) */
-        if ((st = oc_ref_loss_scale_update(scaler, &copy, 0, OC_LS_CORRECT)) != OC_OK)
+        if ((st = oc_ref_loss_scale_update(scaler, &copy, 0)) != OC_OK)
             return st;
     }
     return OC_OK;

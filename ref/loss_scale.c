@@ -90,49 +90,16 @@
         ls_scale(c, h, n - 1);
 
     // A state the configuration can be in (LS-STATE-1), for the update's preconditions.
-    predicate ls_state_ok(oc_loss_scaler c, oc_loss_scale_state s, integer slack) =
+    predicate ls_state_ok(oc_loss_scaler c, oc_loss_scale_state s) =
         \le_float((float)0.0, s.scale) &&
-        (c.profile != OC_LS_MEGATRON_CONSTANT ==>
-            0 <= s.growth_tracker < c.growth_interval + slack) &&
+        (c.profile != OC_LS_MEGATRON_CONSTANT ==> 0 <= s.growth_tracker < c.growth_interval) &&
         (c.profile == OC_LS_MEGATRON ==>
             OC_LS_MIN_HYSTERESIS_TRACKER < s.hysteresis_tracker <= c.hysteresis);
 */
 
-static const char *const mutant_names[OC_LS_MUTANT_COUNT] = {
-    "correct",
-    "backoff-on-first-inf",
-    "hysteresis-kept-on-growth",
-    "growth-tracker-kept-on-inf",
-    "growth-interval-off-by-one",
-    "no-min-scale",
-    "hysteresis-reset-on-clean-step",
-};
-
-static const char *const mutant_descriptions[OC_LS_MUTANT_COUNT] = {
-    "the reference itself",
-    "hysteresis ignored: the first inf already multiplies the scale by the backoff factor",
-    "the hysteresis tracker is not reset to `hysteresis` when the scale grows",
-    "an inf does not reset the growth tracker (growth counts clean steps, not consecutive ones)",
-    "the scale grows after growth_interval + 1 consecutive clean steps",
-    "the backed-off scale is not clamped at min_scale",
-    "every clean step resets the hysteresis tracker (apex/TE update_scale_hysteresis)",
-};
-
 static const char *const profile_names[OC_LS_PROFILE_COUNT] = {
     "megatron", "megatron-constant", "torch",
 };
-
-/*@ assigns \result \from mu, mutant_names[0 .. OC_LS_MUTANT_COUNT - 1]; */
-const char *oc_loss_scale_mutant_name(oc_loss_scale_mutant mu)
-{
-    return (unsigned)mu < OC_LS_MUTANT_COUNT ? mutant_names[mu] : NULL;
-}
-
-/*@ assigns \result \from mu, mutant_descriptions[0 .. OC_LS_MUTANT_COUNT - 1]; */
-const char *oc_loss_scale_mutant_description(oc_loss_scale_mutant mu)
-{
-    return (unsigned)mu < OC_LS_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
-}
 
 /*@ requires name == \null || valid_read_string(name);
     requires out == \null || \valid(out);
@@ -143,13 +110,6 @@ oc_status oc_loss_scale_profile_parse(const char *name, oc_loss_scale_profile *o
 {
     if (name == NULL || out == NULL)
         return OC_ERR_NULL_POINTER;
-    /* The names are valid strings: literals of 8, 17 and 5 characters (-wp-literals). */
-    //@ assert name_0: \valid_read(profile_names[0] + (0 .. 8)) && profile_names[0][8] == '\0';
-    //@ assert name_0_str: valid_read_string(profile_names[0]);
-    //@ assert name_1: \valid_read(profile_names[1] + (0 .. 17)) && profile_names[1][17] == '\0';
-    //@ assert name_1_str: valid_read_string(profile_names[1]);
-    //@ assert name_2: \valid_read(profile_names[2] + (0 .. 5)) && profile_names[2][5] == '\0';
-    //@ assert name_2_str: valid_read_string(profile_names[2]);
     /*@ loop invariant 0 <= i <= OC_LS_PROFILE_COUNT;
         loop assigns i;
         loop variant OC_LS_PROFILE_COUNT - i;
@@ -226,66 +186,59 @@ oc_status oc_ref_loss_scale_init(const oc_loss_scaler *c, oc_loss_scale_state *s
     return OC_OK;
 }
 
-/* One update of a valid state (LS-GROW-1 ... LS-BACKOFF-1), with the mutants of §5. The
- * configuration and the state are values, so that the proof of oc_ref_loss_scale_run needs
- * no reasoning about memory. */
+/* One update of a valid state (LS-GROW-1 ... LS-BACKOFF-1). The configuration and the state
+ * are values, so that the proof of oc_ref_loss_scale_run needs no reasoning about memory. */
 /*@ requires ls_cfg_ok(c);
-    requires ls_state_ok(c, s, mu == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE ? 1 : 0);
-    requires OC_LS_CORRECT <= mu < OC_LS_MUTANT_COUNT;
+    requires ls_state_ok(c, s);
     assigns \nothing;
     ensures \le_float((float)0.0, \result.scale);
-    ensures c.profile != OC_LS_MEGATRON_CONSTANT ==> 0 <= \result.growth_tracker <
-            c.growth_interval + (mu == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE ? 1 : 0);
+    ensures c.profile != OC_LS_MEGATRON_CONSTANT ==>
+            0 <= \result.growth_tracker < c.growth_interval;
     ensures c.profile == OC_LS_MEGATRON_CONSTANT ==> \result == s;
     ensures c.profile == OC_LS_MEGATRON ==>
             s.hysteresis_tracker - 1 <= \result.hysteresis_tracker <= c.hysteresis;
     ensures c.profile == OC_LS_TORCH ==> \result.hysteresis_tracker == s.hysteresis_tracker;
-    ensures mu == OC_LS_CORRECT && c.profile != OC_LS_MEGATRON_CONSTANT ==>
+    ensures c.profile != OC_LS_MEGATRON_CONSTANT ==>
             \result.growth_tracker == (inf != 0 ? 0 :
                 s.growth_tracker + 1 == c.growth_interval ? 0 : s.growth_tracker + 1);
-    ensures mu == OC_LS_CORRECT && c.profile == OC_LS_MEGATRON ==>
+    ensures c.profile == OC_LS_MEGATRON ==>
             \result.hysteresis_tracker == (inf != 0 ? s.hysteresis_tracker - 1 :
                 s.growth_tracker + 1 == c.growth_interval ? c.hysteresis : s.hysteresis_tracker);
-    ensures scale_kept: mu == OC_LS_CORRECT && c.profile != OC_LS_MEGATRON_CONSTANT &&
+    ensures scale_kept: c.profile != OC_LS_MEGATRON_CONSTANT &&
             (inf == 0 ? s.growth_tracker + 1 != c.growth_interval
                       : c.profile == OC_LS_MEGATRON && \result.hysteresis_tracker > 0) ==>
             ls_same_scale(\result, s.scale);
-    ensures scale_grown: mu == OC_LS_CORRECT && c.profile != OC_LS_MEGATRON_CONSTANT &&
+    ensures scale_grown: c.profile != OC_LS_MEGATRON_CONSTANT &&
             inf == 0 && s.growth_tracker + 1 == c.growth_interval ==>
             ls_same_scale(\result, ls_grown(c, s.scale));
-    ensures scale_backed_off: mu == OC_LS_CORRECT && c.profile != OC_LS_MEGATRON_CONSTANT &&
+    ensures scale_backed_off: c.profile != OC_LS_MEGATRON_CONSTANT &&
             inf != 0 && (c.profile == OC_LS_TORCH || \result.hysteresis_tracker <= 0) ==>
             ls_same_scale(\result, ls_backed(c, s.scale));
 */
-static oc_loss_scale_state ls_step(oc_loss_scaler c, oc_loss_scale_state s, int inf,
-                                   oc_loss_scale_mutant mu)
+oc_loss_scale_state oc_loss_scale_next(oc_loss_scaler c, oc_loss_scale_state s, int inf)
 {
     if (c.profile == OC_LS_MEGATRON_CONSTANT)              /* LS-PROF-CONSTANT */
         return s;
     int megatron = c.profile == OC_LS_MEGATRON;
     if (inf) {                                             /* LS-INF-1 */
-        if (mu != OC_LS_MUT_GROWTH_TRACKER_KEPT_ON_INF)
-            s.growth_tracker = 0;
+        s.growth_tracker = 0;
         if (megatron)
             s.hysteresis_tracker -= 1;                     /* LS-HYST-1 */
-        if (!megatron || s.hysteresis_tracker <= 0 || mu == OC_LS_MUT_BACKOFF_ON_FIRST_INF) {
+        if (!megatron || s.hysteresis_tracker <= 0) {
             float backed = s.scale * c.backoff_factor;     /* LS-BACKOFF-1, LS-MUL-1 */
-            if (megatron && backed < c.min_scale && mu != OC_LS_MUT_NO_MIN_SCALE)
+            if (megatron && backed < c.min_scale)
                 backed = c.min_scale;
             s.scale = backed;
         }
         return s;
     }
     int64_t clean = s.growth_tracker + 1;                  /* LS-GROW-1 */
-    int64_t interval = c.growth_interval + (mu == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE);
-    if (megatron && mu == OC_LS_MUT_HYSTERESIS_RESET_ON_CLEAN)
-        s.hysteresis_tracker = c.hysteresis;
-    if (clean != interval) {
+    if (clean != c.growth_interval) {
         s.growth_tracker = clean;
         return s;
     }
     s.growth_tracker = 0;
-    if (megatron && mu != OC_LS_MUT_HYSTERESIS_KEPT_ON_GROWTH)
+    if (megatron)
         s.hysteresis_tracker = c.hysteresis;               /* LS-HYST-1 */
     float grown = s.scale * c.growth_factor;               /* LS-MUL-1 */
     if (megatron || grown <= (float)FLT_MAX)               /* LS-OVF-1: torch keeps its scale */
@@ -293,39 +246,43 @@ static oc_loss_scale_state ls_step(oc_loss_scaler c, oc_loss_scale_state s, int 
     return s;
 }
 
+/* LS-STATE-1: a scale >= 0 (or +inf), the growth tracker below growth_interval, Megatron's
+ * hysteresis tracker at most `hysteresis` and above OC_LS_MIN_HYSTERESIS_TRACKER. */
+/*@ requires \valid_read(c) && \valid_read(s);
+    assigns \nothing;
+    ensures \result == OC_OK || \result == OC_ERR_BAD_STEP;
+    ensures \result == OC_OK <==> ls_state_ok(*c, *s);
+*/
+oc_status oc_loss_scale_state_check(const oc_loss_scaler *c, const oc_loss_scale_state *s)
+{
+    if (!(s->scale >= 0.0f))
+        return OC_ERR_BAD_STEP;
+    if (c->profile != OC_LS_MEGATRON_CONSTANT &&
+        (s->growth_tracker < 0 || s->growth_tracker >= c->growth_interval))
+        return OC_ERR_BAD_STEP;
+    if (c->profile == OC_LS_MEGATRON && (s->hysteresis_tracker <= OC_LS_MIN_HYSTERESIS_TRACKER ||
+                                         s->hysteresis_tracker > c->hysteresis))
+        return OC_ERR_BAD_STEP;
+    return OC_OK;
+}
+
 /* LS-ERR-1: checks everything, then updates; on error nothing is written. */
 /*@ requires c == \null || \valid_read(c);
     requires s == \null || \valid(s);
     assigns *s;
     ensures \result == OC_OK <==>
-            c != \null && s != \null && OC_LS_CORRECT <= mutant < OC_LS_MUTANT_COUNT &&
-            \old(ls_cfg_ok(*c)) &&
-            \old(ls_state_ok(*c, *s, mutant == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE ? 1 : 0));
+            c != \null && s != \null && \old(ls_cfg_ok(*c)) && \old(ls_state_ok(*c, *s));
     ensures \result != OC_OK && s != \null ==> *s == \old(*s);
 */
 oc_status oc_ref_loss_scale_update(const oc_loss_scaler *c, oc_loss_scale_state *s,
-                                   int found_inf, oc_loss_scale_mutant mutant)
+                                   int found_inf)
 {
     oc_status st;
     if (c == NULL || s == NULL)
         return OC_ERR_NULL_POINTER;
-    if ((unsigned)mutant >= OC_LS_MUTANT_COUNT)
-        return OC_ERR_BAD_PROFILE;
-    if ((st = oc_loss_scaler_check(c)) != OC_OK)
+    if ((st = oc_loss_scaler_check(c)) != OC_OK || (st = oc_loss_scale_state_check(c, s)) != OC_OK)
         return st;
-    /* LS-STATE-1: a scale >= 0 (or +inf), the growth tracker below growth_interval (one more
-     * for the off-by-one mutant, which counts up to it), Megatron's hysteresis tracker at most
-     * `hysteresis` and above OC_LS_MIN_HYSTERESIS_TRACKER. */
-    if (!(s->scale >= 0.0f))
-        return OC_ERR_BAD_STEP;
-    if (c->profile != OC_LS_MEGATRON_CONSTANT &&
-        (s->growth_tracker < 0 ||
-         s->growth_tracker >= c->growth_interval + (mutant == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE)))
-        return OC_ERR_BAD_STEP;
-    if (c->profile == OC_LS_MEGATRON && (s->hysteresis_tracker <= OC_LS_MIN_HYSTERESIS_TRACKER ||
-                                         s->hysteresis_tracker > c->hysteresis))
-        return OC_ERR_BAD_STEP;
-    *s = ls_step(*c, *s, found_inf, mutant);
+    *s = oc_loss_scale_next(*c, *s, found_inf);
     return OC_OK;
 }
 
@@ -338,61 +295,59 @@ oc_status oc_ref_loss_scale_update(const oc_loss_scaler *c, oc_loss_scale_state 
     requires found_inf != \null && trajectory != \null ==>
              \separated(found_inf + (0 .. n - 1), trajectory + (0 .. n - 1));
     assigns trajectory[0 .. n - 1];
-    ensures run_trackers: \result == OC_OK && mutant == OC_LS_CORRECT ==>
+    ensures run_trackers: \result == OC_OK ==>
             \forall integer k; 0 <= k < n ==>
                 trajectory[k].growth_tracker == ls_growth(\old(*c), (unsigned char *)found_inf, k + 1) &&
                 trajectory[k].hysteresis_tracker == ls_hyst(\old(*c), (unsigned char *)found_inf, k + 1);
-    ensures run_scale: \result == OC_OK && mutant == OC_LS_CORRECT ==>
+    ensures run_scale: \result == OC_OK ==>
             \forall integer k; 0 <= k < n ==>
                 ls_same(trajectory[k].scale, ls_scale(\old(*c), (unsigned char *)found_inf, k + 1));
     ensures \result != OC_OK ==> \forall integer k; 0 <= k < n ==> trajectory[k] == \old(trajectory[k]);
 */
 oc_status oc_ref_loss_scale_run(const oc_loss_scaler *c, const unsigned char *found_inf, size_t n,
-                                oc_loss_scale_state *trajectory, oc_loss_scale_mutant mutant)
+                                oc_loss_scale_state *trajectory)
 {
     oc_status st;
     if (c == NULL || (n > 0 && (found_inf == NULL || trajectory == NULL)))
         return OC_ERR_NULL_POINTER;
-    if ((unsigned)mutant >= OC_LS_MUTANT_COUNT)
-        return OC_ERR_BAD_PROFILE;
     if ((st = oc_loss_scaler_check(c)) != OC_OK)
         return st;
     const oc_loss_scaler cfg = *c; /* trajectory may overlap *c: read it once */
     oc_loss_scale_state cur = ls_init(cfg);
     /*@ loop invariant 0 <= i <= n;
         loop invariant \le_float((float)0.0, cur.scale);
-        loop invariant cfg.profile != OC_LS_MEGATRON_CONSTANT ==> 0 <= cur.growth_tracker <
-                       cfg.growth_interval + (mutant == OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE ? 1 : 0);
+        loop invariant cfg.profile != OC_LS_MEGATRON_CONSTANT ==>
+                       0 <= cur.growth_tracker < cfg.growth_interval;
         loop invariant cfg.profile == OC_LS_MEGATRON_CONSTANT ==>
                        cur.growth_tracker == 0 && cur.hysteresis_tracker == cfg.hysteresis;
         loop invariant cfg.profile == OC_LS_TORCH ==> cur.hysteresis_tracker == cfg.hysteresis;
         loop invariant hyst_range: cfg.profile == OC_LS_MEGATRON ==>
                        cfg.hysteresis - i <= cur.hysteresis_tracker <= cfg.hysteresis;
-        loop invariant growth_is_history: mutant == OC_LS_CORRECT ==>
+        loop invariant growth_is_history:
             cur.growth_tracker == ls_growth(cfg, (unsigned char *)found_inf, i);
-        loop invariant hyst_is_history: mutant == OC_LS_CORRECT ==>
+        loop invariant hyst_is_history:
             cur.hysteresis_tracker == ls_hyst(cfg, (unsigned char *)found_inf, i);
-        loop invariant scale_is_history: mutant == OC_LS_CORRECT ==>
+        loop invariant scale_is_history:
             ls_same_scale(cur, ls_scale(cfg, (unsigned char *)found_inf, i));
-        loop invariant trajectory_trackers: mutant == OC_LS_CORRECT ==>
+        loop invariant trajectory_trackers:
             \forall integer k; 0 <= k < i ==>
                 trajectory[k].growth_tracker == ls_growth(cfg, (unsigned char *)found_inf, k + 1) &&
                 trajectory[k].hysteresis_tracker == ls_hyst(cfg, (unsigned char *)found_inf, k + 1);
-        loop invariant trajectory_scale: mutant == OC_LS_CORRECT ==>
+        loop invariant trajectory_scale:
             \forall integer k; 0 <= k < i ==>
                 ls_same(trajectory[k].scale, ls_scale(cfg, (unsigned char *)found_inf, k + 1));
         loop assigns i, cur, trajectory[0 .. n - 1];
         loop variant n - i;
     */
     for (size_t i = 0; i < n; i++) {
-        cur = ls_step(cfg, cur, found_inf[i], mutant);
+        cur = oc_loss_scale_next(cfg, cur, found_inf[i]);
         /* The state after update i + 1, proved here where the context is small (the invariants
          * then follow from it and the stores). */
-        /*@ assert state_step: mutant == OC_LS_CORRECT ==>
+        /*@ assert state_step:
                 cur.growth_tracker == ls_growth(cfg, (unsigned char *)found_inf, i + 1) &&
                 cur.hysteresis_tracker == ls_hyst(cfg, (unsigned char *)found_inf, i + 1);
         */
-        /*@ assert scale_step: mutant == OC_LS_CORRECT ==>
+        /*@ assert scale_step:
                 ls_same_scale(cur, ls_scale(cfg, (unsigned char *)found_inf, i + 1));
         */
         /* Field by field: WP proves the invariants from three plain stores, not a struct store. */

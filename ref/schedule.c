@@ -33,36 +33,6 @@
     predicate sched_ok(oc_schedule *s) = sched_lr_ok(s) && sched_wd_ok(s);
 */
 
-static const char *const mutant_names[OC_SCHED_MUTANT_COUNT] = {
-    "correct",
-    "cosine-without-warmup-offset",
-    "min-lr-not-floor",
-    "warmup-off-by-one",
-    "wsd-decay-one-step-late",
-    "wd-cosine-decreasing",
-};
-
-static const char *const mutant_descriptions[OC_SCHED_MUTANT_COUNT] = {
-    "the reference itself",
-    "linear/cosine decay ratio n/decay_steps, ignoring the warmup (timm warmup_prefix=False)",
-    "inverse-sqrt not clamped at min_lr, and 0 instead of min_lr past decay_steps",
-    "warmup fraction (n+1)/warmup_steps instead of n/warmup_steps (one position ahead)",
-    "WSD anneal starts at decay_steps - wsd_decay_steps + 1, one sample late",
-    "weight-decay cosine increment uses cos(pi r) instead of cos(pi (1-r)): it decreases",
-};
-
-/*@ assigns \nothing; */
-const char *oc_schedule_mutant_name(oc_schedule_mutant mu)
-{
-    return (unsigned)mu < OC_SCHED_MUTANT_COUNT ? mutant_names[mu] : NULL;
-}
-
-/*@ assigns \nothing; */
-const char *oc_schedule_mutant_description(oc_schedule_mutant mu)
-{
-    return (unsigned)mu < OC_SCHED_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
-}
-
 /*@ assigns \nothing;
     ensures \result != 0 <==> finite_ge0(x);
 */
@@ -126,92 +96,161 @@ static const oc_sched_shape wsd_shapes[OC_WSD_DECAY_STYLE_COUNT] = {
     [OC_WSD_MINUS_SQRT] = OC_SCHED_ONE_MINUS_SQRT_COMPLEMENT,
 };
 
-/* SCHED-ISQRT-1 for W <= n <= D: max_lr sqrt(max(W,1)) / sqrt(max(n,1)), computed as
- * max_lr sqrt(max(W,1) / max(n,1)) (the root is <= 1, so lr <= max_lr), floored at min_lr. */
+/* SCHED-WARMUP-1 ... SCHED-END-1: which rule gives the lr at n. */
 /*@ requires \valid_read(s) && sched_lr_ok(s);
-    requires s->warmup_steps <= n <= s->decay_steps;
+    requires 0 <= n;
     assigns \nothing;
-    ensures mu != OC_SCHED_MUT_MIN_LR_NOT_FLOOR ==> s->min_lr <= \result <= s->max_lr;
+    behavior warmup:
+      assumes 0 < s->warmup_steps && n <= s->warmup_steps;
+      ensures \result == OC_LR_WARMUP;
+    behavior constant:
+      assumes !(0 < s->warmup_steps && n <= s->warmup_steps);
+      assumes s->decay_style == OC_LR_CONSTANT;
+      ensures \result == OC_LR_MAX;
+    behavior end:
+      assumes !(0 < s->warmup_steps && n <= s->warmup_steps);
+      assumes s->decay_style != OC_LR_CONSTANT && n > s->decay_steps;
+      ensures \result == OC_LR_END;
+    behavior decay:
+      assumes !(0 < s->warmup_steps && n <= s->warmup_steps);
+      assumes s->decay_style != OC_LR_CONSTANT && n <= s->decay_steps;
+      ensures \result == OC_LR_DECAY;
+    complete behaviors;
+    disjoint behaviors;
 */
-static double sched_inverse_sqrt_lr(const oc_schedule *s, int64_t n, oc_schedule_mutant mu)
+oc_lr_phase oc_schedule_lr_phase(const oc_schedule *s, int64_t n)
 {
-    int64_t W = s->warmup_steps;
-    double lr = oc_sched_scaled_sqrt_ratio(s->max_lr, W > 1 ? W : 1, n > 1 ? n : 1);
-    if (mu == OC_SCHED_MUT_MIN_LR_NOT_FLOOR)
-        return lr;
-    return at_most(lr, s->min_lr) ? s->min_lr : lr;
+    if (s->warmup_steps > 0 && n <= s->warmup_steps)                /* SCHED-WARMUP-1 */
+        return OC_LR_WARMUP;
+    if (s->decay_style == OC_LR_CONSTANT)                           /* SCHED-CONST-1 */
+        return OC_LR_MAX;
+    return n > s->decay_steps ? OC_LR_END : OC_LR_DECAY;            /* SCHED-END-1 */
 }
 
-/* SCHED-DECAY-1 with SCHED-LINEAR-1, SCHED-COSINE-1 or SCHED-WSD-1 for W <= n <= D: the ratio's
- * complement 1 - r = (D - n) / (D - W), or 1 - w = (L - (n - A)) / L in the WSD anneal. */
+/* SCHED-WARMUP-1: init + (n / W) (max - init). */
 /*@ requires \valid_read(s) && sched_lr_ok(s);
-    requires s->decay_style == OC_LR_LINEAR || s->decay_style == OC_LR_COSINE ||
-             s->decay_style == OC_LR_WSD;
-    requires s->warmup_steps <= n <= s->decay_steps;
-    requires OC_SCHED_CORRECT <= mu < OC_SCHED_MUTANT_COUNT;
+    requires 0 < s->warmup_steps && 0 <= n;
+    assigns \nothing;
+    ensures n <= s->warmup_steps ==> s->init_lr <= \result <= s->max_lr;
+*/
+double oc_schedule_warmup_lr(const oc_schedule *s, int64_t n)
+{
+    return oc_sched_interpolate(s->init_lr, s->max_lr, OC_SCHED_LINEAR, n, s->warmup_steps);
+}
+
+/* SCHED-ISQRT-1 for W <= n before the floor: max_lr sqrt(max(W,1)) / sqrt(max(n,1)), computed
+ * as max_lr sqrt(max(W,1) / max(n,1)) (the root is <= 1, so lr <= max_lr). */
+/*@ requires \valid_read(s) && sched_lr_ok(s);
+    requires s->warmup_steps <= n;
+    assigns \nothing;
+    ensures \is_finite(\result) && 0.0 <= \result <= s->max_lr;
+*/
+double oc_schedule_inverse_sqrt(const oc_schedule *s, int64_t n)
+{
+    int64_t W = s->warmup_steps;
+    return oc_sched_scaled_sqrt_ratio(s->max_lr, W > 1 ? W : 1, n > 1 ? n : 1);
+}
+
+/* SCHED-DECAY-1 with SCHED-LINEAR-1 or SCHED-COSINE-1: the ratio's complement
+ * 1 - r = num / den, formed from integers (ref/schedule_exact.c). */
+/*@ requires \valid_read(s) && sched_lr_ok(s);
+    requires s->decay_style == OC_LR_LINEAR || s->decay_style == OC_LR_COSINE;
+    requires 0 <= num <= den && 0 < den;
     assigns \nothing;
     ensures s->min_lr <= \result <= s->max_lr;
 */
-static double sched_decay_lr(const oc_schedule *s, int64_t n, oc_schedule_mutant mu)
+double oc_schedule_decay_lr(const oc_schedule *s, int64_t num, int64_t den)
 {
-    int64_t W = s->warmup_steps, D = s->decay_steps;
-    if (s->decay_style == OC_LR_WSD) {                              /* SCHED-WSD-1 */
-        int64_t L = s->wsd_decay_steps, A = D - L;                  /* 0 <= A < D */
-        if (mu == OC_SCHED_MUT_WSD_DECAY_ONE_STEP_LATE)
-            A += 1;                                                 /* still <= D */
-        if (n <= A)
-            return s->max_lr;
-        return oc_sched_interpolate(s->min_lr, s->max_lr, wsd_shapes[s->wsd_style],
-                                    L - (n - A), L);                /* 0 < n - A <= L */
-    }
-    int64_t den = mu == OC_SCHED_MUT_COSINE_WITHOUT_WARMUP_OFFSET ? D : D - W;  /* 1 - n / D */
     return oc_sched_interpolate(s->min_lr, s->max_lr,
                                 s->decay_style == OC_LR_LINEAR ? OC_SCHED_LINEAR
                                                                : OC_SCHED_HALF_COSINE,
-                                D - n, den);
+                                num, den);
+}
+
+/* SCHED-WSD-1: max up to the anneal start a, then the complement of the anneal fraction
+ * 1 - w = (S - (n - a)) / S. */
+/*@ requires \valid_read(s) && sched_lr_ok(s);
+    requires s->decay_style == OC_LR_WSD;
+    requires s->decay_steps - s->wsd_decay_steps <= a <= s->decay_steps;
+    requires n <= s->decay_steps;
+    assigns \nothing;
+    ensures s->min_lr <= \result <= s->max_lr;
+*/
+double oc_schedule_wsd_lr(const oc_schedule *s, int64_t n, int64_t a)
+{
+    int64_t S = s->wsd_decay_steps;
+    if (n <= a)
+        return s->max_lr;
+    return oc_sched_interpolate(s->min_lr, s->max_lr, wsd_shapes[s->wsd_style], S - (n - a),
+                                S);                                 /* 0 < n - a <= S */
+}
+
+/* SCHED-ISQRT-1, SCHED-DECAY-1, SCHED-WSD-1 for W <= n <= D. */
+/*@ requires \valid_read(s) && sched_lr_ok(s);
+    requires s->decay_style != OC_LR_CONSTANT;
+    requires s->warmup_steps <= n <= s->decay_steps;
+    assigns \nothing;
+    ensures s->min_lr <= \result <= s->max_lr;
+*/
+static double decay_lr(const oc_schedule *s, int64_t n)
+{
+    int64_t W = s->warmup_steps, D = s->decay_steps;
+    if (s->decay_style == OC_LR_INVERSE_SQRT) {                     /* floored at min_lr */
+        double lr = oc_schedule_inverse_sqrt(s, n);
+        return at_most(lr, s->min_lr) ? s->min_lr : lr;
+    }
+    if (s->decay_style == OC_LR_WSD)
+        return oc_schedule_wsd_lr(s, n, D - s->wsd_decay_steps);
+    return oc_schedule_decay_lr(s, D - n, D - W);
 }
 
 /* The learning rate at position n (SCHED-WARMUP-1 ... SCHED-WSD-1) for a valid schedule. */
 /*@ requires \valid_read(s) && sched_lr_ok(s);
     requires 0 <= n;
-    requires OC_SCHED_CORRECT <= mu < OC_SCHED_MUTANT_COUNT;
     assigns \nothing;
-    ensures mu == OC_SCHED_CORRECT ==> \min(s->min_lr, s->init_lr) <= \result <= s->max_lr;
+    ensures \min(s->min_lr, s->init_lr) <= \result <= s->max_lr;
 */
-static double sched_lr(const oc_schedule *s, int64_t n, oc_schedule_mutant mu)
+double oc_schedule_lr(const oc_schedule *s, int64_t n)
 {
-    int64_t W = s->warmup_steps;
-    if (W > 0 && n <= W)           /* SCHED-WARMUP-1; the mutant's n + 1 <= W < D cannot overflow */
-        return oc_sched_interpolate(s->init_lr, s->max_lr, OC_SCHED_LINEAR,
-                                    mu == OC_SCHED_MUT_WARMUP_OFF_BY_ONE ? n + 1 : n, W);
-    if (s->decay_style == OC_LR_CONSTANT)                           /* SCHED-CONST-1 */
+    const oc_lr_phase phase = oc_schedule_lr_phase(s, n);
+    if (phase == OC_LR_WARMUP)
+        return oc_schedule_warmup_lr(s, n);
+    if (phase == OC_LR_MAX)
         return s->max_lr;
-    if (n > s->decay_steps)                                         /* SCHED-END-1 */
-        return mu == OC_SCHED_MUT_MIN_LR_NOT_FLOOR ? 0.0 : s->min_lr;
-    if (s->decay_style == OC_LR_INVERSE_SQRT)
-        return sched_inverse_sqrt_lr(s, n, mu);
-    return sched_decay_lr(s, n, mu);
+    if (phase == OC_LR_END)
+        return s->min_lr;
+    return decay_lr(s, n);
+}
+
+/* SCHED-WD-1 inside the increment, times wd_mult: the linear ratio r = num / I, or the
+ * increasing half cosine 0.5 (cos(pi (1 - r)) + 1) = sin^2(pi r / 2). */
+/*@ requires \valid_read(s) && sched_wd_ok(s);
+    requires s->wd_style == OC_WD_LINEAR || s->wd_style == OC_WD_COSINE;
+    requires 0 <= num <= s->wd_incr_steps;
+    assigns \nothing;
+    ensures \round_double(\NearestEven, s->start_wd * s->wd_mult) <= \result <=
+            \round_double(\NearestEven, s->end_wd * s->wd_mult);
+*/
+double oc_schedule_wd_increment(const oc_schedule *s, int64_t num)
+{
+    return oc_sched_interpolate_scaled(s->start_wd, s->end_wd, s->wd_mult,
+                                       s->wd_style == OC_WD_LINEAR ? OC_SCHED_LINEAR
+                                                                   : OC_SCHED_HALF_COSINE,
+                                       num, s->wd_incr_steps);
 }
 
 /* The weight decay at position n, multiplied by wd_mult (SCHED-WD-1, SCHED-MULT-1). */
 /*@ requires \valid_read(s) && sched_wd_ok(s);
     requires 0 <= n;
-    requires OC_SCHED_CORRECT <= mu < OC_SCHED_MUTANT_COUNT;
     assigns \nothing;
     ensures \round_double(\NearestEven, s->start_wd * s->wd_mult) <= \result <=
             \round_double(\NearestEven, s->end_wd * s->wd_mult);
 */
-static double sched_wd(const oc_schedule *s, int64_t n, oc_schedule_mutant mu)
+double oc_schedule_wd(const oc_schedule *s, int64_t n)
 {
-    int64_t N = s->wd_incr_steps;
-    if (n > N || s->wd_style == OC_WD_CONSTANT)
+    if (n > s->wd_incr_steps || s->wd_style == OC_WD_CONSTANT)
         return s->end_wd * s->wd_mult;
-    if (s->wd_style == OC_WD_LINEAR)
-        return oc_sched_interpolate_scaled(s->start_wd, s->end_wd, s->wd_mult, OC_SCHED_LINEAR,
-                                           n, N);
-    /* 0.5 (cos(pi (1 - r)) + 1) = sin^2(pi r / 2); the mutant's 0.5 (cos(pi r) + 1) takes 1 - r */
-    return oc_sched_interpolate_scaled(s->start_wd, s->end_wd, s->wd_mult, OC_SCHED_HALF_COSINE,
-                                       mu == OC_SCHED_MUT_WD_COSINE_DECREASING ? N - n : n, N);
+    return oc_schedule_wd_increment(s, n);
 }
 
 /* SCHED-ERR-1: validate everything, compute both values, then write them; on error nothing
@@ -222,15 +261,13 @@ static double sched_wd(const oc_schedule *s, int64_t n, oc_schedule_mutant mu)
     requires lr != \null && wd != \null ==> \separated(lr, wd);
     assigns *lr, *wd;
     behavior invalid:
-      assumes s == \null || lr == \null || wd == \null || samples < 0 || !sched_ok(s) ||
-              !(OC_SCHED_CORRECT <= mutant < OC_SCHED_MUTANT_COUNT);
+      assumes s == \null || lr == \null || wd == \null || samples < 0 || !sched_ok(s);
       assigns \nothing;
       ensures \result != OC_OK;
     behavior maybe_valid:
-      assumes s != \null && lr != \null && wd != \null && 0 <= samples && sched_ok(s) &&
-              OC_SCHED_CORRECT <= mutant < OC_SCHED_MUTANT_COUNT;
+      assumes s != \null && lr != \null && wd != \null && 0 <= samples && sched_ok(s);
       ensures \result != OC_OK ==> *lr == \old(*lr) && *wd == \old(*wd);
-      ensures \result == OC_OK && mutant == OC_SCHED_CORRECT ==>
+      ensures \result == OC_OK ==>
               \min(\old(s->min_lr), \old(s->init_lr)) <= *lr <= \old(s->max_lr);
       ensures \result == OC_OK ==>
               \round_double(\NearestEven, \old(s->start_wd) * \old(s->wd_mult)) <= *wd <=
@@ -238,8 +275,7 @@ static double sched_wd(const oc_schedule *s, int64_t n, oc_schedule_mutant mu)
     complete behaviors;
     disjoint behaviors;
 */
-oc_status oc_ref_schedule_eval(const oc_schedule *s, int64_t samples, double *lr, double *wd,
-                               oc_schedule_mutant mutant)
+oc_status oc_ref_schedule_eval(const oc_schedule *s, int64_t samples, double *lr, double *wd)
 {
     if (s == NULL || lr == NULL || wd == NULL)
         return OC_ERR_NULL_POINTER;
@@ -248,13 +284,11 @@ oc_status oc_ref_schedule_eval(const oc_schedule *s, int64_t samples, double *lr
         (st = oc_buffer_check(wd, 1, sizeof(double))) != OC_OK ||
         (st = oc_buffer_disjoint(lr, sizeof *lr, wd, sizeof *wd)) != OC_OK)
         return st;
-    if ((unsigned)mutant >= OC_SCHED_MUTANT_COUNT)
-        return OC_ERR_BAD_PROFILE;
     if (samples < 0)                                                /* SCHED-POS-1 */
         return OC_ERR_BAD_STEP;
     if ((st = oc_schedule_check(s)) != OC_OK)                       /* SCHED-CFG-1 */
         return st;
-    double l = sched_lr(s, samples, mutant), w = sched_wd(s, samples, mutant);
+    double l = oc_schedule_lr(s, samples), w = oc_schedule_wd(s, samples);
     *lr = l;
     *wd = w;
     return OC_OK;

@@ -27,7 +27,7 @@ typedef enum oc_sched_shape {
 */
 
 /* lo + c(num / den) (hi - lo), rounded once to binary64; hi when c is 1. The linear shape also
- * accepts num > den (the warmup-off-by-one mutant extrapolates one position). */
+ * accepts num > den (oc_schedule_warmup_lr extends the warmup line past W). */
 /*@ requires sched_ends_ok(lo, hi);
     requires OC_SCHED_LINEAR <= shape < OC_SCHED_SHAPE_COUNT;
     requires 0 < den && 0 <= num;

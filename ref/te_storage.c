@@ -6,32 +6,6 @@
 #include "optcert/formats.h"
 #include "optcert/te_storage.h"
 
-static const char *const mutant_names[OC_TE_MUTANT_COUNT] = {
-    "correct",           "split-truncate",   "split-ties-even",     "join-no-undo",
-    "scale-from-old-absmax", "f16-full-range", "fp8-no-saturation", "fp8-read-with-scale"};
-
-static const char *const mutant_descriptions[OC_TE_MUTANT_COUNT] = {
-    "TE's storage as spec/te_storage.md states it",
-    "the bf16 parameter is the master's high half, not rounded up (TESTORE-SPLIT-1)",
-    "the bf16 parameter rounded to nearest even, the remainder the low half (TESTORE-SPLIT-1)",
-    "reconstruction without undoing the round-up of a negative remainder (TESTORE-SPLIT-2)",
-    "moments quantized with the scale from before the kernel (TESTORE-SCALE-2)",
-    "fp16 scale absmax / 65504, without TE's factor 2 of headroom (TESTORE-SCALE-1)",
-    "E4M3 conversion without saturation: overflow becomes NaN (TESTORE-FP8-1)",
-    "FP8 moments read back with s instead of scale_inv = 1/(1/s) (TESTORE-FP8-1)"};
-
-/*@ assigns \result \from mu, mutant_names[0 .. OC_TE_MUTANT_COUNT - 1]; */
-const char *oc_te_mutant_name(oc_te_mutant mu)
-{
-    return (unsigned)mu < OC_TE_MUTANT_COUNT ? mutant_names[mu] : NULL;
-}
-
-/*@ assigns \result \from mu, mutant_descriptions[0 .. OC_TE_MUTANT_COUNT - 1]; */
-const char *oc_te_mutant_description(oc_te_mutant mu)
-{
-    return (unsigned)mu < OC_TE_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
-}
-
 /* TESTORE-SPLIT-1: the high half, plus one when the remainder is negative as an int16 (bit 15
  * set), modulo 2^16 (a NaN with high half 0xFFFF wraps to 0). Division and remainder by 2^16
  * rather than shifts: WP reasons on them as integers. */
@@ -68,21 +42,19 @@ static uint32_t bits_of(float x) { return (f32u){.f = x}.u; }
 static float float_of(uint32_t u) { return (f32u){.u = u}.f; }
 
 /* TESTORE-FP8-1 (cuda_fp8.hpp __nv_cvt_double_to_fp8 with __NV_SATFINITE): above 464 (448 plus
- * half an ulp) saturates to 0x7E (or is NaN without saturation); NaN is 0x7F; below 2^-6 the
+ * half an ulp) saturates to 0x7E; NaN is 0x7F; below 2^-6 the
  * subnormal quantum 2^-9 applies; the sign is ORed in last. A magnitude keeps its top 4
  * significant bits (1 + 3 stored): the kept code counts quanta of the binade, and the encoding
  * is monotone, so a round-up carries into the exponent field by itself. */
-/*@ requires 0 <= saturate <= 1;
-    assigns \nothing;
-*/
-uint8_t oc_fp8_e4m3_encode(float y, int saturate)
+/*@ assigns \nothing; */
+uint8_t oc_fp8_e4m3_encode(float y)
 {
     const uint32_t u = bits_of(y), a = u & 0x7fffffffu;
     const uint8_t sign = (uint8_t)((u / 0x80000000u) * 0x80u);
     if (a > 0x7f800000u)
         return (uint8_t)(sign | 0x7fu);
     if (a > 0x43e80000u) /* |y| > 464, infinity included */
-        return (uint8_t)(sign | (saturate ? 0x7eu : 0x7fu));
+        return (uint8_t)(sign | 0x7eu);
     if (a <= 0x3a800000u) /* |y| <= 2^-10: zero (2^-10 is the tie with 2^-9, to even) */
         return sign;
     const uint32_t e = a / 0x800000u; /* biased binary32 exponent, 117 .. 135 here */
@@ -114,20 +86,15 @@ float oc_fp8_e4m3_decode(uint8_t b)
     return b & 0x80u ? -x : x;
 }
 
-/* TESTORE-SCALE-1: R of a scaled format (fp16: finfo.max / 2; the mutant: finfo.max). */
+/* TESTORE-SCALE-1: R of a scaled format (fp16: finfo.max / 2). */
 /*@ assigns \nothing; */
-static float range_of(oc_te_moment f, oc_te_mutant mu)
-{
-    if (f == OC_TE_MOM_FP8)
-        return 448.0f;
-    return mu == OC_TE_MUT_F16_FULL_RANGE ? 65504.0f : 32752.0f;
-}
+static float range_of(oc_te_moment f) { return f == OC_TE_MOM_FP8 ? 448.0f : 32752.0f; }
 
 /* TESTORE-SCALE-1: max(-min, max) over x[0 .. n-1], NaN if an entry is NaN (aminmax). */
 /*@ requires n >= 1 && \valid_read(x + (0 .. n - 1));
     assigns \nothing;
 */
-static float absmax(size_t n, const float *x)
+float oc_te_absmax(size_t n, const float *x)
 {
     float lo = x[0], hi = x[0];
     /*@ loop invariant 1 <= i <= n;
@@ -148,7 +115,7 @@ static float absmax(size_t n, const float *x)
 /* Reads stored moment i of format f at scale s into binary32 (TESTORE-MOM-1, TESTORE-Q16-1,
  * TESTORE-FP8-1). */
 /*@ assigns \nothing; */
-static float moment_read(oc_te_moment f, const void *buf, size_t i, float s, oc_te_mutant mu)
+static float moment_read(oc_te_moment f, const void *buf, size_t i, float s)
 {
     switch (f) {
     case OC_TE_MOM_F32:
@@ -159,15 +126,14 @@ static float moment_read(oc_te_moment f, const void *buf, size_t i, float s, oc_
         return oc_widen(OC_FMT_F16, ((const uint16_t *)buf)[i]) * s;
     default: {
         const float q = 1.0f / s, scale_inv = 1.0f / q;
-        return oc_fp8_e4m3_decode(((const uint8_t *)buf)[i]) *
-               (mu == OC_TE_MUT_FP8_READ_WITH_SCALE ? s : scale_inv);
+        return oc_fp8_e4m3_decode(((const uint8_t *)buf)[i]) * scale_inv;
     }
     }
 }
 
 /* Writes x as stored moment i of format f at the new scale s (TESTORE-MOM-1, TESTORE-Q16-1,
  * TESTORE-FP8-1). */
-static void moment_write(oc_te_moment f, void *buf, size_t i, float x, float s, oc_te_mutant mu)
+void oc_te_moment_write(oc_te_moment f, void *buf, size_t i, float x, float s)
 {
     switch (f) {
     case OC_TE_MOM_F32:
@@ -182,8 +148,7 @@ static void moment_write(oc_te_moment f, void *buf, size_t i, float x, float s, 
         break;
     }
     default:
-        ((uint8_t *)buf)[i] = oc_fp8_e4m3_encode(x * (1.0f / s),
-                                                 mu != OC_TE_MUT_FP8_NO_SATURATION);
+        ((uint8_t *)buf)[i] = oc_fp8_e4m3_encode(x * (1.0f / s));
     }
 }
 
@@ -208,8 +173,7 @@ oc_status oc_te_storage_check(const oc_te_config *c, oc_te_direction dir, size_t
 }
 
 /* TESTORE-SPLIT-1 / TESTORE-MASTER-1 (store) of master x into element i. */
-static void master_store(const oc_te_config *c, oc_te_state *s, size_t i, float x,
-                         oc_te_mutant mu)
+static void master_store(const oc_te_config *c, oc_te_state *s, size_t i, float x)
 {
     const uint32_t u = bits_of(x);
     if (c->master != OC_TE_MASTER_REMAINDER) {
@@ -219,13 +183,11 @@ static void master_store(const oc_te_config *c, oc_te_state *s, size_t i, float 
         return;
     }
     s->remainder[i] = (uint16_t)(u % 65536u);
-    s->param[i] = mu == OC_TE_MUT_SPLIT_TRUNCATE    ? (uint16_t)(u / 65536u)
-                  : mu == OC_TE_MUT_SPLIT_TIES_EVEN ? oc_narrow(OC_FMT_BF16, x)
-                                                    : oc_te_split_param(u);
+    s->param[i] = oc_te_split_param(u);
 }
 
 /* TESTORE-SPLIT-2 / TESTORE-MASTER-1 (load) of element i. */
-static float master_load(const oc_te_config *c, const oc_te_state *s, size_t i, oc_te_mutant mu)
+static float master_load(const oc_te_config *c, const oc_te_state *s, size_t i)
 {
     switch (c->master) {
     case OC_TE_MASTER_OFF:
@@ -233,34 +195,32 @@ static float master_load(const oc_te_config *c, const oc_te_state *s, size_t i, 
     case OC_TE_MASTER_F32:
         return s->master[i];
     default:
-        return float_of(mu == OC_TE_MUT_JOIN_NO_UNDO
-                            ? (uint32_t)s->param[i] * 65536u + s->remainder[i]
-                            : oc_te_join(s->param[i], s->remainder[i]));
+        return float_of(oc_te_join(s->param[i], s->remainder[i]));
     }
 }
 
 oc_status oc_ref_te_storage(const oc_te_config *c, oc_te_direction dir, size_t n,
-                            oc_te_state *s, float *const *work, oc_te_mutant mu)
+                            oc_te_state *s, float *const *work)
 {
     oc_status st = oc_te_storage_check(c, dir, n, s, work);
     if (st != OC_OK)
         return st;
     if (dir == OC_TE_LOAD) {
         for (size_t i = 0; i < n; i++) {
-            work[0][i] = master_load(c, s, i, mu);
+            work[0][i] = master_load(c, s, i);
             for (int k = 0; k < 2; k++)
-                work[1 + k][i] = moment_read(c->moment[k], s->moment[k], i, s->scale[k], mu);
+                work[1 + k][i] = moment_read(c->moment[k], s->moment[k], i, s->scale[k]);
         }
         return OC_OK;
     }
     for (size_t i = 0; i < n; i++)
-        master_store(c, s, i, work[0][i], mu);
+        master_store(c, s, i, work[0][i]);
     for (int k = 0; k < 2; k++) { /* TESTORE-SCALE-2: the new tensor's absmax, then quantize */
         const oc_te_moment f = c->moment[k];
-        if (f >= OC_TE_MOM_F16 && mu != OC_TE_MUT_SCALE_FROM_OLD_ABSMAX)
-            s->scale[k] = absmax(n, work[1 + k]) / range_of(f, mu);
-        for (size_t i = 0; i < n; i++) /* the mutant: with (and keeping) the old scale */
-            moment_write(f, s->moment[k], i, work[1 + k][i], s->scale[k], mu);
+        if (f >= OC_TE_MOM_F16)
+            s->scale[k] = oc_te_absmax(n, work[1 + k]) / range_of(f);
+        for (size_t i = 0; i < n; i++)
+            oc_te_moment_write(f, s->moment[k], i, work[1 + k][i], s->scale[k]);
     }
     return OC_OK;
 }

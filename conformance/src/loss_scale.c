@@ -5,6 +5,7 @@
 #include <string.h>
 #include "judge.h"
 #include "vectors.h"
+#include "../mutants/loss_scale.h"
 #include "../mutants/resume.h"
 
 enum { LS_SCALE, LS_GROWTH, LS_HYST };

@@ -5,9 +5,12 @@
 #include "../mutants/adafactor.h"
 #include "../mutants/adam.h"
 #include "../mutants/lion.h"
+#include "../mutants/loss_scale.h"
 #include "../mutants/mixed.h"
 #include "../mutants/resume.h"
+#include "../mutants/schedule.h"
 #include "../mutants/sgd.h"
+#include "../mutants/te_storage.h"
 
 #define MAX_MUTANTS 24
 
@@ -116,16 +119,16 @@ static oc_status ref_lion(void *ctx, const oc_lion_hparams *hp, int64_t step, si
 static oc_status ref_schedule(void *ctx, const oc_schedule *s, int64_t samples, double *lr,
                               double *wd)
 {
-    return oc_ref_schedule_eval(s, samples, lr, wd,
-                                (oc_schedule_mutant)mutant_for(ctx, &oc_algo_schedule));
+    return oc_schedule_mutant_eval((oc_schedule_mutant)mutant_for(ctx, &oc_algo_schedule), s,
+                                   samples, lr, wd);
 }
 
 static oc_status ref_loss_scale(void *ctx, const oc_loss_scaler *c, oc_loss_scale_state *s,
                                 int found_inf)
 {
     int mu = mutant_for(ctx, &oc_algo_loss_scale); /* the restore mistakes come after LS's */
-    return oc_ref_loss_scale_update(c, s, found_inf,
-                                    (oc_loss_scale_mutant)(mu < OC_LS_MUTANT_COUNT ? mu : 0));
+    return oc_loss_scale_mutant_update((oc_loss_scale_mutant)(mu < OC_LS_MUTANT_COUNT ? mu : 0), c,
+                                       s, found_inf);
 }
 
 static oc_status ref_clip(void *ctx, const oc_clip_config *c, size_t nviews, oc_clip_view *views,
@@ -218,8 +221,8 @@ static oc_status ref_qk_clip(void *ctx, const oc_qk_clip_config *c, const float 
 static oc_status ref_te_storage(void *ctx, const oc_te_config *c, oc_te_direction dir, size_t n,
                                 oc_te_state *s, float *const *work)
 {
-    return oc_ref_te_storage(c, dir, n, s, work,
-                             (oc_te_mutant)mutant_for(ctx, &oc_algo_te_storage));
+    return oc_te_mutant_storage((oc_te_mutant)mutant_for(ctx, &oc_algo_te_storage), c, dir, n, s,
+                                work);
 }
 
 static oc_status ref_adafactor(void *ctx, const oc_adafactor_hparams *hp, oc_adafactor_shape sh,

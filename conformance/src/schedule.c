@@ -5,6 +5,7 @@
 #include <string.h>
 #include "judge.h"
 #include "vectors.h"
+#include "../mutants/schedule.h"
 
 enum { SCHED_LR, SCHED_WD };
 

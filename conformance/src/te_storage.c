@@ -7,6 +7,7 @@
 #include <string.h>
 #include "judge.h"
 #include "vectors.h"
+#include "../mutants/te_storage.h"
 
 #define TE_MAXN (1u << 20)
 

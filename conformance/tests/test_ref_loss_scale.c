@@ -1,5 +1,5 @@
-/* Unit tests of the loss-scale reference (ref/loss_scale.c) against closed forms of
- * spec/loss_scale.md. Scales are powers of two (or a stated clamp), so every expected value is
+/* Unit tests of the loss-scale reference (ref/loss_scale.c) and of its mutants
+ * (conformance/mutants/loss_scale.c) against closed forms of spec/loss_scale.md. Scales are powers of two (or a stated clamp), so every expected value is
  * exact and written from the rules, not from the reference. */
 #include <float.h>
 #include <math.h>
@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include "cunit_main.h"
 #include "optcert/loss_scale.h"
+#include "../mutants/loss_scale.h"
 #include "vectors.h"
 
 static oc_loss_scaler megatron(void)
@@ -25,7 +26,7 @@ static void run(const oc_loss_scaler *c, oc_loss_scale_state *s, int inf, int co
                 oc_loss_scale_mutant mu)
 {
     for (int i = 0; i < count; i++)
-        CU_ASSERT_EQUAL_FATAL(oc_ref_loss_scale_update(c, s, inf, mu), OC_OK);
+        CU_ASSERT_EQUAL_FATAL(oc_loss_scale_mutant_update(mu, c, s, inf), OC_OK);
 }
 
 static void expect(const oc_loss_scale_state *s, float scale, int64_t g, int64_t h)
@@ -192,7 +193,7 @@ static void test_rejections(void)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         oc_loss_scale_state s = sentinel;
         CU_ASSERT_EQUAL(oc_loss_scaler_check(&bad[i].c), OC_ERR_BAD_HPARAM);
-        CU_ASSERT_EQUAL(oc_ref_loss_scale_update(&bad[i].c, &s, 1, OC_LS_CORRECT),
+        CU_ASSERT_EQUAL(oc_ref_loss_scale_update(&bad[i].c, &s, 1),
                         OC_ERR_BAD_HPARAM);
         CU_ASSERT_EQUAL(oc_ref_loss_scale_init(&bad[i].c, &s), OC_ERR_BAD_HPARAM);
         CU_ASSERT(same_state(&s, &sentinel));
@@ -202,20 +203,20 @@ static void test_rejections(void)
                                     {1.0f, 0, 3}, {1.0f, 0, OC_LS_MIN_HYSTERESIS_TRACKER}};
     for (size_t i = 0; i < sizeof states / sizeof states[0]; i++) {
         oc_loss_scale_state s = states[i];
-        CU_ASSERT_EQUAL(oc_ref_loss_scale_update(&c, &s, 0, OC_LS_CORRECT), OC_ERR_BAD_STEP);
+        CU_ASSERT_EQUAL(oc_ref_loss_scale_update(&c, &s, 0), OC_ERR_BAD_STEP);
         CU_ASSERT(same_state(&s, &states[i]));
     }
     oc_loss_scale_state s = start(&c);
-    CU_ASSERT_EQUAL(oc_ref_loss_scale_update(NULL, &s, 0, OC_LS_CORRECT), OC_ERR_NULL_POINTER);
-    CU_ASSERT_EQUAL(oc_ref_loss_scale_update(&c, NULL, 0, OC_LS_CORRECT), OC_ERR_NULL_POINTER);
-    CU_ASSERT_EQUAL(oc_ref_loss_scale_update(&c, &s, 0, OC_LS_MUTANT_COUNT), OC_ERR_BAD_PROFILE);
+    CU_ASSERT_EQUAL(oc_ref_loss_scale_update(NULL, &s, 0), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_loss_scale_update(&c, NULL, 0), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_loss_scale_mutant_update(OC_LS_MUTANT_COUNT, &c, &s, 0), OC_ERR_BAD_PROFILE);
     expect(&s, 0x1p32f, 0, 2);
     unsigned char h[2] = {0, 1};
     oc_loss_scale_state traj[2] = {sentinel, sentinel};
     c.backoff_factor = 2.0f;
-    CU_ASSERT_EQUAL(oc_ref_loss_scale_run(&c, h, 2, traj, OC_LS_CORRECT), OC_ERR_BAD_HPARAM);
+    CU_ASSERT_EQUAL(oc_ref_loss_scale_run(&c, h, 2, traj), OC_ERR_BAD_HPARAM);
     CU_ASSERT(same_state(&traj[1], &sentinel));
-    CU_ASSERT_EQUAL(oc_ref_loss_scale_run(&c, NULL, 2, traj, OC_LS_CORRECT), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_loss_scale_run(&c, NULL, 2, traj), OC_ERR_NULL_POINTER);
 }
 
 /* oc_ref_loss_scale_run is the same trajectory as the updates one by one (LS-STATE-1). */
@@ -234,11 +235,11 @@ static void test_run_matches_updates(void)
         c.profile = (oc_loss_scale_profile)p;
         c.growth_interval = 37;
         c.hysteresis = 3;
-        CU_ASSERT_EQUAL_FATAL(oc_ref_loss_scale_run(&c, h, N, traj, OC_LS_CORRECT), OC_OK);
+        CU_ASSERT_EQUAL_FATAL(oc_ref_loss_scale_run(&c, h, N, traj), OC_OK);
         oc_loss_scale_state s = start(&c);
         int same = 1;
         for (int i = 0; i < N; i++) {
-            CU_ASSERT_EQUAL_FATAL(oc_ref_loss_scale_update(&c, &s, h[i], OC_LS_CORRECT), OC_OK);
+            CU_ASSERT_EQUAL_FATAL(oc_ref_loss_scale_update(&c, &s, h[i]), OC_OK);
             same &= same_state(&s, &traj[i]);
         }
         CU_ASSERT(same);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cunit_main.h"
+#include "../mutants/loss_scale.h"
 #include "../mutants/resume.h"
 
 enum { N = 6 }; /* even: the bf16 p leaves no padding in mixed_state */

@@ -1,4 +1,5 @@
-/* Unit tests of the schedule reference (ref/schedule.c) against closed forms of
+/* Unit tests of the schedule reference (ref/schedule.c) and of its mutants
+(conformance/mutants/schedule.c) against closed forms of
  * spec/schedule.md. Schedules use dyadic values (max_lr 1, min_lr 1/8, init_lr 1/4, warmup 16,
  * decay 64 samples) so that most expected values are exact in binary64; the others are written
  * from known constants (cos(pi/3) = 1/2, cos(pi/4) = sqrt(2)/2, cos(pi/16) by half angles,
@@ -10,6 +11,7 @@
 #include <string.h>
 #include "cunit_main.h"
 #include "optcert/schedule.h"
+#include "../mutants/schedule.h"
 #include "../../ref/schedule_exact.h"
 
 /* Sentinel written into the outputs before every call: a rejected call must leave it. */
@@ -37,14 +39,14 @@ static oc_schedule base(oc_lr_decay_style style)
 static double lr_at(const oc_schedule *s, int64_t n, oc_schedule_mutant mu)
 {
     double lr = SENTINEL, wd = SENTINEL;
-    CU_ASSERT_EQUAL(oc_ref_schedule_eval(s, n, &lr, &wd, mu), OC_OK);
+    CU_ASSERT_EQUAL(oc_schedule_mutant_eval(mu, s, n, &lr, &wd), OC_OK);
     return lr;
 }
 
 static double wd_at(const oc_schedule *s, int64_t n, oc_schedule_mutant mu)
 {
     double lr = SENTINEL, wd = SENTINEL;
-    CU_ASSERT_EQUAL(oc_ref_schedule_eval(s, n, &lr, &wd, mu), OC_OK);
+    CU_ASSERT_EQUAL(oc_schedule_mutant_eval(mu, s, n, &lr, &wd), OC_OK);
     return wd;
 }
 
@@ -357,7 +359,7 @@ static void expect_rejected(const oc_schedule *s, int64_t n, oc_schedule_mutant 
                             oc_status want)
 {
     double lr = SENTINEL, wd = SENTINEL;
-    CU_ASSERT_EQUAL(oc_ref_schedule_eval(s, n, &lr, &wd, mu), want);
+    CU_ASSERT_EQUAL(oc_schedule_mutant_eval(mu, s, n, &lr, &wd), want);
     CU_ASSERT_EQUAL(lr, SENTINEL);
     CU_ASSERT_EQUAL(wd, SENTINEL);
 }
@@ -456,17 +458,17 @@ static void test_invalid_calls(void)
     expect_rejected(&s, 0, (oc_schedule_mutant)-1, OC_ERR_BAD_PROFILE);
     CU_ASSERT_EQUAL(oc_schedule_check(NULL), OC_ERR_NULL_POINTER);
     double out = SENTINEL;
-    CU_ASSERT_EQUAL(oc_ref_schedule_eval(&s, 0, NULL, &out, OC_SCHED_CORRECT),
+    CU_ASSERT_EQUAL(oc_ref_schedule_eval(&s, 0, NULL, &out),
                     OC_ERR_NULL_POINTER);
-    CU_ASSERT_EQUAL(oc_ref_schedule_eval(&s, 0, &out, NULL, OC_SCHED_CORRECT),
+    CU_ASSERT_EQUAL(oc_ref_schedule_eval(&s, 0, &out, NULL),
                     OC_ERR_NULL_POINTER);
-    CU_ASSERT_EQUAL(oc_ref_schedule_eval(&s, 0, &out, &out, OC_SCHED_CORRECT), OC_ERR_ALIASING);
+    CU_ASSERT_EQUAL(oc_ref_schedule_eval(&s, 0, &out, &out), OC_ERR_ALIASING);
     CU_ASSERT_EQUAL(out, SENTINEL);
     _Alignas(16) unsigned char raw[2 * sizeof(double)] = {0};
     double *misaligned = (double *)(void *)(raw + 1);
-    CU_ASSERT_EQUAL(oc_ref_schedule_eval(&s, 0, misaligned, &out, OC_SCHED_CORRECT),
+    CU_ASSERT_EQUAL(oc_ref_schedule_eval(&s, 0, misaligned, &out),
                     OC_ERR_MISALIGNED);
-    CU_ASSERT_EQUAL(oc_ref_schedule_eval(&s, 0, &out, misaligned, OC_SCHED_CORRECT),
+    CU_ASSERT_EQUAL(oc_ref_schedule_eval(&s, 0, &out, misaligned),
                     OC_ERR_MISALIGNED);
     CU_ASSERT_EQUAL(out, SENTINEL);
     for (size_t i = 0; i < sizeof raw; i++)
@@ -578,7 +580,7 @@ static void test_range_sweep(void)
         for (int j = 0; j < 10; j++) {
             int64_t n = position(&s);
             double lr = SENTINEL, wd = SENTINEL;
-            if (oc_ref_schedule_eval(&s, n, &lr, &wd, OC_SCHED_CORRECT) != OC_OK) {
+            if (oc_ref_schedule_eval(&s, n, &lr, &wd) != OC_OK) {
                 CU_FAIL("valid schedule rejected");
                 continue;
             }
@@ -705,8 +707,8 @@ static void test_mutants_detectable(void)
             }
             for (int64_t n = 0; n <= s.decay_steps + 2 && !differs; n++) {
                 double a = SENTINEL, b = SENTINEL, c = SENTINEL, d = SENTINEL;
-                CU_ASSERT_EQUAL(oc_ref_schedule_eval(&s, n, &a, &b, OC_SCHED_CORRECT), OC_OK);
-                CU_ASSERT_EQUAL(oc_ref_schedule_eval(&s, n, &c, &d, (oc_schedule_mutant)mu),
+                CU_ASSERT_EQUAL(oc_ref_schedule_eval(&s, n, &a, &b), OC_OK);
+                CU_ASSERT_EQUAL(oc_schedule_mutant_eval((oc_schedule_mutant)mu, &s, n, &c, &d),
                                 OC_OK);
                 differs = a != c || b != d;
             }

@@ -1,4 +1,5 @@
-/* Unit tests of TE's storage reference (ref/te_storage.c) against spec/te_storage.md. Expected
+/* Unit tests of TE's storage reference (ref/te_storage.c) and of its mutants
+ * (conformance/mutants/te_storage.c) against spec/te_storage.md. Expected
  * values are written from the rules (bit patterns, powers of two, closed forms), not taken from
  * the reference. */
 #include <float.h>
@@ -9,6 +10,7 @@
 #include "cunit_main.h"
 #include "judge.h"
 #include "optcert/te_storage.h"
+#include "../mutants/te_storage.h"
 #include "vectors.h"
 
 typedef union { float f; uint32_t u; } f32u;
@@ -78,17 +80,16 @@ static void test_fp8(void)
     /* Every finite byte decodes and encodes back (both zeros included). */
     for (unsigned b = 0; b < 256; b++)
         if ((b & 0x7fu) != 0x7fu)
-            CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(oc_fp8_e4m3_decode((uint8_t)b), 1), b);
-    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(1.0625f, 1), 0x38);  /* tie 1 | 1.125: even */
-    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(1.1875f, 1), 0x3a);  /* tie 1.125 | 1.25: even */
-    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(0x1p-10f, 1), 0x00); /* tie 0 | 2^-9 */
-    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(0x1.8p-10f, 1), 0x01);
-    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(0x1.ep-7f, 1), 0x08); /* subnormal carries to normal */
-    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(464.0f, 1), 0x7e);    /* tie 448 | 480: even, 448 */
-    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(464.03125f, 1), 0x7e); /* saturated */
-    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(-INFINITY, 1), 0xfe);
-    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(464.03125f, 0), 0x7f); /* the mutant's NaN */
-    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(NAN, 1) & 0x7f, 0x7f);
+            CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(oc_fp8_e4m3_decode((uint8_t)b)), b);
+    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(1.0625f), 0x38);  /* tie 1 | 1.125: even */
+    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(1.1875f), 0x3a);  /* tie 1.125 | 1.25: even */
+    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(0x1p-10f), 0x00); /* tie 0 | 2^-9 */
+    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(0x1.8p-10f), 0x01);
+    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(0x1.ep-7f), 0x08); /* subnormal carries to normal */
+    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(464.0f), 0x7e);    /* tie 448 | 480: even, 448 */
+    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(464.03125f), 0x7e); /* saturated */
+    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(-INFINITY), 0xfe);
+    CU_ASSERT_EQUAL(oc_fp8_e4m3_encode(NAN) & 0x7f, 0x7f);
 }
 
 static oc_te_state state(uint16_t *param, uint16_t *rem, float *master, void *m, void *v)
@@ -105,24 +106,24 @@ static void test_master_modes(void)
     float *work[3] = {w0, w1, w2};
     oc_te_state s = state(param, rem, master, m, v);
     oc_te_config c = {OC_TE_MASTER_REMAINDER, {OC_TE_MOM_F32, OC_TE_MOM_F32}};
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 2, &s, work, OC_TE_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 2, &s, work), OC_OK);
     CU_ASSERT_EQUAL(param[0], 0x3f81); /* bits 0x3f808080: remainder 0x8080 negative */
     CU_ASSERT_EQUAL(rem[0], 0x8080);
     float back[2], z1[2], z2[2], *out[3] = {back, z1, z2};
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, 2, &s, out, OC_TE_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, 2, &s, out), OC_OK);
     CU_ASSERT_EQUAL(bits(back[0]), bits(w0[0]));
     CU_ASSERT_EQUAL(back[1], -3.0f);
     /* The fresh remainder is zero: the master is the widened parameter (fused_adam L414). */
     rem[0] = 0;
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, 2, &s, out, OC_TE_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, 2, &s, out), OC_OK);
     CU_ASSERT_EQUAL(bits(back[0]), 0x3f810000u);
     /* f32 and off: the parameter rounded to nearest even (tie 0x3f808000 stays 0x3f80). */
     w0[0] = from_bits(0x3f808000u);
     for (int mode = OC_TE_MASTER_OFF; mode <= OC_TE_MASTER_F32; mode++) {
         c.master = (oc_te_master)mode;
-        CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 2, &s, work, OC_TE_CORRECT), OC_OK);
+        CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 2, &s, work), OC_OK);
         CU_ASSERT_EQUAL(param[0], 0x3f80);
-        CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, 2, &s, out, OC_TE_CORRECT), OC_OK);
+        CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, 2, &s, out), OC_OK);
         CU_ASSERT_EQUAL(bits(back[0]), mode == OC_TE_MASTER_F32 ? 0x3f808000u : 0x3f800000u);
     }
 }
@@ -139,24 +140,24 @@ static void test_f16_moments(void)
     oc_te_state s = state(param, NULL, NULL, m, v);
     s.scale[0] = 0x1p-20f; /* stale: must not be used (TESTORE-SCALE-2) */
     oc_te_config c = {OC_TE_MASTER_OFF, {OC_TE_MOM_F16, OC_TE_MOM_F16}};
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 3, &s, work, OC_TE_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 3, &s, work), OC_OK);
     CU_ASSERT_EQUAL(s.scale[0], 0x1p-10f);
     CU_ASSERT_EQUAL(m[0], 0x77ff); /* 32752 */
     CU_ASSERT_EQUAL(m[1], 0xe400); /* -1024 */
     CU_ASSERT_EQUAL(m[2], 0x0000);
     CU_ASSERT_EQUAL(s.scale[1], 3.0f * 0x1p-10f / 32752.0f);
     float b0[3], b1[3], b2[3], *out[3] = {b0, b1, b2};
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, 3, &s, out, OC_TE_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, 3, &s, out), OC_OK);
     CU_ASSERT_EQUAL(b1[0], w1[0]);
     CU_ASSERT_EQUAL(b1[1], -1.0f);
     /* The mutant keeps the stale scale 2^-20: 32 * 2^20 overflows binary16. */
     s.scale[0] = 0x1p-20f;
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 3, &s, work,
-                                      OC_TE_MUT_SCALE_FROM_OLD_ABSMAX), OC_OK);
+    CU_ASSERT_EQUAL(
+        oc_te_mutant_storage(OC_TE_MUT_SCALE_FROM_OLD_ABSMAX, &c, OC_TE_STORE, 3, &s, work), OC_OK);
     CU_ASSERT_EQUAL(m[0], 0x7c00);
     CU_ASSERT_EQUAL(s.scale[0], 0x1p-20f);
     /* f16-full-range: the scale is half TE's. */
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 3, &s, work, OC_TE_MUT_F16_FULL_RANGE),
+    CU_ASSERT_EQUAL(oc_te_mutant_storage(OC_TE_MUT_F16_FULL_RANGE, &c, OC_TE_STORE, 3, &s, work),
                     OC_OK);
     CU_ASSERT_EQUAL(s.scale[0], 32752.0f * 0x1p-10f / 65504.0f);
 }
@@ -170,18 +171,18 @@ static void test_fp8_moments(void)
     float *work[3] = {w0, w1, w2};
     oc_te_state s = state(param, NULL, NULL, m, v);
     oc_te_config c = {OC_TE_MASTER_OFF, {OC_TE_MOM_FP8, OC_TE_MOM_FP8}};
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 2, &s, work, OC_TE_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 2, &s, work), OC_OK);
     CU_ASSERT_EQUAL(s.scale[0], 1.0f);
     CU_ASSERT_EQUAL(m[0], 0x7e);
     CU_ASSERT_EQUAL(m[1], 0x38);
     CU_ASSERT_EQUAL(v[0], 0x7e);          /* 2^-130 * inf, saturated */
     CU_ASSERT_EQUAL(v[1] & 0x7f, 0x7f);   /* 0 * inf: NaN */
     float b0[2], b1[2], b2[2], *out[3] = {b0, b1, b2};
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, 2, &s, out, OC_TE_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, 2, &s, out), OC_OK);
     CU_ASSERT_EQUAL(b2[0], 0.0f); /* scale_inv = 1 / inf = 0 */
     CU_ASSERT(isnan(b2[1]));
     /* Without saturation the non-zero entry is NaN too. */
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 2, &s, work, OC_TE_MUT_FP8_NO_SATURATION),
+    CU_ASSERT_EQUAL(oc_te_mutant_storage(OC_TE_MUT_FP8_NO_SATURATION, &c, OC_TE_STORE, 2, &s, work),
                     OC_OK);
     CU_ASSERT_EQUAL(v[0], 0x7f);
 }
@@ -194,18 +195,18 @@ static void test_rejections(void)
     float *work[3] = {w0, w1, w2};
     oc_te_state s = state(param, rem, NULL, m, v);
     oc_te_config c = {OC_TE_MASTER_REMAINDER, {OC_TE_MOM_F16, OC_TE_MOM_F32}};
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 0, &s, work, OC_TE_CORRECT),
+    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 0, &s, work),
                     OC_ERR_BAD_HPARAM);
     s.scale[0] = -1.0f;
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, 1, &s, work, OC_TE_CORRECT),
+    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, 1, &s, work),
                     OC_ERR_BAD_HPARAM);
     s.scale[0] = 1.0f;
     c.master = OC_TE_MASTER_F32;
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 1, &s, work, OC_TE_CORRECT),
+    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 1, &s, work),
                     OC_ERR_NULL_POINTER);
     c.moment[1] = OC_TE_MOM_COUNT;
     c.master = OC_TE_MASTER_REMAINDER;
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 1, &s, work, OC_TE_CORRECT),
+    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 1, &s, work),
                     OC_ERR_BAD_HPARAM);
     CU_ASSERT(param[0] == 0x1234 && rem[0] == 0x5678 && m[0] == 1 && v[0] == 2 && w0[0] == 7 &&
               w1[0] == 8 && w2[0] == 9);
@@ -232,11 +233,11 @@ static void test_deterministic(void)
             float ma[N] = {0}, mb[N] = {0}, m1[N] = {0}, m2[N] = {0}, v1[N] = {0}, v2[N] = {0};
             oc_te_state a = state(pa, ra, ma, m1, v1), b = state(pb, rb, mb, m2, v2);
             const oc_te_config c = {(oc_te_master)mode, {(oc_te_moment)f, (oc_te_moment)f}};
-            CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, N, &a, work, OC_TE_CORRECT), OC_OK);
-            CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, N, &b, work, OC_TE_CORRECT), OC_OK);
+            CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, N, &a, work), OC_OK);
+            CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, N, &b, work), OC_OK);
             CU_ASSERT(memcmp(pa, pb, sizeof pa) == 0 && memcmp(m1, m2, sizeof m1) == 0 &&
                       memcmp(v1, v2, sizeof v1) == 0 && a.scale[0] == b.scale[0]);
-            CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, N, &a, out, OC_TE_CORRECT), OC_OK);
+            CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, N, &a, out), OC_OK);
             for (int i = 0; mode != OC_TE_MASTER_OFF && i < N; i++)
                 CU_ASSERT_EQUAL(bits(b0[i]), bits(w0[i]));
         }
@@ -250,18 +251,18 @@ static void test_split_mutants(void)
     float *work[3] = {w0, w1, w2};
     oc_te_state s = state(param, rem, NULL, m, v);
     const oc_te_config c = {OC_TE_MASTER_REMAINDER, {OC_TE_MOM_F32, OC_TE_MOM_F32}};
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 1, &s, work, OC_TE_MUT_SPLIT_TRUNCATE),
+    CU_ASSERT_EQUAL(oc_te_mutant_storage(OC_TE_MUT_SPLIT_TRUNCATE, &c, OC_TE_STORE, 1, &s, work),
                     OC_OK);
     CU_ASSERT_EQUAL(param[0], 0x3f80);
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 1, &s, work, OC_TE_MUT_SPLIT_TIES_EVEN),
+    CU_ASSERT_EQUAL(oc_te_mutant_storage(OC_TE_MUT_SPLIT_TIES_EVEN, &c, OC_TE_STORE, 1, &s, work),
                     OC_OK);
     CU_ASSERT_EQUAL(param[0], 0x3f80);
     float b0[1], b1[1], b2[1], *out[3] = {b0, b1, b2};
     /* TE's reconstruction of the ties-even pair loses one bf16 ulp. */
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, 1, &s, out, OC_TE_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, 1, &s, out), OC_OK);
     CU_ASSERT_EQUAL(bits(b0[0]), 0x3f7f8000u);
     param[0] = 0x3f81;
-    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_LOAD, 1, &s, out, OC_TE_MUT_JOIN_NO_UNDO), OC_OK);
+    CU_ASSERT_EQUAL(oc_te_mutant_storage(OC_TE_MUT_JOIN_NO_UNDO, &c, OC_TE_LOAD, 1, &s, out), OC_OK);
     CU_ASSERT_EQUAL(bits(b0[0]), 0x3f818000u);
     CU_ASSERT_STRING_EQUAL(oc_te_mutant_name(OC_TE_MUT_JOIN_NO_UNDO), "join-no-undo");
     CU_ASSERT_PTR_NULL(oc_te_mutant_name(OC_TE_MUTANT_COUNT));

@@ -35,7 +35,7 @@ static oc_status fast_schedule(void *ctx, const oc_schedule *s, int64_t samples,
                                double *wd)
 {
     (void)ctx;
-    return oc_ref_schedule_eval(s, samples, lr, wd, OC_SCHED_CORRECT);
+    return oc_ref_schedule_eval(s, samples, lr, wd);
 }
 
 static oc_status fast_mixed(void *ctx, oc_algorithm alg, const void *hp, const oc_storage *s,

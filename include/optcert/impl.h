@@ -80,7 +80,7 @@ typedef oc_status (*oc_sgd_step_fn)(void *ctx, const oc_sgd_hparams *hp, int64_t
 typedef oc_status (*oc_lion_step_fn)(void *ctx, const oc_lion_hparams *hp, int64_t step, size_t n,
                                      float *p, float *m, const float *g);
 
-/* As oc_ref_schedule_eval without the mutant; NULL if no schedule capability is claimed. */
+/* As oc_ref_schedule_eval; NULL if no schedule capability is claimed. */
 typedef oc_status (*oc_schedule_eval_fn)(void *ctx, const oc_schedule *s, int64_t samples,
                                          double *lr, double *wd);
 
@@ -89,7 +89,7 @@ typedef oc_status (*oc_mixed_step_fn)(void *ctx, oc_algorithm alg, const void *h
                                       const oc_storage *s, int64_t step, size_t n, void *param,
                                       float *master, void *const *state, const float *g);
 
-/* As oc_ref_loss_scale_update without the mutant: one update of the state in place,
+/* As oc_ref_loss_scale_update: one update of the state in place,
  * nothing written on error. NULL if no loss-scale capability is claimed. */
 typedef oc_status (*oc_loss_scale_update_fn)(void *ctx, const oc_loss_scaler *c,
                                              oc_loss_scale_state *s, int found_inf);
@@ -137,7 +137,7 @@ typedef oc_status (*oc_routed_step_fn)(void *ctx, const oc_route_hparams *hp,
                                        const oc_param_info *info, int64_t step, float *p, float *m,
                                        float *v, const float *g, oc_route *route);
 
-/* As oc_ref_te_storage without the mutant: one direction of TE's storage of one tensor,
+/* As oc_ref_te_storage: one direction of TE's storage of one tensor,
  * nothing written on error. NULL if OC_CAP_TE_STORAGE is not claimed. */
 typedef oc_status (*oc_te_storage_fn)(void *ctx, const oc_te_config *c, oc_te_direction dir,
                                       size_t n, oc_te_state *s, float *const *work);

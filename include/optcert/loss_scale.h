@@ -42,19 +42,6 @@ typedef struct oc_loss_scale_state {
     int64_t hysteresis_tracker;
 } oc_loss_scale_state;
 
-typedef enum oc_loss_scale_mutant {
-    OC_LS_CORRECT = 0,
-    OC_LS_MUT_BACKOFF_ON_FIRST_INF,       /* hysteresis ignored: every inf backs off */
-    OC_LS_MUT_HYSTERESIS_KEPT_ON_GROWTH,  /* hysteresis tracker not reset when the scale grows */
-    OC_LS_MUT_GROWTH_TRACKER_KEPT_ON_INF, /* growth tracker not reset by an inf */
-    OC_LS_MUT_GROWTH_INTERVAL_OFF_BY_ONE, /* grows after growth_interval + 1 clean steps */
-    OC_LS_MUT_NO_MIN_SCALE,               /* backoff not clamped at min_scale */
-    OC_LS_MUT_HYSTERESIS_RESET_ON_CLEAN,  /* hysteresis tracker reset by every clean step */
-    OC_LS_MUTANT_COUNT
-} oc_loss_scale_mutant;
-
-const char *oc_loss_scale_mutant_name(oc_loss_scale_mutant mu);
-const char *oc_loss_scale_mutant_description(oc_loss_scale_mutant mu);
 oc_status oc_loss_scale_profile_parse(const char *name, oc_loss_scale_profile *out);
 
 /* Checks a configuration against LS-CFG-1. */
@@ -63,16 +50,24 @@ oc_status oc_loss_scaler_check(const oc_loss_scaler *c);
 /* The initial state (LS-INIT-1). On error nothing is written. */
 oc_status oc_ref_loss_scale_init(const oc_loss_scaler *c, oc_loss_scale_state *s);
 
+/* LS-STATE-1: whether s is a state configuration c can reach (OC_OK, else OC_ERR_BAD_STEP). */
+oc_status oc_loss_scale_state_check(const oc_loss_scaler *c, const oc_loss_scale_state *s);
+
+/* The state after one update of state s with found_inf (LS-GROW-1, LS-HYST-1, LS-BACKOFF-1),
+ * for a valid configuration and state (the harness's mutant variants,
+ * conformance/mutants/loss_scale.c, recombine it). */
+oc_loss_scale_state oc_loss_scale_next(oc_loss_scaler c, oc_loss_scale_state s, int found_inf);
+
 /* One update with this iteration's found_inf (0: all gradients finite; any other value: some
  * inf or NaN was found) (LS-GROW-1, LS-HYST-1, LS-BACKOFF-1). The state must be one the
  * configuration can reach (LS-STATE-1); on error nothing is written. */
 oc_status oc_ref_loss_scale_update(const oc_loss_scaler *c, oc_loss_scale_state *s,
-                                   int found_inf, oc_loss_scale_mutant mutant);
+                                   int found_inf);
 
 /* Runs n updates from the initial state with found_inf[0 .. n-1] and writes the state after
  * each update into trajectory[0 .. n-1] (n <= 2^62). On error nothing is written. Its contract
  * in ref/loss_scale.c states every written state as a function of the history (proved, WP). */
 oc_status oc_ref_loss_scale_run(const oc_loss_scaler *c, const unsigned char *found_inf, size_t n,
-                                oc_loss_scale_state *trajectory, oc_loss_scale_mutant mutant);
+                                oc_loss_scale_state *trajectory);
 
 #endif

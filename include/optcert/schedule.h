@@ -35,25 +35,38 @@ typedef struct oc_schedule {
     double wd_mult;                   /* per-group multiplier of the weight decay, >= 0  SCHED-MULT-1 */
 } oc_schedule;
 
-typedef enum oc_schedule_mutant {
-    OC_SCHED_CORRECT = 0,
-    OC_SCHED_MUT_COSINE_WITHOUT_WARMUP_OFFSET, /* decay_ratio = n / decay_steps */
-    OC_SCHED_MUT_MIN_LR_NOT_FLOOR,             /* inverse-sqrt not clamped at min_lr; 0 past the end */
-    OC_SCHED_MUT_WARMUP_OFF_BY_ONE,            /* warmup fraction (n + 1) / warmup_steps */
-    OC_SCHED_MUT_WSD_DECAY_ONE_STEP_LATE,      /* anneal starts at decay_steps - wsd_decay_steps + 1 */
-    OC_SCHED_MUT_WD_COSINE_DECREASING,         /* cos(pi r) instead of cos(pi (1 - r)) */
-    OC_SCHED_MUTANT_COUNT
-} oc_schedule_mutant;
-
-const char *oc_schedule_mutant_name(oc_schedule_mutant mu);
-const char *oc_schedule_mutant_description(oc_schedule_mutant mu);
-
 /* Checks a schedule against SCHED-CFG-1. */
 oc_status oc_schedule_check(const oc_schedule *s);
 
+/* The pieces of a valid schedule's values at position n >= 0, each one rule of §1 (the
+ * harness's mutant variants, conformance/mutants/schedule.c, recombine them). Contracts:
+ * ref/schedule.c. */
+typedef enum oc_lr_phase {
+    OC_LR_WARMUP = 0, /* W > 0 and n <= W                               SCHED-WARMUP-1 */
+    OC_LR_MAX,        /* after warmup, constant style                    SCHED-CONST-1 */
+    OC_LR_END,        /* after warmup, n > D, other styles               SCHED-END-1 */
+    OC_LR_DECAY,      /* after warmup, n <= D: the style's decay  SCHED-ISQRT-1, SCHED-DECAY-1 */
+} oc_lr_phase;
+oc_lr_phase oc_schedule_lr_phase(const oc_schedule *s, int64_t n);
+/* SCHED-WARMUP-1: init + (max - init) n / W (W > 0; for n > W, the line extended). */
+double oc_schedule_warmup_lr(const oc_schedule *s, int64_t n);
+/* SCHED-ISQRT-1 before the floor at min: max sqrt(max(W, 1)) / sqrt(max(n, 1)), n >= W. */
+double oc_schedule_inverse_sqrt(const oc_schedule *s, int64_t n);
+/* SCHED-DECAY-1, linear and cosine: min + coeff (max - min) with the complement of the decay
+ * ratio 1 - r = num / den (0 <= num <= den, den > 0; the rule's is (D - n) / (D - W)). */
+double oc_schedule_decay_lr(const oc_schedule *s, int64_t num, int64_t den);
+/* SCHED-WSD-1 at n <= D with the anneal starting after position a (the rule's a = D - S;
+ * D - S <= a <= D). */
+double oc_schedule_wsd_lr(const oc_schedule *s, int64_t n, int64_t a);
+/* SCHED-WD-1 times wd_mult inside the increment, linear or cosine style: at ratio r = num / I
+ * (0 <= num <= I; the rule's num is n). */
+double oc_schedule_wd_increment(const oc_schedule *s, int64_t num);
+/* The lr and the weight decay (multiplied by wd_mult) at position n. */
+double oc_schedule_lr(const oc_schedule *s, int64_t n);
+double oc_schedule_wd(const oc_schedule *s, int64_t n);
+
 /* lr and weight decay (already multiplied by wd_mult) at position `samples` >= 0
  * (SCHED-POS-1). On error nothing is written. */
-oc_status oc_ref_schedule_eval(const oc_schedule *s, int64_t samples, double *lr, double *wd,
-                               oc_schedule_mutant mutant);
+oc_status oc_ref_schedule_eval(const oc_schedule *s, int64_t samples, double *lr, double *wd);
 
 #endif

@@ -43,22 +43,6 @@ typedef struct oc_te_state {
     float scale[2];      /* per-tensor scales s; unchanged for unscaled formats */
 } oc_te_state;
 
-/* The catalogue of mistakes (spec/te_storage.md §6). */
-typedef enum oc_te_mutant {
-    OC_TE_CORRECT = 0,
-    OC_TE_MUT_SPLIT_TRUNCATE,        /* parameter = high half, no round-up   TESTORE-SPLIT-1 */
-    OC_TE_MUT_SPLIT_TIES_EVEN,       /* parameter rounded to nearest even     TESTORE-SPLIT-1 */
-    OC_TE_MUT_JOIN_NO_UNDO,          /* reconstruction without the decrement  TESTORE-SPLIT-2 */
-    OC_TE_MUT_SCALE_FROM_OLD_ABSMAX, /* quantized with the previous scale     TESTORE-SCALE-2 */
-    OC_TE_MUT_F16_FULL_RANGE,        /* fp16 scale absmax / 65504             TESTORE-SCALE-1 */
-    OC_TE_MUT_FP8_NO_SATURATION,     /* E4M3 overflow to NaN                  TESTORE-FP8-1 */
-    OC_TE_MUT_FP8_READ_WITH_SCALE,   /* FP8 read with s, not scale_inv        TESTORE-FP8-1 */
-    OC_TE_MUTANT_COUNT
-} oc_te_mutant;
-
-const char *oc_te_mutant_name(oc_te_mutant mu);
-const char *oc_te_mutant_description(oc_te_mutant mu);
-
 /* TESTORE-SPLIT-1: the bf16 parameter of the master whose bits are u (its remainder is the
  * low half, u % 65536). */
 /*@ assigns \nothing;
@@ -78,10 +62,18 @@ uint32_t oc_te_join(uint16_t param, uint16_t rem);
 */
 uint32_t oc_te_roundtrip(uint32_t u);
 
-/* TESTORE-FP8-1: E4M3 bits of y, rounded to nearest even, saturating (or, saturate = 0, the
- * overflow to NaN of the fp8-no-saturation mutant); and the exact value of E4M3 bits b. */
-uint8_t oc_fp8_e4m3_encode(float y, int saturate);
+/* TESTORE-FP8-1: E4M3 bits of y, rounded to nearest even, saturating; and the exact value of
+ * E4M3 bits b. */
+uint8_t oc_fp8_e4m3_encode(float y);
 float oc_fp8_e4m3_decode(uint8_t b);
+
+/* TESTORE-SCALE-1: max(-min, max) over x[0 .. n-1] (n >= 1), NaN if an entry is NaN. */
+float oc_te_absmax(size_t n, const float *x);
+
+/* TESTORE-MOM-1, TESTORE-Q16-1, TESTORE-FP8-1: x written as stored moment i of format f at the
+ * scale s. (The harness's mutant variants, conformance/mutants/te_storage.c, recombine these
+ * pieces.) */
+void oc_te_moment_write(oc_te_moment f, void *buf, size_t i, float x, float s);
 
 /* TESTORE-ERR-1: the status a call with these arguments must return before writing anything:
  * OC_OK, OC_ERR_NULL_POINTER or OC_ERR_BAD_HPARAM. */
@@ -95,6 +87,6 @@ oc_status oc_te_storage_check(const oc_te_config *c, oc_te_direction dir, size_t
  *   load:  s is read and work[0..2] written.
  * Errors (TESTORE-ERR-1): nothing written. */
 oc_status oc_ref_te_storage(const oc_te_config *c, oc_te_direction dir, size_t n,
-                            oc_te_state *s, float *const *work, oc_te_mutant mu);
+                            oc_te_state *s, float *const *work);
 
 #endif

@@ -99,7 +99,7 @@ oc_status oc_fast_mixed_step(oc_algorithm alg, const void *hp, const oc_storage 
                              int64_t step, size_t n, void *param, float *master,
                              void *const *state, const float *g);
 
-/* FAST-TESTORE-1: oc_impl.te_storage (the contract of oc_ref_te_storage without the mutant):
+/* FAST-TESTORE-1: oc_impl.te_storage (the contract of oc_ref_te_storage):
  * TE FusedAdam's storage of one tensor in whole-tensor passes. */
 oc_status oc_fast_te_storage(const oc_te_config *c, oc_te_direction dir, size_t n,
                              oc_te_state *s, float *const *work);
