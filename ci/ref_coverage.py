@@ -21,7 +21,8 @@ counters and are read the same way. A branch is
 Prints per file and in total: branches (mutant branches left out), covered, excepted, uncovered,
 the figure covered / (branches - excepted), and per class how many branches it excepts. Exit 1
 if the figure is below the floor in ci/ref-coverage-floor.txt, or an exception names a line
-(or a class matches no branch) with no untaken branch (stale); 2 on bad usage or when the
+(or a class matches no branch) with no untaken branch (stale), or a line that no longer reads
+the exception's quoted text (moved); 2 on bad usage or when the
 reference does not conform. --list prints every uncovered branch.
 """
 import os
@@ -121,12 +122,21 @@ def main(argv):
         mut, _ = gcov(build)
     exceptions, classes = {}, []
     for text in open(os.path.join(ROOT, "ci", "ref-coverage-exceptions.txt"), encoding="utf-8"):
-        m = re.match(r"(ref/\S+\.c):(\d+)\s+(\S.*)", text)
+        m = re.match(r"(ref/\S+\.c):(\d+)\s+`([^`]+)`\s+(\S.*)", text)
         if m:
-            exceptions[(m.group(1), int(m.group(2)))] = m.group(3)
+            exceptions[(m.group(1), int(m.group(2)))] = (m.group(3), m.group(4))
+        elif re.match(r"ref/", text):
+            print(f"ref_coverage: malformed exception (ref/FILE.c:LINE `TEXT` why): {text.strip()}",
+                  file=sys.stderr)
+            return 2
         m = re.match(r"unit /(.+)/\s+(\S.*)", text)
         if m:
             classes.append([re.compile(m.group(1)), m.group(2), 0])
+    moved = []  # an exception whose line no longer reads its text: the line moved
+    for (path, line), (quoted, _) in sorted(exceptions.items()):
+        lines = open(os.path.join(ROOT, path), encoding="utf-8").read().splitlines()
+        if line > len(lines) or lines[line - 1].strip() != quoted:
+            moved.append((path, line, quoted))
     floor = float(open(os.path.join(ROOT, "ci", "ref-coverage-floor.txt")).read().split()[0])
     per_file, uncovered, used = {}, [], set()
     for key, counts in sorted(ref.items()):
@@ -161,6 +171,8 @@ def main(argv):
     stale = sorted(set(exceptions) - used)
     for key in stale:
         print(f"stale exception (no untaken branch there): {key[0]}:{key[1]}")
+    for path, line, quoted in moved:
+        print(f"moved exception: {path}:{line} does not read `{quoted}`")
     stale_classes = [c for c in classes if c[2] == 0]
     for regex, _, _ in stale_classes:
         print(f"stale exception class (excepts no branch): /{regex.pattern}/")
@@ -169,7 +181,7 @@ def main(argv):
             print(f"uncovered: {key[0]}:{key[1]} branch {b}: {source.get(key, '').strip()}")
     print(f"figure: {figure:.2f}% of the reference's branches taken by a vector case "
           f"(floor {floor:.2f}%)")
-    return 1 if figure < floor or stale or stale_classes else 0
+    return 1 if figure < floor or stale or moved or stale_classes else 0
 
 
 if __name__ == "__main__":
