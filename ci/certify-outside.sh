@@ -206,6 +206,10 @@ bitsandbytes torch_optim@bnb lion-torch-mixed --optimizer=bitsandbytes.optim:Lio
 bitsandbytes torch_optim@bnb sgd-torch --optimizer=bitsandbytes.optim:SGD
 bitsandbytes torch_optim@bnb resume-sgd-torch --optimizer=bitsandbytes.optim:SGD
 RUNS
+if [ ! -s "$out/runs" ]; then
+    echo "certify-outside: OPTCERT_OUTSIDE_ONLY='$only' selects no run" >&2
+    exit 2
+fi
 xargs -P "$jobs" -L 1 "$0" --one "$build" "$out" <"$out/runs" || rc=1
 for n in $(cut -d' ' -f1 "$out/runs"); do
     cat "$out/index.$n" 2>/dev/null || true
