@@ -4,6 +4,7 @@
 #include <string.h>
 #include "algos.h"
 #include "judge.h"
+#include "tolcap.h"
 #include "vectors.h"
 #include "../mutants/adam.h"
 #include "../mutants/lion.h"
@@ -130,6 +131,7 @@ const oc_algo oc_algo_adam = {
     .own_mutants = OC_ADAM_MUTANT_COUNT,
     .alg = OC_ALG_ADAM,
     .decay = adam_decay,
+    .cap_tolerances = oc_tolcap_elementwise,
 };
 
 /* ---- SGD ---- */
@@ -193,6 +195,7 @@ const oc_algo oc_algo_sgd = {
     .own_mutants = OC_SGD_MUTANT_COUNT,
     .alg = OC_ALG_SGD,
     .decay = sgd_decay,
+    .cap_tolerances = oc_tolcap_elementwise,
 };
 
 /* ---- Lion ---- */
@@ -247,6 +250,7 @@ const oc_algo oc_algo_lion = {
     .own_mutants = OC_LION_MUTANT_COUNT,
     .alg = OC_ALG_LION,
     .decay = lion_decay,
+    .cap_tolerances = oc_tolcap_elementwise,
 };
 
 const oc_algo *oc_algo_find(const char *name)

@@ -18,6 +18,7 @@ struct oc_case;
 struct oc_outputs;
 struct oc_st_file;
 struct oc_case_result;
+struct oc_tolcap_stats;
 
 /* The guarded step's group configuration (spec/step.md, VEC-FMT-17): the step's own and, in
  * mode scaled, the loss scaler's. */
@@ -88,6 +89,11 @@ typedef struct oc_algo {
     /* Element-wise algorithms: the weight decay of hp, which the localisation of a failure
      * separates from the rest of the update (VEC-DIAG-1); NULL elsewhere. */
     double *(*decay)(oc_hparams *hp);
+    /* VEC-TOL-2: a valid case's per-entry bounds against the family's derivation, re-evaluated
+     * from the case's own numbers (conformance/src/tolcap.c); NULL where the harness does not
+     * redo it (VEC-TOL-1's cap alone). stats may be NULL. */
+    oc_status (*cap_tolerances)(const char *path, const struct oc_case *c,
+                                struct oc_tolcap_stats *stats, oc_diag *d);
 } oc_algo;
 
 /* Every descriptor `const oc_algo oc_algo_<name> = {...};` of the harness's sources, listed

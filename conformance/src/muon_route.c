@@ -10,6 +10,7 @@
 #include "algos.h"
 #include "judge.h"
 #include "safetensors.h"
+#include "tolcap.h"
 #include "vectors.h"
 
 static const char *route_mutant(int mu) { return oc_route_mutant_name((oc_route_mutant)mu); }
@@ -134,6 +135,34 @@ static oc_status route_load_case(const char *path, const oc_st_file *st, json_t 
     return OC_OK;
 }
 
+/* VEC-TOL-2 for an AdamW route: each element is one AdamW step t = firstStep from the inputs
+ * (ADAM-TOL-2 from a zero bound, as the generator's), its decay multiplied by 0 for a 1-D
+ * parameter or a name ending in ".bias" (ROUTE-WD-1). A Muon route's tables are a per-case
+ * derivation the harness does not redo: VEC-TOL-1's cap alone. */
+static oc_status route_cap_tolerances(const char *path, const oc_case *c, oc_tolcap_stats *stats,
+                                      oc_diag *d)
+{
+    oc_param_info info;
+    if (expected_route(c) != OC_ROUTE_ADAMW || param_of(c, &info))
+        return OC_OK;
+    oc_hparams hp = {.adam = c->hp.route.adamw};
+    size_t len = strlen(info.name);
+    if (info.ndim == 1 || (len >= 5 && strcmp(info.name + len - 5, ".bias") == 0))
+        hp.adam.weight_decay = 0; /* ROUTE-WD-1 */
+    oc_status s = OC_OK;
+    for (size_t i = 0; i < c->steps * c->n && s == OC_OK; i++) {
+        double before[OC_MAX_STATE] = {0}, after[OC_MAX_STATE] = {0}, E[OC_MAX_STATE] = {0};
+        for (int k = 0; k < 3; k++) {
+            before[k] = c->in[k][i];
+            after[k] = c->exp[k].stored[i];
+        }
+        oc_tolcap_element(&oc_algo_adam, &hp, c->first_step, before, after, c->in[3][i], E);
+        for (int k = 0; k < 3 && s == OC_OK; k++)
+            s = oc_tolcap_within(path, c, k, i, E[k], stats, d);
+    }
+    return s;
+}
+
 /* One routed step from copies of the inputs; outputs p, m, v and the route. */
 static void route_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                       int *dirty)
@@ -231,4 +260,5 @@ const oc_algo oc_algo_muon_route = {
     .alg = OC_ALG_COUNT,
     .judge = route_judge,
     .explains = route_explains,
+    .cap_tolerances = route_cap_tolerances,
 };

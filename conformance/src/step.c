@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "judge.h"
+#include "tolcap.h"
 #include "vectors.h"
 
 #define HEAD 6
@@ -185,6 +186,86 @@ static oc_status step_load_case(const char *path, const oc_st_file *st, json_t *
     }
     return oc_check_tol_entries(path, c->tcid, "value", c->exp[0].tol, c->exp[0].f64, NULL,
                                 c->steps, c->n, OC_FMT_F32, d); /* VEC-TOL-1 */
+}
+
+/* VEC-TOL-2 for the guarded step: STEP-TOL-2 re-evaluated from the golden rows. The norm within
+ * rho |N| (CLIP-TOL-2, m = every gradient element, R = 1; 0 for the inf-norm); where the row
+ * clips (c = clipGrad / (N + 1e-6) < 1, N the golden f64 norm: every decision lies away from
+ * its boundary, STEP-TOL-1), a clipped gradient within e_g = |g'| (rho + 5u) + 2^-149; on a
+ * taken row each element's state within its algorithm's own bound (tolcap.c) plus the
+ * sensitivity to e_g times 1 + 2^-12; a skipped row keeps the bounds; non-finite values exact. */
+static oc_status step_cap_tolerances(const char *path, const oc_case *c, oc_tolcap_stats *stats,
+                                     oc_diag *d)
+{
+    static const oc_algo *const algo[OC_SUB_KIND_COUNT] = {&oc_algo_adam, &oc_algo_sgd,
+                                                           &oc_algo_lion};
+    const step_meta *m = meta(c);
+    const oc_guard_config *cfg = &c->hp.step.guard;
+    for (size_t k = 0; k < m->nsub; k++) {
+        const oc_sub_optimizer *u = &m->sub[k];
+        if ((u->kind == OC_SUB_ADAM && (u->hp.adam.profile != OC_ADAM_TORCH || u->hp.adam.amsgrad ||
+                                        u->hp.adam.maximize)) ||
+            (u->kind == OC_SUB_SGD && u->hp.sgd.profile != OC_SGD_TORCH))
+            return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: sub-optimizer %zu is outside what "
+                           "STEP-TOL-2 derives bounds for (Adam torch without amsgrad or maximize, "
+                           "SGD torch, Lion)", path, c->tcid, k);
+    }
+    const double u = 0x1p-24, rho = cfg->inf_norm ? 0 : (double)(m->ngrad + 5) * u;
+    double *E = calloc(m->nstate_values + 1, sizeof *E); /* per state value, as inputs.state */
+    oc_status s = E ? OC_OK : oc_fail(d, OC_ERR_INTERNAL, "out of memory checking %s", path);
+    for (size_t r = 0; r < c->steps && s == OC_OK; r++) {
+        const double *row = c->exp[0].stored + r * c->n, *exact = c->exp[0].f64 + r * c->n;
+        const int taken = row[0] == OC_STEP_TAKEN, found_inf = row[0] == OC_STEP_SKIPPED_INF;
+        const int clip = !found_inf && cfg->clip_grad > 0 && cfg->clip_grad / (exact[1] + 1e-6) < 1;
+        const double egrel = clip ? rho + 5 * u : 0;
+        const double norm_bound = isfinite(row[1]) ? rho * fabs(row[1]) : 0;
+        s = oc_tolcap_within(path, c, 0, r * c->n + 1,
+                             norm_bound > 0 ? oc_tolcap_widen(norm_bound) : 0, stats, d);
+        size_t col = HEAD + m->nsub, sv = 0;
+        for (size_t k = 0; k < m->nsub && s == OC_OK; k++) {
+            const oc_sub_optimizer *sub = &m->sub[k];
+            const oc_algo *a = algo[sub->kind];
+            const int ns = sub_nstate(sub);
+            const int64_t t = (int64_t)row[HEAD + k];
+            oc_hparams hp;
+            memset(&hp, 0, sizeof hp);
+            memcpy(&hp, &sub->hp, sizeof sub->hp); /* its adam, sgd or lion member */
+            for (size_t i = 0; i < sub->nparams && s == OC_OK; i++) {
+                size_t n = m->n[m->first[k] + i];
+                for (size_t j = 0; j < n && s == OC_OK; j++) {
+                    double before[OC_MAX_STATE] = {0}, after[OC_MAX_STATE] = {0};
+                    double Ej[OC_MAX_STATE] = {0}, add[OC_MAX_STATE];
+                    double g = row[col + (size_t)ns * n + j];
+                    double eg = clip ? fabs(g) * egrel + 0x1p-149 : 0;
+                    for (int q = 0; q < ns; q++) {
+                        before[q] = r ? row[col + (size_t)q * n + j - c->n]
+                                      : c->in[0][sv + (size_t)q * n + j];
+                        after[q] = row[col + (size_t)q * n + j];
+                        Ej[q] = E[sv + (size_t)q * n + j];
+                    }
+                    if (taken) {
+                        oc_tolcap_grad_sensitivity(a, &hp, t, before, Ej, g, eg, add);
+                        oc_tolcap_element(a, &hp, t, before, after, g, Ej);
+                        for (int q = 0; q < ns; q++)
+                            Ej[q] = oc_tolcap_widen(Ej[q] + add[q] * (1 + 0x1p-12));
+                    }
+                    for (int q = 0; q <= ns && s == OC_OK; q++) {
+                        double x = row[col + (size_t)q * n + j];
+                        double cap = !isfinite(x) ? 0 : q < ns ? Ej[q]
+                                   : eg > 0 ? oc_tolcap_widen(eg) : 0;
+                        if (q < ns)
+                            E[sv + (size_t)q * n + j] = Ej[q];
+                        s = oc_tolcap_within(path, c, 0, r * c->n + col + (size_t)q * n + j, cap,
+                                             stats, d);
+                    }
+                }
+                col += (size_t)(ns + 1) * n;
+                sv += (size_t)ns * n;
+            }
+        }
+    }
+    free(E);
+    return s;
 }
 
 /* Every buffer of every parameter in one arena, each 64-byte aligned: p, state 0..2, grad, each
@@ -433,4 +514,5 @@ const oc_algo oc_algo_step = {
     .alg = OC_ALG_COUNT,
     .judge = step_judge,
     .quantity = step_quantity,
+    .cap_tolerances = step_cap_tolerances,
 };

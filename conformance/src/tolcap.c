@@ -1,8 +1,9 @@
 /* VEC-TOL-2: the derived cap on the per-entry bounds of the element-wise families (Adam, SGD,
- * Lion and their mixed-precision variants). The harness re-evaluates each family's fp32-class
- * bound (spec/adam.md ADAM-TOL-2 §4.2, spec/sgd.md §4, spec/lion.md §4, spec/mixed.md MP-TOL-1)
- * in binary64 from the case's own numbers: its hyper-parameters, inputs and golden stored
- * trajectory. It links neither the reference nor the generator (ctest layers_*): the formulas
+ * Lion and their mixed-precision variants) and the pieces the AdamW routes (muon_route.c) and
+ * the guarded step (step.c) build theirs from. The harness re-evaluates each family's fp32-class
+ * bound (spec/adam.md ADAM-TOL-2 §4.2, spec/sgd.md §4, spec/lion.md §4, spec/mixed.md MP-TOL-1,
+ * spec/step.md STEP-TOL-2) in binary64 from the case's own numbers: its hyper-parameters, inputs
+ * and golden stored trajectory. It links neither the reference nor the generator (ctest layers_*): the formulas
  * below are written from the spec rules they cite. */
 #include <math.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 
 /* VEC-TOL-2: a bound carried to the next step, widened by the slack. */
 static double widen(double e) { return nextafter(e * (1 + SLACK), INFINITY); }
+double oc_tolcap_widen(double e) { return widen(e); }
 
 /* One element step of an algorithm: before[a], after[a] the golden stored values of algorithm
  * state a (p first) before and after the step (after: before any 16-bit narrowing), g the
@@ -201,6 +203,68 @@ static double narrowing_cap(oc_format f, double f64, double stored16, double E)
     return fmax(fabs(stored16 - lo), fabs(hi - stored16));
 }
 
+/* The element step of algorithm a (Adam, SGD, Lion), NULL for the others. */
+static element_fn element_of(const oc_algo *a)
+{
+    return a == &oc_algo_adam ? adam_element : a == &oc_algo_sgd ? sgd_element
+         : a == &oc_algo_lion ? lion_element : NULL;
+}
+
+static step_ctx begin_step(const oc_algo *a, const oc_hparams *hp, int64_t t)
+{
+    step_ctx ctx = {hp, t, 0, 0, 0, 0, 0};
+    if (a == &oc_algo_adam)
+        adam_begin(&ctx);
+    return ctx;
+}
+
+void oc_tolcap_element(const oc_algo *a, const oc_hparams *hp, int64_t t, const double *before,
+                       const double *after, double g, double *E)
+{
+    step_ctx ctx = begin_step(a, hp, t);
+    element_of(a)(&ctx, before, after, g, E);
+}
+
+/* STEP-TOL-2 (b), spec/step.md: the sensitivity of one element's step to an error eg of its
+ * gradient, bounded from the golden state before the step (before, its bounds E). */
+void oc_tolcap_grad_sensitivity(const oc_algo *a, const oc_hparams *hp, int64_t t,
+                                const double *before, const double *E, double g, double eg,
+                                double *add)
+{
+    for (int k = 0; k < OC_MAX_STATE; k++)
+        add[k] = 0;
+    if (eg == 0)
+        return;
+    if (a == &oc_algo_adam) { /* the torch formula: direction (a + k x) / (sqrt(b + d x^2) + eps) */
+        const oc_adam_hparams *h = &hp->adam;
+        double l2 = h->decoupled ? 0 : h->weight_decay;
+        double x = fabs(g + l2 * before[0]) + l2 * E[0];
+        double bc1 = 1 - pow(h->beta1, (double)t), bc2 = 1 - pow(h->beta2, (double)t);
+        double am = h->beta1 * (fabs(before[1]) + E[1]) / bc1, k = (1 - h->beta1) / bc1;
+        double bhi = h->beta2 * (before[2] + E[2]) / bc2 + h->eps_root;
+        double blo = h->beta2 * fmax(0, before[2] - E[2]) / bc2 + h->eps_root;
+        double dd = (1 - h->beta2) / bc2, xmin = fmax(0, x - eg);
+        double smin = sqrt(blo + dd * xmin * xmin);
+        double lip = (k * (sqrt(bhi) + h->eps) + am * sqrt(dd)) / ((smin + h->eps) * (smin + h->eps));
+        add[0] = h->lr * lip * eg;
+        add[1] = (1 - h->beta1) * eg;
+        add[2] = (1 - h->beta2) * (2 * x + eg) * eg;
+    } else if (a == &oc_algo_sgd) { /* torch: buf and p affine in g (buf = g at step 1) */
+        const oc_sgd_hparams *h = &hp->sgd;
+        double eb = h->momentum == 0 ? 0 : (t == 1 ? 1 : 1 - h->dampening) * eg;
+        add[0] = h->lr * (h->momentum == 0 ? eg : h->nesterov ? eg + h->momentum * eb : eb);
+        add[1] = eb;
+    } else { /* Lion: the sign of c may flip within its bound */
+        const oc_lion_hparams *h = &hp->lion;
+        double m0 = fabs(before[1]) + E[1];
+        double c = h->beta1 * before[1] + (1 - h->beta1) * g;
+        double ec = h->beta1 * E[1] + K_INTERP * U * (h->beta1 * m0 + (1 - h->beta1) * fabs(g)) +
+                    3 * ETA + (1 - h->beta1) * eg;
+        add[0] = fabs(c) <= 2 * widen(ec) ? 2 * h->lr : 0;
+        add[1] = (1 - h->beta2) * eg;
+    }
+}
+
 static oc_status refuse(const char *path, const oc_case *c, int slot, size_t i, double cap,
                         oc_diag *d)
 {
@@ -210,8 +274,7 @@ static oc_status refuse(const char *path, const oc_case *c, int slot, size_t i, 
                    path, c->tcid, c->names[slot], i, c->exp[slot].tol[i], cap);
 }
 
-/* Entry i of output k against its cap: refused above it; counted in stats (if not NULL). */
-static oc_status within_cap(const char *path, const oc_case *c, int k, size_t i, double cap,
+oc_status oc_tolcap_within(const char *path, const oc_case *c, int k, size_t i, double cap,
                             oc_tolcap_stats *stats, oc_diag *d)
 {
     double tol = c->exp[k].tol[i];
@@ -228,11 +291,14 @@ static oc_status within_cap(const char *path, const oc_case *c, int k, size_t i,
 
 oc_status oc_tolcap_check(const char *path, const oc_case *c, oc_tolcap_stats *stats, oc_diag *d)
 {
-    element_fn element = c->algo == &oc_algo_adam   ? adam_element
-                       : c->algo == &oc_algo_sgd    ? sgd_element
-                       : c->algo == &oc_algo_lion   ? lion_element : NULL;
-    if (!element || c->result != OC_RESULT_VALID)
-        return OC_OK;
+    return c->result == OC_RESULT_VALID && c->algo->cap_tolerances
+               ? c->algo->cap_tolerances(path, c, stats, d) : OC_OK;
+}
+
+oc_status oc_tolcap_elementwise(const char *path, const oc_case *c, oc_tolcap_stats *stats,
+                                oc_diag *d)
+{
+    element_fn element = element_of(c->algo);
     const int mixed = c->storage.param != OC_FMT_F32, nalg = c->nstate - mixed;
     /* algorithm state a sits in output slot a + mixed, p in the master's (MP-STORE-1) */
     double *E = calloc(c->n * OC_MAX_STATE, sizeof(double));
@@ -240,9 +306,7 @@ oc_status oc_tolcap_check(const char *path, const oc_case *c, oc_tolcap_stats *s
         return oc_fail(d, OC_ERR_INTERNAL, "out of memory checking tolerances of %s", path);
     oc_status s = OC_OK;
     for (size_t r = 0; r < c->steps && s == OC_OK; r++) {
-        step_ctx ctx = {&c->hp, c->first_step + (int64_t)r, 0, 0, 0, 0, 0};
-        if (element == adam_element)
-            adam_begin(&ctx);
+        step_ctx ctx = begin_step(c->algo, &c->hp, c->first_step + (int64_t)r);
         for (size_t j = 0; j < c->n && s == OC_OK; j++) {
             double before[OC_MAX_STATE] = {0}, after[OC_MAX_STATE] = {0}, *e = E + j * OC_MAX_STATE;
             size_t i = r * c->n + j;
@@ -257,12 +321,12 @@ oc_status oc_tolcap_check(const char *path, const oc_case *c, oc_tolcap_stats *s
                 int k = a + mixed;
                 if (c->fmt[k] != OC_FMT_F32)
                     e[a] = narrowing_cap(c->fmt[k], c->exp[k].f64[i], c->exp[k].stored[i], e[a]);
-                if ((s = within_cap(path, c, k, i, e[a], stats, d)))
+                if ((s = oc_tolcap_within(path, c, k, i, e[a], stats, d)))
                     break;
             }
             if (s == OC_OK && mixed) { /* the 16-bit parameter written back from the master */
                 double cap = narrowing_cap(c->fmt[0], c->exp[1].f64[i], c->exp[0].stored[i], e[0]);
-                s = within_cap(path, c, 0, i, cap, stats, d);
+                s = oc_tolcap_within(path, c, 0, i, cap, stats, d);
             }
         }
     }

@@ -12,10 +12,31 @@ typedef struct oc_tolcap_stats {
     double worst;
 } oc_tolcap_stats;
 
-/* VEC-TOL-2: every per-entry bound of a valid Adam, SGD or Lion case (fp32 or mixed storage) at
- * most the bound the family's derivation gives for that entry, re-evaluated from the case's
- * hyper-parameters, inputs and golden trajectory; else OC_ERR_FORMAT naming path, tcId, output
- * and entry. Other algorithms: OC_OK. stats (may be NULL) accumulates over the entries that pass. */
+/* VEC-TOL-2: every per-entry bound of a valid case at most the bound the family's derivation
+ * gives for that entry, re-evaluated from the case's hyper-parameters, inputs and golden
+ * trajectory (the descriptor's cap_tolerances); else OC_ERR_FORMAT naming path, tcId, output
+ * and entry. Families without one (VEC-TOL-1's cap alone) and invalid cases: OC_OK. stats (may
+ * be NULL) accumulates over the entries that pass. */
 oc_status oc_tolcap_check(const char *path, const oc_case *c, oc_tolcap_stats *stats, oc_diag *d);
+
+/* The cap_tolerances of Adam, SGD, Lion and their mixed-precision variants. */
+oc_status oc_tolcap_elementwise(const char *path, const oc_case *c, oc_tolcap_stats *stats,
+                                oc_diag *d);
+
+/* Pieces for the families whose outputs contain such steps (AdamW routes, the guarded step).
+ * a is oc_algo_adam, oc_algo_sgd or oc_algo_lion; before/after the golden values of the
+ * algorithm's state (p first) before and after step t of one element with gradient g; E the
+ * carried bounds (OC_MAX_STATE entries), replaced by the step's, widened by the slack. */
+void oc_tolcap_element(const oc_algo *a, const oc_hparams *hp, int64_t t, const double *before,
+                       const double *after, double g, double *E);
+/* STEP-TOL-2 (b): add[k], what an error eg of the gradient g adds to output k's bound. */
+void oc_tolcap_grad_sensitivity(const oc_algo *a, const oc_hparams *hp, int64_t t,
+                                const double *before, const double *E, double g, double eg,
+                                double *add);
+/* A bound widened by the slack of VEC-TOL-2 (and to the next binary64). */
+double oc_tolcap_widen(double e);
+/* Entry i of expected output k against cap: OC_ERR_FORMAT above it; counted in stats. */
+oc_status oc_tolcap_within(const char *path, const oc_case *c, int k, size_t i, double cap,
+                           oc_tolcap_stats *stats, oc_diag *d);
 
 #endif

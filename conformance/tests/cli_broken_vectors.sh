@@ -217,15 +217,18 @@ rm -rf "$tmp/ns-simple"
 # is refused with the bound the derivation gives for it; set to that bound the family loads and
 # conforms, set to the next binary64 above it it is refused. fp32 outputs of each family (one
 # step, and the last of 1000), an fp32 master and an f16 and a bf16 parameter of the mixed
-# variants (no committed 16-bit state entry has a non-zero bound).
-capped() { # family tcId output index
-    tol "$1" "$2" "$3" tolFp32 "$4" "get(t['expected'][out]['tolFp32'], i) * 1.5"
+# variants (no committed 16-bit state entry has a non-zero bound); an AdamW route's p (decayed)
+# and v (a 1-D parameter: ROUTE-WD-1); the guarded step's norm, a clipped gradient and a state
+# entry after six iterations (STEP-TOL-2).
+capped() { # family tcId output index [tensor field, default tolFp32]
+    field=${5:-tolFp32}
+    tol "$1" "$2" "$3" "$field" "$4" "get(t['expected'][out]['$field'], i) * 1.5"
     rejected "$1" "$1.json: tcId $2: tolerance $3\\[$4\\] = .* exceeds .*(VEC-TOL-2)"
     cap=$(sed -n 's/.* exceeds \([^,]*\), the bound.*/\1/p' "$tmp/err")
-    tol "$1" "$2" "$3" tolFp32 "$4" "$cap"
+    tol "$1" "$2" "$3" "$field" "$4" "$cap"
     "$optcert" certify --vectors "$tmp" --family "$1" >"$tmp/out" 2>"$tmp/err" ||
         { echo "$1 tcId $2 $3[$4] at its cap $cap does not load"; cat "$tmp/err"; exit 1; }
-    tol "$1" "$2" "$3" tolFp32 "$4" "math.nextafter($cap, math.inf)"
+    tol "$1" "$2" "$3" "$field" "$4" "math.nextafter($cap, math.inf)"
     rejected "$1" "$1.json: tcId $2: tolerance $3\\[$4\\] = .* exceeds $cap, the bound .*(VEC-TOL-2)"
     rm -rf "${tmp:?}/$1"
 }
@@ -239,6 +242,18 @@ capped lion-torch 1 m 2
 capped adam-torch-mixed 2 master 484
 capped adam-torch-mixed 9 p 178
 capped sgd-torch-mixed 17 p 283
+capped muon-adamw-route 1 p 5 tol
+capped muon-adamw-route 2 v 3 tol
+capped step-megatron 5 value 1 tol
+capped step-megatron 4 value 45 tol
+capped step-megatron 12 value 634 tol
+# VEC-FMT-18: a valid guarded-step case whose Adam STEP-TOL-2 derives no bound for (amsgrad);
+# SGD's ema profile likewise.
+fam step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['optimizers'][0]['hparams']['amsgrad'] = True"
+rejected step-megatron "step-megatron.json: tcId 5: sub-optimizer 0 is outside what STEP-TOL-2 derives bounds for"
+fam step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['optimizers'][1]['profile'] = 'ema'"
+rejected step-megatron "step-megatron.json: tcId 5: sub-optimizer 1 is outside what STEP-TOL-2 derives bounds for"
+rm -rf "$tmp/step-megatron"
 # VEC-FMT-18: a valid distributed clip case whose view names a rank outside its tp/pp/dp sizes.
 fam clip-megatron "t = [t for t in tests if t['tcId'] == 17][0]; t['views'][1]['pp'] = 2"
 rejected clip-megatron "clip-megatron.json: tcId 17: views\\[1\\].pp = 2, but the group's ppSize is 2"
