@@ -132,11 +132,13 @@ double oc_adafactor_alpha(const oc_adafactor_hparams *hp, double rho, double rms
     return hp->scale_parameter ? fmax(hp->eps2, rms_p) * rho : rho;
 }
 
-/* ADAFACTOR-EPS-1: 1/sqrt(V^); torch floors V^ at eps1^2. */
+/* ADAFACTOR-EPS-1: 1/sqrt(V^); torch floors V^ at eps1^2 (a comparison, not fmax: torch's
+ * clamp_min keeps a NaN). */
 double oc_adafactor_inv_root(const oc_adafactor_hparams *hp, double vhat)
 {
-    if (hp->profile == OC_ADAFACTOR_TORCH)
-        vhat = fmax(vhat, hp->eps1 * hp->eps1);
+    const double least = hp->eps1 * hp->eps1;
+    if (hp->profile == OC_ADAFACTOR_TORCH && vhat < least)
+        vhat = least;
     return 1.0 / sqrt(vhat);
 }
 
@@ -164,16 +166,20 @@ double oc_adafactor_decayed(const oc_adafactor_hparams *hp, double alpha, double
 double oc_adafactor_rms(size_t n, const float *x)
 {
     double sum = 0.0;
-    for (size_t i = 0; i < n; i++)
-        sum += (double)x[i] * (double)x[i];
+    for (size_t i = 0; i < n; i++) {
+        const double xi = x[i];
+        sum += xi * xi;
+    }
     return sqrt(sum / (double)n);
 }
 
 double oc_adafactor_rms64(size_t n, const double *x)
 {
     double sum = 0.0;
-    for (size_t i = 0; i < n; i++)
-        sum += x[i] * x[i];
+    for (size_t i = 0; i < n; i++) {
+        const double xi = x[i];
+        sum += xi * xi;
+    }
     return sqrt(sum / (double)n);
 }
 
@@ -193,7 +199,7 @@ double oc_adafactor_normaliser(const oc_adafactor_hparams *hp, oc_adafactor_shap
     if (hp->profile == OC_ADAFACTOR_OPTAX && sh.rows > sh.cols)
         return mean(sh.cols, col);
     const double r = mean(sh.rows, row);
-    return hp->profile == OC_ADAFACTOR_TORCH ? fmax(r, hp->eps1) : r;
+    return hp->profile == OC_ADAFACTOR_TORCH && r < hp->eps1 ? hp->eps1 : r; /* as above */
 }
 
 /* beta v + (1 - beta) x, rounded once to its binary32 storage (ADAFACTOR-STORE-1). */
