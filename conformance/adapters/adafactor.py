@@ -47,9 +47,14 @@ def packed(parts):
 
 
 # ---- torch.optim.Adafactor (torch/optim/_adafactor.py) ----
+def optax_fields(h):
+    """optax's own options (factored off, a minimum dimension): no other library has them."""
+    return not h["factored"] or h["minDimToFactor"] != 0
+
+
 def torch_unsupported(h):
     return (not h["relativeStep"] or h["warmupInit"] or not h["scaleParameter"]
-            or h["firstMoment"] or num(h, "clipThreshold") == 0.0)
+            or h["firstMoment"] or num(h, "clipThreshold") == 0.0 or optax_fields(h))
 
 
 def torch_run(foreach):
@@ -85,7 +90,7 @@ def torch_run(foreach):
 
 # ---- transformers.optimization.Adafactor ----
 def hf_unsupported(h):
-    return h["maximize"] or num(h, "clipThreshold") == 0.0
+    return h["maximize"] or num(h, "clipThreshold") == 0.0 or optax_fields(h)
 
 
 def hf_run():

@@ -686,6 +686,72 @@ static void random_cases(ada_gen *gg, int count)
     }
 }
 
+/* The other boundaries of ADAFACTOR-HP-1 (every boundary of a parameter has a case): the decay
+ * rate, eps2 and beta1 below 0, lr and d infinite; rejected, nothing written. After the random
+ * cases, so that every earlier case keeps its tcId and values. */
+static void boundary_cases(ada_gen *gg)
+{
+    static const char *const what[] = {"decay rate < 0", "eps2 < 0", "lr infinite",
+                                       "clipping threshold infinite",
+                                       "beta1 < 0 with the first moment"};
+    for (int k = 0; k < 5; k++) {
+        ada_case tc = make(gg, what[k], "InvalidHparam", 2, 3, 1, 1, 0);
+        tc.result = "invalid";
+        tc.rules[0] = "ADAFACTOR-HP-1";
+        switch (k) {
+        case 0: tc.hp.decay_rate = -0.8f; break;
+        case 1: tc.hp.eps2 = -1e-3f; break;
+        case 2: tc.hp.lr = INFINITY; break;
+        case 3: tc.hp.clip_threshold = INFINITY; break;
+        default: tc.hp.first_moment = 1; tc.hp.beta1 = -0.5f;
+        }
+        emit(gg, &tc);
+    }
+}
+
+/* ADAFACTOR-PROF-*: each option a profile's library does not have, one case each (the options
+ * of the profile's own library are valid cases above); rejected, nothing written. */
+static void option_cases(ada_gen *gg)
+{
+    enum { NO_RELATIVE, WARMUP, NO_SCALE, NO_CLIP, DECAY, MAXIMIZE, NOT_FACTORED, MIN_DIM,
+           LR_WITH_RELATIVE, WARMUP_WITHOUT_RELATIVE, RELATIVE, EPS2 };
+    static const char *const what[] = {
+        "no relative step", "warmup_init", "no parameter scale", "no clipping (d = 0)",
+        "weight decay", "maximize", "factored off (optax's option)",
+        "min_dim_to_factor 1 (optax's option)", "an lr with the relative step",
+        "warmup_init without the relative step", "the relative step", "eps2 other than 1e-3"};
+    static const int paper[] = {NO_RELATIVE, WARMUP, NO_SCALE, NO_CLIP, DECAY, MAXIMIZE,
+                                NOT_FACTORED, MIN_DIM, -1};
+    static const int torch[] = {NO_RELATIVE, WARMUP, NO_SCALE, NO_CLIP, NOT_FACTORED, MIN_DIM, -1};
+    static const int hf[] = {NO_CLIP, NOT_FACTORED, MIN_DIM, LR_WITH_RELATIVE,
+                             WARMUP_WITHOUT_RELATIVE, -1};
+    static const int optax[] = {RELATIVE, WARMUP, EPS2, -1};
+    static const int *const lacks[OC_ADAFACTOR_PROFILE_COUNT] = {paper, torch, hf, optax};
+    static const char *const rule[OC_ADAFACTOR_PROFILE_COUNT] = {
+        "ADAFACTOR-PROF-PAPER", "ADAFACTOR-PROF-TORCH", "ADAFACTOR-PROF-HF", "ADAFACTOR-PROF-OPTAX"};
+    for (const int *k = lacks[gg->profile]; *k >= 0; k++) {
+        ada_case tc = make(gg, what[*k], "InvalidHparam", 2, 3, 1, 1, 0);
+        tc.result = "invalid";
+        tc.rules[0] = rule[gg->profile];
+        oc_adafactor_hparams *h = &tc.hp;
+        switch (*k) {
+        case NO_RELATIVE: h->relative_step = 0; break;
+        case WARMUP: h->warmup_init = 1; break;
+        case NO_SCALE: h->scale_parameter = 0; break;
+        case NO_CLIP: h->clip_threshold = 0; break;
+        case DECAY: h->weight_decay = 0.01f; break;
+        case MAXIMIZE: h->maximize = 1; break;
+        case NOT_FACTORED: h->factored = 0; break;
+        case MIN_DIM: h->min_dim_to_factor = 1; break;
+        case LR_WITH_RELATIVE: h->lr = 1e-2f; break;
+        case WARMUP_WITHOUT_RELATIVE: h->relative_step = 0; h->lr = 1e-2f; h->warmup_init = 1; break;
+        case RELATIVE: h->relative_step = 1; break;
+        default: h->eps2 = 1e-2f;
+        }
+        emit(gg, &tc);
+    }
+}
+
 static void notes(family *f)
 {
     static const char *const n[][4] = {
@@ -741,6 +807,8 @@ static int gen_adafactor(const gen_options *opt, const char *outdir)
         profile_cases(&gg);
         invalid_cases(&gg);
         random_cases(&gg, cert ? 64 : 6);
+        boundary_cases(&gg);
+        option_cases(&gg);
         int rc = family_save(&f, outdir);
         family_free(&f);
         if (rc)
