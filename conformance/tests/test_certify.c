@@ -393,6 +393,38 @@ static void test_abi2_translation(void)
     CU_ASSERT_EQUAL(t.table.abi_version, OC_IMPL_ABI_VERSION);
 }
 
+/* VEC-ABI-1 (issue 16 items 1-2: no shared list names a family): every family of the shipped
+ * vector set is listed by the reference, with every option it has, and a v3 table listing it
+ * (with those options) passes the loader's check (VEC-ABI-2); the registry has no family the
+ * vector set lacks. */
+static void test_every_family_known(void)
+{
+    char **paths;
+    oc_diag d;
+    size_t n = 0;
+    CU_ASSERT_EQUAL_FATAL(oc_family_list(vector_dir(), &paths, &d), OC_OK);
+    for (; paths[n]; n++) {
+        const char *slash = strrchr(paths[n], '/');
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(strlen(slash + 1) - 5), slash + 1);
+        const oc_family_entry *e = oc_abi3_find(oc_ref(), name);
+        CU_ASSERT_PTR_NOT_NULL(e);
+        if (!e) {
+            fprintf(stderr, "%s: not listed by the reference\n", name);
+            continue;
+        }
+        const char *const *options = oc_family_options(name);
+        for (int o = 0; o < OC_MAX_OPTIONS && options[o]; o++)
+            CU_ASSERT(oc_abi3_has_option(e->options, options[o]));
+        oc_family_entry one = {name, e->options, e->entry};
+        oc_impl_v3 t = {OC_IMPL_ABI_V3, "one", "0", NULL, 1, &one};
+        CU_ASSERT_EQUAL(oc_abi3_check(&t, &d), OC_OK);
+    }
+    CU_ASSERT_EQUAL(n, OC_NKNOWN_FAMILIES);
+    CU_ASSERT_EQUAL(oc_ref()->nfamilies, OC_NKNOWN_FAMILIES);
+    oc_free_list(paths);
+}
+
 /* VEC-ABI-1: the reference behind a v3 table that lists adam-torch without "maximize": that
  * family's cases pass except the maximize ones, skipped; the families not listed are skipped. */
 static void test_abi3_certify(void)
@@ -594,6 +626,8 @@ void register_suites(void)
               {"diagnosis beyond the catalogue (VEC-DIAG-1)", test_diagnosis_beyond_the_catalogue},
               {"kept mutant runs, same diagnoses (VEC-DIAG-1)", test_kept_mutant_runs_same_diagnosis},
               {"plugin ABI v3: table checks (VEC-ABI-2)", test_abi3_checks},
+              {"every family of vectors/ is the reference's and the loader's (VEC-ABI-1)",
+               test_every_family_known},
               {"plugin ABI v3: a case's runner (VEC-ABI-1)", test_abi3_runners},
               {"plugin ABI v2: the frozen translation (VEC-ABI-4)", test_abi2_translation},
               {"plugin ABI v3: certify (VEC-ABI-1)", test_abi3_certify});
