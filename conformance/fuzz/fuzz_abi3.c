@@ -1,14 +1,17 @@
 /* libFuzzer harness: a plugin ABI v3 table (include/optcert/impl.h, VEC-ABI-1, -2) built from
  * the input, as the loader would get it from optcert_impl_v3() (no dlopen), through
- * oc_abi3_check and, if accepted, oc_abi3_table for every family it lists and one it does not.
+ * oc_abi3_check and, if accepted, oc_impl_runner (the entries a case runs on) for every case of
+ * the small families of conformance/fuzz/families.
  * Input: u8 abi_version, u8 flags (bit 0: name NULL, bit 1: version NULL, bit 2: families NULL),
  * u8 entry count (0 .. 255), then per entry: u8 flags (bit 0: family NULL, bit 1: family name
- * from the input, else known[selector], bit 2: options NULL, bit 3: entry NULL), u8 selector,
+ * from the input, else names[selector], bit 2: options NULL, bit 3: entry NULL), u8 selector,
  * u8 family length, u8 options length, then the family name and options bytes. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "abi3.h"
+#include "fuzz_common.h"
+#include "judge.h"
 
 static const char *const names[] = {"adam-torch", "adam-torch-mixed", "sgd-ema",
                                     "step-megatron", "clip-torch", "muonclip-kimi-mla"};
@@ -47,10 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     data[1] & 4 ? NULL : e};
     oc_diag d;
     if (oc_abi3_check(&t, &d) == OC_OK) {
-        oc_impl x;
-        for (size_t i = 0; i < n; i++)
-            oc_abi3_table(&t, e[i].family, &x);
-        oc_abi3_table(&t, "not-listed", &x);
+        oc_runner r;
+        for (size_t f = 0; f < oc_fuzz_nfams; f++)
+            for (size_t i = 0; i < oc_fuzz_fams[f].ncases; i++)
+                oc_impl_runner(&t, &oc_fuzz_fams[f].cases[i], &r);
     }
     for (size_t i = 0; i < 2 * n; i++)
         free(owned[i]);

@@ -1,9 +1,11 @@
-/* libFuzzer harness: an implementation table (include/optcert/impl.h) with fuzzed fields, as
+/* libFuzzer harness: a v2 implementation table (include/optcert/impl.h) with fuzzed fields, as
  * the plugin loader would get it from optcert_impl_v1() (no dlopen): ABI version, name and
  * version strings, capability word, which entry points are NULL, and what the entry points
  * return (any int, statuses outside oc_status included) and write into their first output.
- * The table goes through oc_impl_check and, if accepted, oc_certify_case on every case of the
- * small families of conformance/fuzz/families.
+ * The table goes through oc_impl_check and, if accepted, the frozen v2 translation
+ * (VEC-ABI-4), with the entries of the v3-only families (te-storage, resume-*, adafactor) added
+ * as a v3 table lists them, then oc_certify_case on every case of the small families of
+ * conformance/fuzz/families.
  * Input: u64 capabilities, u32 abi_version, u32 entry-point mask, u8 flags (bit 0: name NULL,
  * bit 1: version NULL, bit 2: stubs write their first output, bits 3-7: which family the
  * cases come from, modulo their number), then bytes the stubs consume
@@ -11,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "abi3.h"
 #include "certify.h"
 #include "fuzz_common.h"
 
@@ -210,6 +213,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     oc_diag d;
     if (oc_impl_check(&impl, &d) != OC_OK)
         return 0;
+    oc_abi2_families t;
+    oc_abi2_translate(&impl, &t);
+    for (size_t k = 0; k < OC_NKNOWN_FAMILIES; k++) { /* the v3-only families */
+        const oc_known_family *f = &oc_known_families[k];
+        oc_entry_point e = strncmp(f->name, "resume-", 7) == 0 ? (oc_entry_point)impl.state_io
+                           : strcmp(f->algorithm, "te-storage") == 0
+                               ? (oc_entry_point)impl.te_storage
+                           : strcmp(f->algorithm, "adafactor") == 0
+                               ? (oc_entry_point)impl.adafactor_step
+                               : NULL;
+        if (e)
+            t.entries[t.table.nfamilies++] = (oc_family_entry){f->name, NULL, e};
+    }
     oc_family_report fr;
     {
         size_t f = (size_t)(flags >> 3) % oc_fuzz_nfams;
@@ -217,7 +233,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fr.cases = calloc(oc_fuzz_fams[f].ncases + 1, sizeof *fr.cases);
         for (size_t i = 0; i < oc_fuzz_fams[f].ncases; i++) {
             oc_case_result r;
-            oc_certify_case(&impl, &oc_fuzz_fams[f].cases[i], OC_CLASS_FP32, &r);
+            oc_certify_case(&t.table, &oc_fuzz_fams[f].cases[i], OC_CLASS_FP32, &r);
             oc_family_add_result(&fr, &r);
         }
         free(fr.cases);

@@ -1,127 +1,93 @@
-/* Plugin ABI v3 (VEC-ABI-1, VEC-ABI-2): family names and options to the v2 table. */
+/* Plugin ABI v3 (VEC-ABI-1, VEC-ABI-2): the checks of a family list and the lookups the
+ * harness runs a case by. The families are the registry's (families_registry.h). */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "abi3.h"
 
-typedef struct option {
-    const char *name;
-    uint64_t cap;
-} option;
-
-/* What listing a family claims: the v2 slot its entry fills, the capabilities its name claims,
- * and the options it may list. */
-typedef struct known_family {
-    const char *name;
-    size_t slot; /* offsetof(oc_impl, <entry point>) */
-    uint64_t caps;
-    option options[3];
-} known_family;
-
-#define ADAM(profile, cap)                                                                      \
-    {"adam-" profile, offsetof(oc_impl, adam_step), cap,                                        \
-     {{"amsgrad", OC_CAP_ADAM_AMSGRAD}, {"maximize", OC_CAP_ADAM_MAXIMIZE}}}
-#define SGD(profile, cap)                                                                       \
-    {"sgd-" profile, offsetof(oc_impl, sgd_step), cap,                                          \
-     {{"nesterov", OC_CAP_SGD_NESTEROV}, {"maximize", OC_CAP_SGD_MAXIMIZE}}}
-#define MIXED(base)                                                                             \
-    {base "-mixed", offsetof(oc_impl, mixed_step), 0,                                          \
-     {{"bf16", OC_CAP_MIXED_BF16}, {"f16", OC_CAP_MIXED_F16}, {"bf16-state", OC_CAP_MIXED_STATE_BF16}}}
-#define PLAIN(name, field, cap) {name, offsetof(oc_impl, field), cap, {{NULL, 0}}}
-
-static const known_family known[] = {
-    ADAM("torch", OC_CAP_ADAM_TORCH),
-    ADAM("optax", OC_CAP_ADAM_OPTAX),
-    ADAM("paper", OC_CAP_ADAM_PAPER),
-    ADAM("keras", OC_CAP_ADAM_KERAS),
-    SGD("torch", OC_CAP_SGD_TORCH),
-    SGD("ema", OC_CAP_SGD_EMA),
-    PLAIN("lion-torch", lion_step, OC_CAP_LION_TORCH),
-    MIXED("adam-torch"),
-    MIXED("sgd-torch"),
-    MIXED("lion-torch"),
-    PLAIN("schedule-megatron", schedule_eval, OC_CAP_SCHEDULE_MEGATRON),
-    PLAIN("loss-scale-megatron", loss_scale_update, OC_CAP_LOSS_SCALE_MEGATRON),
-    PLAIN("loss-scale-megatron-constant", loss_scale_update, OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT),
-    PLAIN("loss-scale-torch", loss_scale_update, OC_CAP_LOSS_SCALE_TORCH),
-    PLAIN("clip-megatron", clip_step, OC_CAP_CLIP_MEGATRON),
-    PLAIN("clip-torch", clip_step, OC_CAP_CLIP_TORCH),
-    PLAIN("ns-simple", newton_schulz, OC_CAP_NEWTON_SCHULZ),
-    PLAIN("ns-quintic", newton_schulz, OC_CAP_NEWTON_SCHULZ),
-    PLAIN("ns-polar-express", newton_schulz, OC_CAP_NEWTON_SCHULZ),
-    PLAIN("ns-polar-express-safety", newton_schulz, OC_CAP_NEWTON_SCHULZ),
-    PLAIN("ns-aol", newton_schulz, OC_CAP_NEWTON_SCHULZ),
-    PLAIN("ns-cans", newton_schulz, OC_CAP_NEWTON_SCHULZ),
-    PLAIN("ns-deepseekv4", newton_schulz, OC_CAP_NEWTON_SCHULZ),
-    PLAIN("ns-cubic5", newton_schulz, OC_CAP_NEWTON_SCHULZ),
-    PLAIN("muon-keller", muon_step, OC_CAP_MUON),
-    PLAIN("muon-megatron", muon_step, OC_CAP_MUON),
-    PLAIN("muon-moonlight", muon_step, OC_CAP_MUON),
-    PLAIN("muon-split-qkv", muon_block_step, OC_CAP_MUON_BLOCKS),
-    PLAIN("muon-tp-blockwise", muon_block_step, OC_CAP_MUON_BLOCKS),
-    PLAIN("muon-adamw-route", routed_step, OC_CAP_MUON_ROUTE),
-    PLAIN("muonclip-kimi", qk_clip, OC_CAP_QK_CLIP),
-    PLAIN("te-storage-fusedadam", te_storage, OC_CAP_TE_STORAGE),
-    PLAIN("adafactor-paper", adafactor_step, OC_CAP_ADAFACTOR),
-    PLAIN("adafactor-torch", adafactor_step, OC_CAP_ADAFACTOR),
-    PLAIN("adafactor-transformers", adafactor_step, OC_CAP_ADAFACTOR),
-    PLAIN("adafactor-optax", adafactor_step, OC_CAP_ADAFACTOR),
-    PLAIN("muonclip-megatron", qk_clip, OC_CAP_QK_CLIP),
-    PLAIN("muonclip-kimi-mla", qk_clip, OC_CAP_QK_CLIP | OC_CAP_QK_CLIP_MLA),
-    PLAIN("resume-adam-torch", state_io, OC_CAP_RESUME),
-    PLAIN("resume-adam-torch-mixed", state_io, OC_CAP_RESUME),
-    PLAIN("resume-sgd-torch", state_io, OC_CAP_RESUME),
-    PLAIN("resume-loss-scale-megatron", state_io, OC_CAP_RESUME),
-    PLAIN("resume-loss-scale-megatron-constant", state_io, OC_CAP_RESUME),
-    PLAIN("resume-loss-scale-torch", state_io, OC_CAP_RESUME),
-    {"step-megatron", offsetof(oc_impl, guarded_step), 0,
-     {{"scaled", OC_CAP_STEP_SCALED}, {"unchecked", OC_CAP_STEP_UNCHECKED},
-      {"checked", OC_CAP_STEP_CHECKED}}},
-};
-
-#define NKNOWN (sizeof known / sizeof *known)
 #define MAX_FAMILIES 1024
 #define MAX_OPTIONS_LEN 256
 
-static const known_family *find_known(const char *name)
+const oc_known_family *oc_known_family_find(const char *family)
 {
-    for (size_t k = 0; k < NKNOWN; k++)
-        if (strcmp(known[k].name, name) == 0)
-            return &known[k];
+    for (size_t k = 0; k < OC_NKNOWN_FAMILIES; k++)
+        if (strcmp(oc_known_families[k].name, family) == 0)
+            return &oc_known_families[k];
     return NULL;
 }
 
-static const oc_family_entry *find_entry(const oc_impl_v3 *t, const char *name)
+const oc_family_entry *oc_abi3_find(const oc_impl_v3 *t, const char *family)
 {
     for (size_t i = 0; i < t->nfamilies; i++)
-        if (strcmp(t->families[i].family, name) == 0)
+        if (t->families[i].family && strcmp(t->families[i].family, family) == 0)
             return &t->families[i];
     return NULL;
 }
 
-/* The capabilities the options string claims; 0 with the unknown option in *bad (its length in
- * *badlen) if one is not the family's. */
-static uint64_t option_caps(const known_family *k, const char *options, const char **bad,
-                            size_t *badlen)
+void oc_family_base(const char *family, char *base, size_t len, int *resume, int *mixed)
 {
-    uint64_t caps = 0;
-    *bad = NULL;
+    static const char prefix[] = "resume-", suffix[] = "-mixed";
+    const size_t np = sizeof prefix - 1, ns = sizeof suffix - 1;
+    *resume = strncmp(family, prefix, np) == 0;
+    snprintf(base, len, "%s", family + (*resume ? np : 0));
+    size_t n = strlen(base);
+    *mixed = n > ns && strcmp(base + n - ns, suffix) == 0;
+    if (*mixed)
+        base[n - ns] = '\0';
+}
+
+const char *const *oc_family_options(const char *family)
+{
+    static const char *const none[OC_MAX_OPTIONS] = {NULL};
+    /* the storage combinations of spec/mixed.md MP-COMB-1 */
+    static const char *const storage[OC_MAX_OPTIONS] = {"bf16", "f16", "bf16-state"};
+    const oc_known_family *k = oc_known_family_find(family);
+    const oc_algo *a = k ? oc_algo_find(k->algorithm) : NULL;
+    char base[128];
+    int resume, mixed;
+    oc_family_base(family, base, sizeof base, &resume, &mixed);
+    if (resume || !a)
+        return none;
+    return mixed ? storage : a->options;
+}
+
+/* The length of the first option of `options` that `family` does not have (at *bad); 0 if
+ * every one is the family's. */
+static size_t unknown_option(const char *family, const char *options, const char **bad)
+{
+    const char *const *allowed = oc_family_options(family);
     for (const char *p = options ? options : ""; *p;) {
         size_t len = strcspn(p, " ");
-        int found = 0;
-        for (int o = 0; o < 3 && k->options[o].name && len; o++)
-            if (strlen(k->options[o].name) == len && strncmp(k->options[o].name, p, len) == 0) {
-                caps |= k->options[o].cap;
-                found = 1;
-            }
-        if (len && !found) {
+        int found = len == 0;
+        for (int o = 0; o < OC_MAX_OPTIONS && allowed[o] && !found; o++)
+            found = strlen(allowed[o]) == len && strncmp(allowed[o], p, len) == 0;
+        if (!found) {
             *bad = p;
-            *badlen = len;
-            return 0;
+            return len;
         }
         p += len + (p[len] == ' ');
     }
-    return caps;
+    return 0;
+}
+
+void oc_options_join(const char *const *options, uint64_t bits, char *out, size_t len)
+{
+    out[0] = '\0';
+    for (int o = 0; o < OC_MAX_OPTIONS && options[o]; o++)
+        if (bits & (1ull << o))
+            snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? " " : "", options[o]);
+}
+
+int oc_abi3_has_option(const char *options, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = options ? options : ""; *p;) {
+        size_t len = strcspn(p, " ");
+        if (len == n && strncmp(p, name, n) == 0)
+            return 1;
+        p += len + (p[len] == ' ');
+    }
+    return 0;
 }
 
 oc_status oc_abi3_check(const oc_impl_v3 *t, oc_diag *d)
@@ -136,14 +102,13 @@ oc_status oc_abi3_check(const oc_impl_v3 *t, oc_diag *d)
                        t->nfamilies, MAX_FAMILIES);
     for (size_t i = 0; i < t->nfamilies; i++) {
         const oc_family_entry *e = &t->families[i];
-        const known_family *k = e->family ? find_known(e->family) : NULL;
-        const char *bad;
-        size_t badlen = 0;
-        if (!k)
+        const char *bad = NULL;
+        size_t badlen;
+        if (!e->family || !oc_known_family_find(e->family))
             return oc_fail(d, OC_ERR_FORMAT, "the v3 table's family %zu is %s%.64s%s: not a family "
                            "optcert knows (optcert families)", i, e->family ? "'" : "",
                            e->family ? e->family : "NULL", e->family ? "'" : "");
-        if (find_entry(t, e->family) != e)
+        if (oc_abi3_find(t, e->family) != e)
             return oc_fail(d, OC_ERR_FORMAT, "the v3 table lists family '%s' twice", e->family);
         if (!e->entry)
             return oc_fail(d, OC_ERR_NULL_POINTER, "the v3 table's family '%s' has no entry point",
@@ -151,48 +116,10 @@ oc_status oc_abi3_check(const oc_impl_v3 *t, oc_diag *d)
         if (e->options && strnlen(e->options, MAX_OPTIONS_LEN + 1) > MAX_OPTIONS_LEN)
             return oc_fail(d, OC_ERR_FORMAT, "the v3 table's family '%s' has options longer "
                            "than %d characters", e->family, MAX_OPTIONS_LEN);
-        option_caps(k, e->options, &bad, &badlen);
-        if (bad)
+        if ((badlen = unknown_option(e->family, e->options, &bad)) != 0)
             return oc_fail(d, OC_ERR_FORMAT, "the v3 table's family '%s' lists option '%.*s', "
-                           "which it does not have (VEC-ABI-2)", e->family, (int)(badlen > 64 ? 64 : badlen),
-                           bad);
+                           "which it does not have (VEC-ABI-2)", e->family,
+                           (int)(badlen > 64 ? 64 : badlen), bad);
     }
     return OC_OK;
-}
-
-/* Fills the slot and capabilities one listed family gives. */
-static void add_family(const oc_family_entry *e, oc_impl *out)
-{
-    const known_family *k = find_known(e->family);
-    const char *bad;
-    size_t badlen;
-    memcpy((char *)out + k->slot, &e->entry, sizeof e->entry); /* the entry's own type */
-    out->capabilities |= k->caps | option_caps(k, e->options, &bad, &badlen);
-}
-
-/* Adds the listed family `family` and the families it runs on: a "resume-" family's steps
- * use the family without the prefix (VEC-ABI-3), a "-mixed" family's fp32 cases the family
- * without the suffix (VEC-ABI-1). */
-static void add_with_bases(const oc_impl_v3 *t, const char *family, oc_impl *out)
-{
-    static const char resume[] = "resume-";
-    const oc_family_entry *e = find_entry(t, family);
-    if (!e)
-        return;
-    add_family(e, out);
-    size_t len = strlen(family);
-    char base[128];
-    if (strncmp(family, resume, sizeof resume - 1) == 0)
-        add_with_bases(t, family + sizeof resume - 1, out);
-    else if (len > 6 && strcmp(family + len - 6, "-mixed") == 0) {
-        snprintf(base, sizeof base, "%.*s", (int)(len - 6), family);
-        add_with_bases(t, base, out);
-    }
-}
-
-void oc_abi3_table(const oc_impl_v3 *t, const char *family, oc_impl *out)
-{
-    *out = (oc_impl){.abi_version = OC_IMPL_ABI_VERSION, .name = t->name,
-                     .version = t->version, .ctx = t->ctx};
-    add_with_bases(t, family, out);
 }

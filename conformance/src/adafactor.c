@@ -56,12 +56,6 @@ static oc_status ada_parse(const char *path, const char *profile, json_t *h, oc_
     return OC_OK;
 }
 
-static int ada_supports(const oc_impl *impl, const oc_hparams *hp)
-{
-    (void)hp;
-    return impl->adafactor_step && (impl->capabilities & OC_CAP_ADAFACTOR);
-}
-
 static oc_adafactor_shape shape_of(const oc_case *c)
 {
     return (oc_adafactor_shape){(int)c->positions[POS_NDIM], (size_t)c->positions[POS_ROWS],
@@ -233,7 +227,7 @@ static void setup(const layout *l, const float *state, const float *g, size_t n,
 
 /* Each step on fresh guarded buffers: g must stay as it was (VEC-PLUG-2), nothing written past
  * a state buffer (VEC-PLUG-3), and a rejected call must leave the state alone. */
-static void ada_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+static void ada_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                     int *dirty)
 {
     const oc_adafactor_shape sh = shape_of(c);
@@ -246,7 +240,7 @@ static void ada_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_sta
     for (size_t k = 0; k < c->steps && *st == OC_OK; k++) {
         ada_buffers b;
         setup(&l, state, c->g + k * n, n, &b);
-        *st = impl->adafactor_step(impl->ctx, &c->hp.adafactor, sh,
+        *st = OC_ENTRY(impl, oc_adafactor_step_fn)(impl->ctx, &c->hp.adafactor, sh,
                                    c->first_step + (int64_t)k, &b.s, b.g);
         oc_check_input(o, "g", b.g, c->g + k * n, n * sizeof(float));
         size_t at = 0;
@@ -275,7 +269,6 @@ const oc_algo oc_algo_adafactor = {
     .mutant_name = ada_mutant,
     .nstate = ada_nstate,
     .parse = ada_parse,
-    .supports = ada_supports,
     .load_case = ada_load_case,
     .run = ada_run,
     .alg = OC_ALG_COUNT,

@@ -94,22 +94,16 @@ static oc_status adam_parse(const char *path, const char *profile, json_t *h, oc
     return OC_OK;
 }
 
-static int adam_supports(const oc_impl *impl, const oc_hparams *u)
+/* VEC-ABI-2: bit 0 "amsgrad", bit 1 "maximize" (options[]). */
+static unsigned adam_needs(const oc_hparams *hp)
 {
-    static const uint64_t prof_cap[OC_ADAM_PROFILE_COUNT] = {
-        OC_CAP_ADAM_TORCH, OC_CAP_ADAM_OPTAX, OC_CAP_ADAM_PAPER, OC_CAP_ADAM_KERAS};
-    const oc_adam_hparams *hp = &u->adam;
-    if (!impl->adam_step || (unsigned)hp->profile >= OC_ADAM_PROFILE_COUNT)
-        return 0;
-    uint64_t need = prof_cap[hp->profile] | (hp->amsgrad ? OC_CAP_ADAM_AMSGRAD : 0) |
-                    (hp->maximize ? OC_CAP_ADAM_MAXIMIZE : 0);
-    return (impl->capabilities & need) == need;
+    return (hp->adam.amsgrad ? 1u : 0u) | (hp->adam.maximize ? 2u : 0u);
 }
 
-static oc_status adam_step(const oc_impl *impl, const oc_hparams *hp, int64_t t, size_t n,
+static oc_status adam_step(const oc_runner *impl, const oc_hparams *hp, int64_t t, size_t n,
                            float *const *s, const float *g)
 {
-    return impl->adam_step(impl->ctx, &hp->adam, t, n, s[0], s[1], s[2],
+    return OC_ENTRY(impl, oc_adam_step_fn)(impl->ctx, &hp->adam, t, n, s[0], s[1], s[2],
                            hp->adam.amsgrad ? s[3] : NULL, g);
 }
 
@@ -124,7 +118,8 @@ const oc_algo oc_algo_adam = {
     .mutant_name = adam_mutant,
     .nstate = adam_nstate,
     .parse = adam_parse,
-    .supports = adam_supports,
+    .options = {"amsgrad", "maximize"},
+    .needs = adam_needs,
     .load_case = oc_load_tensor_case,
     .run = oc_run_elementwise,
     .step = adam_step,
@@ -159,22 +154,17 @@ static oc_status sgd_parse(const char *path, const char *profile, json_t *h, oc_
     return OC_OK;
 }
 
-static int sgd_supports(const oc_impl *impl, const oc_hparams *u)
+/* VEC-ABI-2: bit 0 "nesterov", bit 1 "maximize" (options[]). */
+static unsigned sgd_needs(const oc_hparams *hp)
 {
-    const oc_sgd_hparams *hp = &u->sgd;
-    if (!impl->sgd_step || (unsigned)hp->profile >= OC_SGD_PROFILE_COUNT)
-        return 0;
-    uint64_t need = (hp->profile == OC_SGD_TORCH ? OC_CAP_SGD_TORCH : OC_CAP_SGD_EMA) |
-                    (hp->nesterov ? OC_CAP_SGD_NESTEROV : 0) |
-                    (hp->maximize ? OC_CAP_SGD_MAXIMIZE : 0);
-    return (impl->capabilities & need) == need;
+    return (hp->sgd.nesterov ? 1u : 0u) | (hp->sgd.maximize ? 2u : 0u);
 }
 
-static oc_status sgd_step(const oc_impl *impl, const oc_hparams *hp, int64_t t, size_t n,
+static oc_status sgd_step(const oc_runner *impl, const oc_hparams *hp, int64_t t, size_t n,
                           float *const *s, const float *g)
 {
-    return impl->sgd_step(impl->ctx, &hp->sgd, t, n, s[0], hp->sgd.momentum != 0.0 ? s[1] : NULL,
-                          g);
+    return OC_ENTRY(impl, oc_sgd_step_fn)(impl->ctx, &hp->sgd, t, n, s[0],
+                                          hp->sgd.momentum != 0.0 ? s[1] : NULL, g);
 }
 
 static double *sgd_decay(oc_hparams *hp) { return &hp->sgd.weight_decay; }
@@ -188,7 +178,8 @@ const oc_algo oc_algo_sgd = {
     .mutant_name = sgd_mutant,
     .nstate = sgd_nstate,
     .parse = sgd_parse,
-    .supports = sgd_supports,
+    .options = {"nesterov", "maximize"},
+    .needs = sgd_needs,
     .load_case = oc_load_tensor_case,
     .run = oc_run_elementwise,
     .step = sgd_step,
@@ -220,16 +211,10 @@ static oc_status lion_parse(const char *path, const char *profile, json_t *h, oc
     return OC_OK;
 }
 
-static int lion_supports(const oc_impl *impl, const oc_hparams *u)
-{
-    return impl->lion_step && u->lion.profile == OC_LION_TORCH &&
-           (impl->capabilities & OC_CAP_LION_TORCH);
-}
-
-static oc_status lion_step(const oc_impl *impl, const oc_hparams *hp, int64_t t, size_t n,
+static oc_status lion_step(const oc_runner *impl, const oc_hparams *hp, int64_t t, size_t n,
                            float *const *s, const float *g)
 {
-    return impl->lion_step(impl->ctx, &hp->lion, t, n, s[0], s[1], g);
+    return OC_ENTRY(impl, oc_lion_step_fn)(impl->ctx, &hp->lion, t, n, s[0], s[1], g);
 }
 
 static double *lion_decay(oc_hparams *hp) { return &hp->lion.weight_decay; }
@@ -243,7 +228,6 @@ const oc_algo oc_algo_lion = {
     .mutant_name = lion_mutant,
     .nstate = lion_nstate,
     .parse = lion_parse,
-    .supports = lion_supports,
     .load_case = oc_load_tensor_case,
     .run = oc_run_elementwise,
     .step = lion_step,

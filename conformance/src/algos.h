@@ -20,6 +20,22 @@ struct oc_st_file;
 struct oc_case_result;
 struct oc_tolcap_stats;
 
+/* One family of an implementation as the harness runs a case of it (VEC-ABI-1, VEC-ABI-3):
+ * the implementation's context and the entry points the case uses, each of the type
+ * include/optcert/impl.h gives its family; NULL where the implementation lists no such
+ * family. */
+typedef struct oc_runner {
+    void *ctx;
+    oc_entry_point entry;    /* the algorithm's: the case's family without "resume-", "-mixed" */
+    oc_entry_point mixed;    /* oc_mixed_step_fn: the "-mixed" family's */
+    oc_entry_point state_io; /* oc_state_io_fn: the "resume-" family's */
+} oc_runner;
+
+/* The entry point of r as type T (the algorithm's entry-point type). */
+#define OC_ENTRY(r, T) ((T)(r)->entry)
+
+#define OC_MAX_OPTIONS 3
+
 /* The guarded step's group configuration (spec/step.md, VEC-FMT-17): the step's own and, in
  * mode scaled, the loss scaler's. */
 typedef struct oc_step_family_config {
@@ -57,21 +73,25 @@ typedef struct oc_algo {
     int (*nstate)(const oc_hparams *hp);   /* state tensors a case with these hparams uses */
     oc_status (*parse)(const char *path, const char *profile, json_t *h, oc_hparams *hp,
                        oc_diag *d);
-    int (*supports)(const oc_impl *impl, const oc_hparams *hp);
+    /* VEC-ABI-2: the options a family of this algorithm may list (the "-mixed" families'
+     * storage options are the harness's, judge.c), and those a case with hp needs (bit k:
+     * options[k]; NULL: none). A family runs a case if the implementation lists it with them. */
+    const char *options[OC_MAX_OPTIONS];
+    unsigned (*needs)(const oc_hparams *hp);
     /* Reads a test's inputs and expected outputs (the common fields are already read; st is
      * the family's tensor file, NULL for families with inline values). */
     oc_status (*load_case)(const char *path, const struct oc_st_file *st, json_t *test,
                            struct oc_case *c, oc_diag *d);
     /* Runs a whole case through impl: outputs [steps * n] per output name; *st is the status of
      * the first failing call, *dirty whether that call changed any state. */
-    void (*run)(const oc_impl *impl, const struct oc_case *c, struct oc_outputs *o,
+    void (*run)(const oc_runner *impl, const struct oc_case *c, struct oc_outputs *o,
                 oc_status *st, int *dirty);
     /* Elementwise algorithms: one step through impl's table; state[k] follows state_names. */
-    oc_status (*step)(const oc_impl *impl, const oc_hparams *hp, int64_t t, size_t n,
+    oc_status (*step)(const oc_runner *impl, const oc_hparams *hp, int64_t t, size_t n,
                       float *const *state, const float *g);
     /* Element-wise algorithms only (0 elsewhere): mutants 0 .. own_mutants-1 are the
      * algorithm's own, the rest up to nmutants the mixed-precision ones (spec/mixed.md §5);
-     * alg names the algorithm for oc_impl.mixed_step (OC_ALG_COUNT: not element-wise). */
+     * alg names the algorithm for oc_mixed_step_fn (OC_ALG_COUNT: not element-wise). */
     int own_mutants;
     oc_algorithm alg;
     /* Families judged as a whole rather than element by element (Newton–Schulz, NS-TOL-1);
@@ -115,9 +135,10 @@ oc_status oc_get_hex_array(const char *path, int tcid, json_t *a, size_t n, floa
 /* The descriptor named `name`, or NULL. */
 const oc_algo *oc_algo_find(const char *name);
 
-/* The reference with every algorithm correct. */
-const oc_impl *oc_ref(void);
-/* The reference with mutant mu of algorithm a (other algorithms not claimed). */
-const oc_impl *oc_ref_mutant(const oc_algo *a, int mu);
+/* The reference with every algorithm correct: every family of the vector set
+ * (families_registry.h). */
+const oc_impl_v3 *oc_ref(void);
+/* The reference with mutant mu of algorithm a: the families of algorithm a alone. */
+const oc_impl_v3 *oc_ref_mutant(const oc_algo *a, int mu);
 
 #endif

@@ -92,21 +92,15 @@ static oc_status for_each_case(const char *vector_dir, const char *only,
 }
 
 typedef struct impl_ctx {
-    const oc_impl *impl; /* a v2 table, or */
-    const oc_impl_v3 *v3; /* a v3 table: */
-    oc_impl family_table; /* what it gives the family named */
-    char family[64];
+    const oc_impl_v3 *impl;
     oc_class cls;
 } impl_ctx;
 
 static void certify_one(void *ctx, const oc_family *fam, const oc_case *c, oc_case_result *r)
 {
     impl_ctx *ic = ctx;
-    if (ic->v3 && strcmp(ic->family, fam->name) != 0) { /* VEC-ABI-1: this family's table */
-        oc_abi3_table(ic->v3, fam->name, &ic->family_table);
-        snprintf(ic->family, sizeof ic->family, "%s", fam->name);
-    }
-    oc_certify_case(ic->v3 ? &ic->family_table : ic->impl, c, ic->cls, r);
+    (void)fam;
+    oc_certify_case(ic->impl, c, ic->cls, r);
 }
 
 oc_status oc_impl_check(const oc_impl *impl, oc_diag *d)
@@ -119,42 +113,46 @@ oc_status oc_impl_check(const oc_impl *impl, oc_diag *d)
     return OC_OK;
 }
 
-oc_status oc_certify(const oc_impl *impl, const char *vector_dir, const char *only,
+oc_status oc_certify(const oc_impl_v3 *impl, const char *vector_dir, const char *only,
                      oc_class cls, oc_certificate *cert, oc_diag *d)
 {
-    return oc_certify_isolated(impl, vector_dir, only, cls, NULL, cert, d);
+    return oc_certify_v3(impl, vector_dir, only, cls, NULL, cert, d);
 }
 
-/* Certifies a v2 table impl or a v3 table v3 (the other NULL). */
-static oc_status certify_table(const oc_impl *impl, const oc_impl_v3 *v3, const char *vector_dir,
-                               const char *only, oc_class cls, const oc_isolation *iso,
-                               oc_certificate *cert, oc_diag *d)
+/* Certifies the family list impl, a v3 table or a v2 table's translation (its abi_version
+ * says which; the translation needs no check). */
+static oc_status certify_table(const oc_impl_v3 *impl, const char *vector_dir, const char *only,
+                               oc_class cls, const oc_isolation *iso, oc_certificate *cert,
+                               oc_diag *d)
 {
     memset(cert, 0, sizeof *cert);
-    oc_status s = v3 ? oc_abi3_check(v3, d) : oc_impl_check(impl, d);
+    oc_status s = impl->abi_version == OC_IMPL_ABI_V3 ? oc_abi3_check(impl, d) : OC_OK;
     if (s != OC_OK)
         return s;
-    const char *name = v3 ? v3->name : impl->name, *version = v3 ? v3->version : impl->version;
-    snprintf(cert->impl, sizeof cert->impl, "%s", name ? name : "?");
-    snprintf(cert->version, sizeof cert->version, "%s", version ? version : "?");
-    snprintf(cert->source, sizeof cert->source, "plugin ABI v%u",
-             v3 ? OC_IMPL_ABI_V3 : OC_IMPL_ABI_VERSION);
+    snprintf(cert->impl, sizeof cert->impl, "%s", impl->name ? impl->name : "?");
+    snprintf(cert->version, sizeof cert->version, "%s", impl->version ? impl->version : "?");
+    snprintf(cert->source, sizeof cert->source, "plugin ABI v%u", impl->abi_version);
     cert->cls = cls;
-    impl_ctx ic = {.impl = impl, .v3 = v3, .cls = cls};
+    impl_ctx ic = {.impl = impl, .cls = cls};
     return for_each_case(vector_dir, only, iso, cert, certify_one, &ic, d);
 }
 
-oc_status oc_certify_isolated(const oc_impl *impl, const char *vector_dir, const char *only,
-                              oc_class cls, const oc_isolation *iso, oc_certificate *cert,
-                              oc_diag *d)
+oc_status oc_certify_v2(const oc_impl *impl, const char *vector_dir, const char *only,
+                        oc_class cls, const oc_isolation *iso, oc_certificate *cert, oc_diag *d)
 {
-    return certify_table(impl, NULL, vector_dir, only, cls, iso, cert, d);
+    oc_abi2_families t;
+    memset(cert, 0, sizeof *cert);
+    oc_status s = oc_impl_check(impl, d);
+    if (s != OC_OK)
+        return s;
+    oc_abi2_translate(impl, &t);
+    return certify_table(&t.table, vector_dir, only, cls, iso, cert, d);
 }
 
 oc_status oc_certify_v3(const oc_impl_v3 *impl, const char *vector_dir, const char *only,
                         oc_class cls, const oc_isolation *iso, oc_certificate *cert, oc_diag *d)
 {
-    return certify_table(NULL, impl, vector_dir, only, cls, iso, cert, d);
+    return certify_table(impl, vector_dir, only, cls, iso, cert, d);
 }
 
 typedef struct results_ctx {

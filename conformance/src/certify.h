@@ -26,25 +26,27 @@ typedef struct oc_certificate {
     int vectors_custom;
 } oc_certificate;
 
-/* The checks of an implementation table before any case runs (the ABI version); a capability
- * claimed without its entry point is no error: its cases are skipped (oc_impl_supports). */
+/* The checks of a v2 table before any case runs (the ABI version); a capability claimed
+ * without its entry point is no error: its cases are skipped. */
 oc_status oc_impl_check(const oc_impl *impl, oc_diag *d);
 
-/* Certifies impl against every family in vector_dir (or only the family named `only`, if not
- * NULL). OC_ERR_* on bad vectors. */
-oc_status oc_certify(const oc_impl *impl, const char *vector_dir, const char *only,
+/* Certifies the family list impl (VEC-ABI-1: the harness's own tables, oc_ref(), or a plugin's
+ * v3 table) against every family in vector_dir (or only the family named `only`, if not NULL);
+ * a family impl does not list is skipped. OC_ERR_* on bad vectors or a table that fails
+ * VEC-ABI-2. */
+oc_status oc_certify(const oc_impl_v3 *impl, const char *vector_dir, const char *only,
                      oc_class cls, oc_certificate *cert, oc_diag *d);
 
 struct oc_isolation;
 /* As oc_certify; with iso not NULL, each family runs in a child process under iso's limits
  * (isolate.h, VEC-PLUG-1). */
-oc_status oc_certify_isolated(const oc_impl *impl, const char *vector_dir, const char *only,
-                              oc_class cls, const struct oc_isolation *iso,
-                              oc_certificate *cert, oc_diag *d);
-
-/* As oc_certify_isolated for a plugin ABI v3 table (VEC-ABI-1): each family runs under the v2
- * table oc_abi3_table gives it; a family the table does not list is skipped. */
 oc_status oc_certify_v3(const oc_impl_v3 *impl, const char *vector_dir, const char *only,
+                        oc_class cls, const struct oc_isolation *iso, oc_certificate *cert,
+                        oc_diag *d);
+
+/* As oc_certify_v3 for a v2 table (VEC-ABI-4): the families its slots and capability bits
+ * claim (oc_abi2_translate). */
+oc_status oc_certify_v2(const oc_impl *impl, const char *vector_dir, const char *only,
                         oc_class cls, const struct oc_isolation *iso, oc_certificate *cert,
                         oc_diag *d);
 

@@ -38,13 +38,6 @@ static oc_status clip_parse(const char *path, const char *profile, json_t *h, oc
     return OC_OK;
 }
 
-static int clip_supports(const oc_impl *impl, const oc_hparams *hp)
-{
-    uint64_t cap = hp->clip.profile == OC_CLIP_TORCH ? OC_CAP_CLIP_TORCH : OC_CAP_CLIP_MEGATRON;
-    return impl->clip_step && (unsigned)hp->clip.profile < OC_CLIP_PROFILE_COUNT &&
-           (impl->capabilities & cap);
-}
-
 oc_status oc_get_hex_array(const char *path, int tcid, json_t *a, size_t n, float *out, oc_diag *d)
 {
     json_t *v;
@@ -175,7 +168,7 @@ static oc_status clip_load_case(const char *path, const oc_st_file *st, json_t *
 /* One call with fresh buffers, each view's gradient in its own guarded allocation (VEC-PLUG-3);
  * a rejected call must leave the gradients and the norm alone. The harness reads the gradients
  * through its own pointers, never through the views the implementation could rewrite. */
-static void clip_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+static void clip_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                      int *dirty)
 {
     size_t nv = (size_t)c->positions[0], at = 1;
@@ -191,7 +184,7 @@ static void clip_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_st
     }
     float norm = -1.0f; /* sentinel */
     int skipped = -1;
-    *st = impl->clip_step(impl->ctx, &c->hp.clip, nv, views, &norm, &skipped);
+    *st = OC_ENTRY(impl, oc_clip_step_fn)(impl->ctx, &c->hp.clip, nv, views, &norm, &skipped);
     o->out[0] = malloc((c->n + 1) * sizeof(double));
     o->out[0][0] = norm;
     at = 1;
@@ -228,7 +221,6 @@ const oc_algo oc_algo_clip = {
     .mutant_name = clip_mutant,
     .nstate = clip_nstate,
     .parse = clip_parse,
-    .supports = clip_supports,
     .load_case = clip_load_case,
     .run = clip_run,
     .alg = OC_ALG_COUNT,

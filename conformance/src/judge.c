@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "abi3.h"
 #include "judge.h"
 
 double oc_ulp(double x, int precision)
@@ -51,30 +52,65 @@ void oc_outputs_free(oc_outputs *o)
     }
 }
 
-/* The capability a storage combination needs (spec/mixed.md MP-COMB-1); 0 if none exists. */
-static uint64_t storage_cap(const oc_storage *s)
+/* The option a storage combination needs of a "-mixed" family (spec/mixed.md MP-COMB-1,
+ * VEC-ABI-2); NULL if none exists. */
+static const char *storage_option(const oc_storage *s)
 {
     if (s->param == OC_FMT_BF16)
-        return s->state == OC_FMT_F32 ? OC_CAP_MIXED_BF16
-               : s->state == OC_FMT_BF16 ? OC_CAP_MIXED_STATE_BF16 : 0;
-    return s->param == OC_FMT_F16 && s->state == OC_FMT_F32 ? OC_CAP_MIXED_F16 : 0;
+        return s->state == OC_FMT_F32 ? "bf16" : s->state == OC_FMT_BF16 ? "bf16-state" : NULL;
+    return s->param == OC_FMT_F16 && s->state == OC_FMT_F32 ? "f16" : NULL;
 }
 
-int oc_impl_supports(const oc_impl *impl, const oc_case *c)
+/* The entry of `family` in impl if it lists the family with every option in `options` (NULL
+ * entries ignored), else NULL. */
+static const oc_family_entry *listed(const oc_impl_v3 *impl, const char *family,
+                                     const char *const *options, int n)
 {
-    if (!c->algo->supports(impl, &c->hp))
-        return 0;
-    if (c->resume_at >= 0 && !(impl->state_io && (impl->capabilities & OC_CAP_RESUME)))
-        return 0; /* VEC-ABI-3 */
+    const oc_family_entry *e = oc_abi3_find(impl, family);
+    for (int o = 0; o < n && e; o++)
+        if (options[o] && !oc_abi3_has_option(e->options, options[o]))
+            e = NULL;
+    return e;
+}
+
+oc_claim oc_impl_runner(const oc_impl_v3 *impl, const oc_case *c, oc_runner *r)
+{
+    char base[128];
+    int resume, mixed;
+    const char *need[OC_MAX_OPTIONS] = {NULL};
+    unsigned bits = c->algo->needs ? c->algo->needs(&c->hp) : 0;
+    *r = (oc_runner){.ctx = impl->ctx};
+    if (!c->family)
+        return OC_UNCLAIMED_ALGORITHM;
+    oc_family_base(c->family, base, sizeof base, &resume, &mixed);
+    for (int o = 0; o < OC_MAX_OPTIONS; o++)
+        if (bits & (1u << o))
+            need[o] = c->algo->options[o];
+    const oc_family_entry *e = listed(impl, base, need, OC_MAX_OPTIONS);
+    if (!e)
+        return OC_UNCLAIMED_ALGORITHM;
+    r->entry = e->entry;
+    if (resume && !(e = oc_abi3_find(impl, c->family)))
+        return OC_UNCLAIMED_RESUME; /* VEC-ABI-3 */
+    r->state_io = resume ? e->entry : NULL;
+    const char *storage = storage_option(&c->storage);
+    const oc_family_entry *m = mixed ? oc_abi3_find(impl, c->family + (resume ? 7 : 0)) : NULL;
+    r->mixed = m ? m->entry : NULL;
     if (c->storage.param == OC_FMT_F32 && c->storage.state == OC_FMT_F32)
-        return 1;
-    uint64_t cap = storage_cap(&c->storage);
-    return cap && impl->mixed_step && (impl->capabilities & cap) == cap;
+        return OC_CLAIMED;
+    return storage && m && oc_abi3_has_option(m->options, storage) ? OC_CLAIMED
+                                                                   : OC_UNCLAIMED_MIXED;
+}
+
+int oc_impl_supports(const oc_impl_v3 *impl, const oc_case *c)
+{
+    oc_runner r;
+    return oc_impl_runner(impl, c, &r) == OC_CLAIMED;
 }
 
 /* VEC-RESUME-2: a resumed run equals the implementation's own unbroken run of the same case,
  * bit for bit; the first difference goes to o->unbroken. */
-static void compare_unbroken(const oc_impl *impl, const oc_case *c, oc_outputs *o)
+static void compare_unbroken(const oc_runner *impl, const oc_case *c, oc_outputs *o)
 {
     oc_case whole = *c;
     oc_outputs u;
@@ -95,21 +131,22 @@ static void compare_unbroken(const oc_impl *impl, const oc_case *c, oc_outputs *
     oc_outputs_free(&u);
 }
 
-void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+void oc_run_case(const oc_impl_v3 *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                  int *dirty)
 {
+    oc_runner r;
     memset(o, 0, sizeof *o);
     *dirty = 0;
     *st = OC_ERR_UNSUPPORTED;
-    if (!oc_impl_supports(impl, c))
+    if (oc_impl_runner(impl, c, &r) != OC_CLAIMED)
         return;
     /* VEC-PLUG-2: the implementation gets the hyper-parameters of a copy of the case, compared
      * with the case's own after the run (a plugin that casts away const changes only the copy) */
     oc_case run = *c;
-    c->algo->run(impl, &run, o, st, dirty);
+    c->algo->run(&r, &run, o, st, dirty);
     oc_check_unchanged(o, "hyper-parameters", &run.hp, &c->hp, sizeof c->hp);
     if (c->resume_at >= 0 && *st == OC_OK && !o->fault[0])
-        compare_unbroken(impl, c, o);
+        compare_unbroken(&r, c, o);
 }
 
 static size_t format_width(oc_format f) { return f == OC_FMT_F32 ? sizeof(float) : sizeof(uint16_t); }
@@ -121,14 +158,15 @@ static float load_value(oc_format f, const void *t, size_t i)
 
 /* One step through the implementation: the algorithm's fp32 entry point when everything is
  * fp32, else mixed_step with the buffers in their storage formats (spec/mixed.md). */
-static oc_status step_once(const oc_impl *impl, const oc_case *c, int64_t t, void *const *s,
+static oc_status step_once(const oc_runner *impl, const oc_case *c, int64_t t, void *const *s,
                            const float *g)
 {
     if (c->storage.param == OC_FMT_F32 && c->storage.state == OC_FMT_F32)
         return c->algo->step(impl, &c->hp, t, c->n, (float *const *)s, g);
     const int m = c->storage.param != OC_FMT_F32; /* outputs: p, [master], state... */
-    return impl->mixed_step(impl->ctx, c->algo->alg, &c->hp, &c->storage, t, c->n, s[0],
-                            m ? s[1] : NULL, s + 1 + m, g);
+    oc_mixed_step_fn mixed = (oc_mixed_step_fn)impl->mixed;
+    return mixed(impl->ctx, c->algo->alg, &c->hp, &c->storage, t, c->n, s[0], m ? s[1] : NULL,
+                 s + 1 + m, g);
 }
 
 void *oc_guarded_copy(const void *orig, size_t bytes)
@@ -182,12 +220,13 @@ static int check_buffers(const oc_case *c, void *const *s, const size_t *bytes,
 /* VEC-RESUME-1: the state in s[] saved through the implementation's own serialisation, fresh
  * poisoned buffers put in s[] and restored from the save; *steps_done in and out. Returns
  * the status of the failing call (OC_OK when all passed); faults go to o->fault. */
-oc_status oc_save_and_restore(const oc_impl *impl, const oc_saved_state *ss, void **s,
+oc_status oc_save_and_restore(const oc_runner *impl, const oc_saved_state *ss, void **s,
                               int64_t *steps_done, oc_outputs *o)
 {
     size_t cap = 0, len;
-    oc_status st = impl->state_io(impl->ctx, OC_STATE_SIZE, ss->alg, ss->hp, ss->storage, ss->n,
-                                  s, steps_done, NULL, &cap);
+    oc_state_io_fn io = (oc_state_io_fn)impl->state_io;
+    oc_status st = io(impl->ctx, OC_STATE_SIZE, ss->alg, ss->hp, ss->storage, ss->n, s, steps_done,
+                      NULL, &cap);
     if (st != OC_OK)
         return st;
     if (cap == 0 || cap > MAX_SAVE) {
@@ -200,8 +239,8 @@ oc_status oc_save_and_restore(const oc_impl *impl, const oc_saved_state *ss, voi
     for (int k = 0; k < ss->nbuf; k++)
         before[k] = oc_guarded_copy(s[k], ss->bytes[k]);
     len = cap;
-    st = impl->state_io(impl->ctx, OC_STATE_SAVE, ss->alg, ss->hp, ss->storage, ss->n, s,
-                        steps_done, save, &len);
+    st = io(impl->ctx, OC_STATE_SAVE, ss->alg, ss->hp, ss->storage, ss->n, s, steps_done, save,
+            &len);
     oc_check_output(o, "save", save, cap);
     for (int k = 0; k < ss->nbuf; k++)
         oc_check_unchanged(o, ss->names[k], s[k], before[k], ss->bytes[k]);
@@ -218,8 +257,8 @@ oc_status oc_save_and_restore(const oc_impl *impl, const oc_saved_state *ss, voi
             s[k] = fresh[k];
         }
         *steps_done = -1;
-        st = impl->state_io(impl->ctx, OC_STATE_RESTORE, ss->alg, ss->hp, ss->storage, ss->n, s,
-                            steps_done, copy, &len);
+        st = io(impl->ctx, OC_STATE_RESTORE, ss->alg, ss->hp, ss->storage, ss->n, s, steps_done,
+                copy, &len);
         oc_check_input(o, "save", copy, save, len);
         for (int k = 0; k < ss->nbuf; k++)
             oc_check_output(o, ss->names[k], s[k], ss->bytes[k]);
@@ -238,7 +277,7 @@ static void record_row(const oc_case *c, void *const *s, size_t row, oc_outputs 
             o->out[k][row * c->n + i] = load_value(c->fmt[k], s[k], i);
 }
 
-void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+void oc_run_elementwise(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                         int *dirty)
 {
     void *s[OC_MAX_STATE] = {0}, *snap[OC_MAX_STATE] = {0};
@@ -374,9 +413,10 @@ static void against_terms(const oc_case *c, size_t step, size_t i, double err, c
 {
     oc_hparams hp[2] = {c->hp, c->hp};
     double *wd = c->algo->decay ? c->algo->decay(&hp[1]) : NULL, update[2];
+    oc_runner ref;
     buf[0] = '\0';
     if (!wd || *wd == 0 || !c->algo->step || c->storage.param != OC_FMT_F32 ||
-        c->storage.state != OC_FMT_F32)
+        c->storage.state != OC_FMT_F32 || oc_impl_runner(oc_ref(), c, &ref) != OC_CLAIMED)
         return;
     *wd = 0;
     for (int h = 0; h < 2; h++) {
@@ -387,7 +427,7 @@ static void against_terms(const oc_case *c, size_t step, size_t i, double err, c
                 s[k][e] = step ? (float)c->exp[k].stored[(step - 1) * c->n + e] : c->in[k][e];
         }
         float before = s[0][i];
-        oc_status st = c->algo->step(oc_ref(), &hp[h], c->first_step + (int64_t)step, c->n, s,
+        oc_status st = c->algo->step(&ref, &hp[h], c->first_step + (int64_t)step, c->n, s,
                                      c->g + step * c->n);
         update[h] = st == OC_OK ? (double)s[0][i] - before : NAN;
         for (int k = 0; k < c->nstate; k++)
@@ -578,16 +618,18 @@ static void judge_run(const oc_case *c, const oc_outputs *o, oc_status st, int d
     }
 }
 
-void oc_certify_case(const oc_impl *impl, const oc_case *c, oc_class cls, oc_case_result *r)
+void oc_certify_case(const oc_impl_v3 *impl, const oc_case *c, oc_class cls, oc_case_result *r)
 {
+    oc_runner run;
+    oc_claim claim = oc_impl_runner(impl, c, &run);
     memset(r, 0, sizeof *r);
     r->tcid = c->tcid;
-    if (!oc_impl_supports(impl, c)) {
+    if (claim != OC_CLAIMED) {
         r->verdict = OC_SKIP;
-        if (!c->algo->supports(impl, &c->hp))
+        if (claim == OC_UNCLAIMED_ALGORITHM)
             snprintf(r->detail, sizeof r->detail, "not claimed by the implementation (no %s "
                      "capability for this profile)", c->algo->name);
-        else if (c->resume_at >= 0 && !impl->state_io)
+        else if (claim == OC_UNCLAIMED_RESUME)
             snprintf(r->detail, sizeof r->detail, "not claimed by the implementation (no "
                      "resume entry point, VEC-ABI-3)");
         else

@@ -70,10 +70,10 @@ double oc_ulp(double x, int precision);
 /* Runs impl over case c; on return *st is the status of the first failing call (or OC_OK,
  * or OC_ERR_UNSUPPORTED if impl does not claim the case) and *dirty tells whether a failing
  * call modified the state. */
-void oc_run_case(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+void oc_run_case(const oc_impl_v3 *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                  int *dirty);
 /* The elementwise algorithms' run: fresh aligned fp32 buffers, one step call per step. */
-void oc_run_elementwise(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+void oc_run_elementwise(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                         int *dirty);
 void oc_outputs_free(oc_outputs *o);
 
@@ -94,7 +94,7 @@ typedef struct oc_saved_state {
 /* VEC-RESUME-1: the state in s[] saved through impl's state_io, fresh poisoned buffers put in
  * s[] and restored from the save (*steps_done in and out); the failing call's status, faults
  * in o->fault. */
-oc_status oc_save_and_restore(const oc_impl *impl, const oc_saved_state *ss, void **s,
+oc_status oc_save_and_restore(const oc_runner *impl, const oc_saved_state *ss, void **s,
                               int64_t *steps_done, oc_outputs *o);
 /* After a call: VEC-PLUG-2, the input `name` (an oc_alloc_guarded copy of orig) unchanged;
  * VEC-PLUG-3, nothing written past the end of the output `name` (from oc_alloc_guarded).
@@ -108,8 +108,17 @@ int oc_check_unchanged(oc_outputs *o, const char *name, const void *copy, const 
 /* An oc_alloc_guarded copy of the input orig (bytes long), or NULL. */
 void *oc_guarded_copy(const void *orig, size_t bytes);
 
-/* Whether impl claims what case c needs (algorithm, profile, options). */
-int oc_impl_supports(const oc_impl *impl, const oc_case *c);
+/* Whether impl lists what case c needs (VEC-ABI-1..3), and if not, what it lacks. */
+typedef enum oc_claim {
+    OC_CLAIMED,
+    OC_UNCLAIMED_ALGORITHM, /* the family (without "resume-", "-mixed") with the case's options */
+    OC_UNCLAIMED_RESUME,    /* the "resume-" family */
+    OC_UNCLAIMED_MIXED,     /* the "-mixed" family with the case's storage option */
+} oc_claim;
+/* The runner of case c on impl (the entry points of the families it runs on) in *r. */
+oc_claim oc_impl_runner(const oc_impl_v3 *impl, const oc_case *c, oc_runner *r);
+/* Whether impl claims what case c needs (oc_impl_runner gives OC_CLAIMED). */
+int oc_impl_supports(const oc_impl_v3 *impl, const oc_case *c);
 
 /* Judges valid-case outputs against the expected tensors for the class. */
 void oc_judge_outputs(const oc_case *c, const oc_outputs *o, oc_class cls, oc_case_result *r);
@@ -121,7 +130,7 @@ void oc_judge_elementwise(const oc_case *c, const oc_outputs *o, oc_class cls, o
 void oc_judge_matrix(const oc_case *c, const oc_outputs *o, int cls, oc_case_result *r);
 
 /* Runs and judges one case of any result kind; diagnoses failures with the mutants. */
-void oc_certify_case(const oc_impl *impl, const oc_case *c, oc_class cls, oc_case_result *r);
+void oc_certify_case(const oc_impl_v3 *impl, const oc_case *c, oc_class cls, oc_case_result *r);
 
 /* Finds the catalogued mistake whose outputs match o, every entry within its own fp32 bound
  * (VEC-DIAG-1); NULL if none. */

@@ -52,15 +52,6 @@ static oc_status ls_parse(const char *path, const char *profile, json_t *h, oc_h
     return OC_OK;
 }
 
-static int ls_supports(const oc_impl *impl, const oc_hparams *hp)
-{
-    static const uint64_t cap[OC_LS_PROFILE_COUNT] = {OC_CAP_LOSS_SCALE_MEGATRON,
-                                                      OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT,
-                                                      OC_CAP_LOSS_SCALE_TORCH};
-    return impl->loss_scale_update && (unsigned)hp->ls.profile < OC_LS_PROFILE_COUNT &&
-           (impl->capabilities & cap[hp->ls.profile]);
-}
-
 /* "foundInf": "0010...", "expected": {"scale": [hex, ...], "growthTracker": [int, ...],
  * "hysteresisTracker": [int, ...]} (the outputs of the profile, valid cases only). */
 static oc_status ls_load_case(const char *path, const oc_st_file *st, json_t *t, oc_case *c,
@@ -124,7 +115,7 @@ static void record(const oc_case *c, const oc_loss_scale_state *s, size_t row, o
  * untouched. A resume case saves and restores the scaler after resumeAt updates through the
  * implementation's state entry (VEC-RESUME-1, RESUME-LS-1): the restored state is row
  * resumeAt - 1. */
-static void ls_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+static void ls_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                    int *dirty)
 {
     const oc_loss_scaler *cfg = &c->hp.ls;
@@ -148,7 +139,7 @@ static void ls_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_stat
         if (i == c->steps)
             break;
         oc_loss_scale_state *s = buf[0], before = *s;
-        *st = impl->loss_scale_update(impl->ctx, cfg, s, (int)c->positions[i]);
+        *st = OC_ENTRY(impl, oc_loss_scale_update_fn)(impl->ctx, cfg, s, (int)c->positions[i]);
         if (!oc_check_output(o, "scaler state", s, sizeof *s))
             break;
         if (*st != OC_OK) {
@@ -171,7 +162,6 @@ const oc_algo oc_algo_loss_scale = {
     .mutant_name = ls_mutant,
     .nstate = ls_nstate,
     .parse = ls_parse,
-    .supports = ls_supports,
     .load_case = ls_load_case,
     .run = ls_run,
     .alg = OC_ALG_COUNT,

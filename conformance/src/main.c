@@ -273,13 +273,11 @@ static int load_plugin(const char *path, plugin *out, oc_diag *d)
     static oc_impl v2;
     memset(&v2, 0, sizeof v2);
     memcpy(&v2, out->v2, offsetof(oc_impl, te_storage));
-    uint64_t v3_only = OC_CAP_TE_STORAGE | OC_CAP_RESUME | OC_CAP_ADAFACTOR;
-    if (v2.capabilities & v3_only)
+    if (oc_abi2_later_caps(&v2))
         return oc_fail(d, OC_ERR_UNSUPPORTED, "%s: its v2 table claims a family added after "
                        "ABI v3 (te-storage, resume or adafactor: capabilities 0x%llx), which "
                        "only a v3 table (%s) can list", path,
-                       (unsigned long long)(v2.capabilities & v3_only),
-                       OC_IMPL_V3_ENTRY_SYMBOL), -1;
+                       (unsigned long long)oc_abi2_later_caps(&v2), OC_IMPL_V3_ENTRY_SYMBOL), -1;
     out->v2 = &v2;
     return 0;
 }
@@ -329,8 +327,8 @@ static int cmd_certify(const options *o)
 {
     oc_diag d;
     int is_ref = strcmp(o->impl, "ref") == 0, is_path = 0;
-    const oc_impl *impl = NULL;
-    plugin p = {NULL, NULL}; /* a plugin loaded from a file */
+    const oc_impl_v3 *impl = NULL;
+    plugin p = {NULL, NULL}; /* a plugin loaded from a file, or the CUDA backend */
     oc_exit_trap_arm(); /* VEC-PLUG-1: from dlopen's constructors to the last case */
     if (is_ref)
         impl = oc_ref();
@@ -354,7 +352,7 @@ static int cmd_certify(const options *o)
 #endif
 #ifdef OPTCERT_FAST_CUDA_PLUGIN
     else if (strcmp(o->impl, "fast-cuda") == 0) /* the CUDA backend (fast/cuda) */
-        impl = load_fast_cuda(&d);
+        p.v2 = load_fast_cuda(&d);
 #else
     else if (strcmp(o->impl, "fast-cuda") == 0)
         oc_fail(&d, OC_ERR_NO_DEVICE, "no CUDA device: this optcert was built without the CUDA "
@@ -368,9 +366,9 @@ static int cmd_certify(const options *o)
         else if (o->no_isolation || oc_probe_load(&o->iso, o->impl, probe_plugin, &d) == OC_OK)
             load_plugin(o->impl, &p, &d);
     }
-    if (p.v2)
-        impl = p.v2;
-    if (!impl && !p.v3) {
+    if (p.v3)
+        impl = p.v3;
+    if (!impl && !p.v2) {
         oc_exit_trap_disarm();
         return fail_input(&d);
     }
@@ -380,8 +378,8 @@ static int cmd_certify(const options *o)
     oc_certificate cert;
     /* A plugin given by path runs in child processes (VEC-PLUG-1); the rest are ours. */
     const oc_isolation *iso = is_path && !o->no_isolation ? &o->iso : NULL;
-    oc_status s = p.v3 ? oc_certify_v3(p.v3, o->vectors, o->family, cls, iso, &cert, &d)
-                       : oc_certify_isolated(impl, o->vectors, o->family, cls, iso, &cert, &d);
+    oc_status s = impl ? oc_certify_v3(impl, o->vectors, o->family, cls, iso, &cert, &d)
+                       : oc_certify_v2(p.v2, o->vectors, o->family, cls, iso, &cert, &d);
     oc_exit_trap_disarm();
     if (s != OC_OK) {
         oc_certificate_free(&cert);

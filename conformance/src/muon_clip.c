@@ -37,12 +37,6 @@ static oc_status qk_clip_parse(const char *path, const char *profile, json_t *h,
     return OC_OK;
 }
 
-static int qk_clip_supports(const oc_impl *impl, const oc_hparams *hp)
-{
-    uint64_t need = hp->qk_clip.profile == OC_QK_CLIP_KIMI_MLA ? OC_CAP_QK_CLIP_MLA : OC_CAP_QK_CLIP;
-    return impl->qk_clip && (impl->capabilities & need) == need;
-}
-
 /* Elements of the weight as the vectors describe it (a layout MUONCLIP-LAYOUT-1 rejects is
  * an invalid case and carries its weight list as given). */
 static size_t stated_len(const oc_qk_clip_config *c, json_t *t)
@@ -102,13 +96,13 @@ static oc_status qk_clip_load_case(const char *path, const oc_st_file *st, json_
 
 /* One call on guarded copies of the weight and of the logit maxima (VEC-PLUG-2, VEC-PLUG-3); a
  * rejected call must leave the weight alone. */
-static void qk_clip_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+static void qk_clip_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                         int *dirty)
 {
     const size_t heads = c->hp.qk_clip.heads;
     float *w = oc_guarded_copy(c->in[0], c->n * sizeof(float));
     float *max_dot = oc_guarded_copy(c->in[1], heads * sizeof(float));
-    *st = impl->qk_clip(impl->ctx, &c->hp.qk_clip, max_dot, w);
+    *st = OC_ENTRY(impl, oc_qk_clip_fn)(impl->ctx, &c->hp.qk_clip, max_dot, w);
     oc_check_input(o, "max_dot", max_dot, c->in[1], heads * sizeof(float));
     oc_check_output(o, "w", w, c->n * sizeof(float));
     free(max_dot);
@@ -129,7 +123,6 @@ const oc_algo oc_algo_qk_clip = {
     .mutant_name = qk_clip_mutant,
     .nstate = qk_clip_nstate,
     .parse = qk_clip_parse,
-    .supports = qk_clip_supports,
     .load_case = qk_clip_load_case,
     .run = qk_clip_run,
     .alg = OC_ALG_COUNT,

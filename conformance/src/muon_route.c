@@ -32,12 +32,6 @@ static oc_status route_parse(const char *path, const char *profile, json_t *h, o
     return OC_OK;
 }
 
-static int route_supports(const oc_impl *impl, const oc_hparams *u)
-{
-    (void)u;
-    return impl->routed_step && (impl->capabilities & OC_CAP_MUON_ROUTE);
-}
-
 /* ROUTE-PARAM-1: the test's `parameter` {name, shape, isEmbeddingOrOutput} (checked when the
  * case is loaded; the implementation judges validity). */
 static int param_of(const oc_case *c, oc_param_info *info)
@@ -164,7 +158,7 @@ static oc_status route_cap_tolerances(const char *path, const oc_case *c, oc_tol
 }
 
 /* One routed step from copies of the inputs; outputs p, m, v and the route. */
-static void route_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+static void route_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                       int *dirty)
 {
     size_t len = c->steps * c->n;
@@ -176,8 +170,8 @@ static void route_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_s
     for (int k = 0; k < 3; k++)
         s[k] = oc_guarded_copy(c->in[k], len * sizeof(float));
     float *g = oc_guarded_copy(c->in[3], len * sizeof(float));
-    *st = impl->routed_step(impl->ctx, &c->hp.route, &info, c->first_step, s[0], s[1], s[2], g,
-                            &route);
+    *st = OC_ENTRY(impl, oc_routed_step_fn)(impl->ctx, &c->hp.route, &info, c->first_step, s[0],
+                                            s[1], s[2], g, &route);
     oc_check_input(o, "g", g, c->in[3], len * sizeof(float)); /* VEC-PLUG-2, VEC-PLUG-3 */
     oc_check_unchanged(o, "info", &info, &info_copy, sizeof info);
     free(g);
@@ -254,7 +248,6 @@ const oc_algo oc_algo_muon_route = {
     .mutant_name = route_mutant,
     .nstate = route_nstate,
     .parse = route_parse,
-    .supports = route_supports,
     .load_case = route_load_case,
     .run = route_run,
     .alg = OC_ALG_COUNT,

@@ -70,12 +70,6 @@ static oc_status ns_parse(const char *path, const char *profile, json_t *h, oc_h
     return ns_fields(path, h, &u->ns, d);
 }
 
-static int ns_supports(const oc_impl *impl, const oc_hparams *u)
-{
-    (void)u;
-    return impl->newton_schulz && (impl->capabilities & OC_CAP_NEWTON_SCHULZ);
-}
-
 /* VEC-FMT-12: rows, cols, the input matrices `inputs` [rows, cols] into c->in[], and for every
  * output (state_names) expected.<name>.{f32, f64} [rows, cols] and expected.<name>.tol [4, 2]. */
 static oc_status matrix_case(const char *path, const oc_st_file *st, json_t *t, oc_case *c,
@@ -128,7 +122,7 @@ static oc_status ns_load_case(const char *path, const oc_st_file *st, json_t *t,
 }
 
 /* One call; outputs [rows * cols]. *dirty: the call failed but wrote to its output buffer. */
-static void ns_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+static void ns_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                    int *dirty)
 {
     size_t len = c->steps * c->n, bytes = len * sizeof(float);
@@ -136,7 +130,7 @@ static void ns_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_stat
     for (size_t i = 0; i < len; i++)
         out[i] = snap[i] = -0x1.5p-3f * (float)(i % 7); /* a pattern a correct call rewrites */
     memcpy(g, c->in[0], bytes);
-    *st = impl->newton_schulz(impl->ctx, &c->hp.ns, c->steps, c->n, g, out);
+    *st = OC_ENTRY(impl, oc_newton_schulz_fn)(impl->ctx, &c->hp.ns, c->steps, c->n, g, out);
     oc_check_input(o, "g", g, c->in[0], bytes); /* VEC-PLUG-2, VEC-PLUG-3 */
     oc_check_output(o, "out", out, bytes);
     if (*st == OC_OK) {
@@ -232,7 +226,6 @@ const oc_algo oc_algo_newton_schulz = {
     .mutant_name = ns_mutant,
     .nstate = ns_nstate,
     .parse = ns_parse,
-    .supports = ns_supports,
     .load_case = ns_load_case,
     .run = ns_run,
     .alg = OC_ALG_COUNT,
@@ -273,12 +266,6 @@ static oc_status muon_parse(const char *path, const char *profile, json_t *h, oc
     return OC_OK;
 }
 
-static int muon_supports(const oc_impl *impl, const oc_hparams *u)
-{
-    (void)u;
-    return impl->muon_step && (impl->capabilities & OC_CAP_MUON);
-}
-
 static oc_status muon_load_case(const char *path, const oc_st_file *st, json_t *t, oc_case *c,
                                 oc_diag *d)
 {
@@ -287,11 +274,11 @@ static oc_status muon_load_case(const char *path, const oc_st_file *st, json_t *
 }
 
 /* The call of one step on p, m, g (copies of the case's inputs). */
-typedef oc_status (*step_call)(const oc_impl *impl, const oc_case *c, float *p, float *m,
+typedef oc_status (*step_call)(const oc_runner *impl, const oc_case *c, float *p, float *m,
                                const float *g);
 
 /* One step from copies of the inputs; outputs p, m. *dirty: a failing call changed them. */
-static void step_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+static void step_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                      int *dirty, step_call call)
 {
     size_t len = c->steps * c->n, bytes = len * sizeof(float);
@@ -319,13 +306,13 @@ static void step_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_st
     free(g);
 }
 
-static oc_status muon_call(const oc_impl *impl, const oc_case *c, float *p, float *m,
+static oc_status muon_call(const oc_runner *impl, const oc_case *c, float *p, float *m,
                            const float *g)
 {
-    return impl->muon_step(impl->ctx, &c->hp.muon, c->steps, c->n, p, m, g);
+    return OC_ENTRY(impl, oc_muon_step_fn)(impl->ctx, &c->hp.muon, c->steps, c->n, p, m, g);
 }
 
-static void muon_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+static void muon_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                      int *dirty)
 {
     step_run(impl, c, o, st, dirty, muon_call);
@@ -340,7 +327,6 @@ const oc_algo oc_algo_muon = {
     .mutant_name = muon_mutant,
     .nstate = muon_nstate,
     .parse = muon_parse,
-    .supports = muon_supports,
     .load_case = muon_load_case,
     .run = muon_run,
     .alg = OC_ALG_COUNT,
@@ -406,20 +392,14 @@ static oc_status blocks_load_case(const char *path, const oc_st_file *st, json_t
     return s;
 }
 
-static int blocks_supports(const oc_impl *impl, const oc_hparams *u)
-{
-    (void)u;
-    return impl->muon_block_step && (impl->capabilities & OC_CAP_MUON_BLOCKS);
-}
-
-static oc_status blocks_call(const oc_impl *impl, const oc_case *c, float *p, float *m,
+static oc_status blocks_call(const oc_runner *impl, const oc_case *c, float *p, float *m,
                              const float *g)
 {
-    return impl->muon_block_step(impl->ctx, &c->hp.muon, &c->hp.blocks.part, c->steps, c->n, p,
-                                 m, g);
+    return OC_ENTRY(impl, oc_muon_block_step_fn)(impl->ctx, &c->hp.muon, &c->hp.blocks.part,
+                                                 c->steps, c->n, p, m, g);
 }
 
-static void blocks_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+static void blocks_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                        int *dirty)
 {
     step_run(impl, c, o, st, dirty, blocks_call);
@@ -434,7 +414,6 @@ const oc_algo oc_algo_muon_blocks = {
     .mutant_name = blocks_mutant,
     .nstate = muon_nstate,
     .parse = blocks_parse,
-    .supports = blocks_supports,
     .load_case = blocks_load_case,
     .run = blocks_run,
     .alg = OC_ALG_COUNT,

@@ -1,6 +1,7 @@
 /* The reference (and each of its mutants) exposed through the plugin ABI: the harness
  * judges the reference through the same path as any other implementation. */
 #include <stdlib.h>
+#include "abi3.h"
 #include "algos.h"
 #include "../mutants/adafactor.h"
 #include "../mutants/adam.h"
@@ -240,54 +241,81 @@ static oc_status ref_adafactor(void *ctx, const oc_adafactor_hparams *hp, oc_ada
     return st;
 }
 
-#define ALL_CAPS                                                                              \
-    (OC_CAP_ADAM_TORCH | OC_CAP_ADAM_OPTAX | OC_CAP_ADAM_PAPER | OC_CAP_ADAM_KERAS |          \
-     OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE | OC_CAP_SGD_TORCH | OC_CAP_SGD_EMA |         \
-     OC_CAP_SGD_NESTEROV | OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON | \
-     OC_CAP_MIXED_BF16 | OC_CAP_MIXED_F16 | OC_CAP_MIXED_STATE_BF16 | OC_CAP_LOSS_SCALE_MEGATRON | \
-     OC_CAP_LOSS_SCALE_MEGATRON_CONSTANT | OC_CAP_LOSS_SCALE_TORCH | OC_CAP_CLIP_MEGATRON | \
-     OC_CAP_CLIP_TORCH | \
-     OC_CAP_NEWTON_SCHULZ | OC_CAP_MUON | OC_CAP_STEP_SCALED | OC_CAP_STEP_UNCHECKED | \
-     OC_CAP_STEP_CHECKED | OC_CAP_QK_CLIP | OC_CAP_MUON_BLOCKS | OC_CAP_MUON_ROUTE |           \
-     OC_CAP_QK_CLIP_MLA | OC_CAP_TE_STORAGE | OC_CAP_RESUME | OC_CAP_ADAFACTOR)
+/* The reference's entry point for the families of algorithm a (VEC-ABI-1: the type
+ * include/optcert/impl.h gives them); NULL if it has none. */
+static oc_entry_point algo_entry(const oc_algo *a)
+{
+    static const struct {
+        const oc_algo *algo;
+        oc_entry_point entry;
+    } entries[] = {
+        {&oc_algo_adam, (oc_entry_point)ref_adam},
+        {&oc_algo_sgd, (oc_entry_point)ref_sgd},
+        {&oc_algo_lion, (oc_entry_point)ref_lion},
+        {&oc_algo_schedule, (oc_entry_point)ref_schedule},
+        {&oc_algo_loss_scale, (oc_entry_point)ref_loss_scale},
+        {&oc_algo_clip, (oc_entry_point)ref_clip},
+        {&oc_algo_newton_schulz, (oc_entry_point)ref_ns},
+        {&oc_algo_muon, (oc_entry_point)ref_muon},
+        {&oc_algo_step, (oc_entry_point)ref_guarded},
+        {&oc_algo_qk_clip, (oc_entry_point)ref_qk_clip},
+        {&oc_algo_muon_blocks, (oc_entry_point)ref_muon_blocks},
+        {&oc_algo_muon_route, (oc_entry_point)ref_routed},
+        {&oc_algo_te_storage, (oc_entry_point)ref_te_storage},
+        {&oc_algo_adafactor, (oc_entry_point)ref_adafactor},
+    };
+    for (size_t i = 0; i < sizeof entries / sizeof *entries; i++)
+        if (entries[i].algo == a)
+            return entries[i].entry;
+    return NULL;
+}
 
-const oc_impl *oc_ref(void)
+/* The reference's family list (VEC-ABI-1..3): every family of the registry whose algorithm is
+ * `only` (NULL: of every algorithm), with every option it may list; out has
+ * OC_NKNOWN_FAMILIES entries. Returns how many it lists. */
+static size_t ref_families(const oc_algo *only, oc_family_entry *out)
+{
+    static char options[OC_NKNOWN_FAMILIES][32];
+    size_t n = 0;
+    for (size_t k = 0; k < OC_NKNOWN_FAMILIES; k++) {
+        const oc_known_family *f = &oc_known_families[k];
+        const oc_algo *a = oc_algo_find(f->algorithm);
+        char base[128];
+        int resume, mixed;
+        oc_family_base(f->name, base, sizeof base, &resume, &mixed);
+        oc_entry_point entry = resume  ? (oc_entry_point)ref_state_io
+                               : mixed ? (oc_entry_point)ref_mixed
+                                       : algo_entry(a);
+        if (!a || !entry || (only && a != only))
+            continue;
+        oc_options_join(oc_family_options(f->name), ~0ull, options[k], sizeof options[k]);
+        out[n++] = (oc_family_entry){f->name, options[k], entry};
+    }
+    return n;
+}
+
+const oc_impl_v3 *oc_ref(void)
 {
     static const ref_ctx correct = {NULL, 0};
-    static const oc_impl table = {OC_IMPL_ABI_VERSION, "optcert-ref", "1", ALL_CAPS,
-                                  (void *)&correct, ref_adam, ref_sgd, ref_lion, ref_schedule,
-                                  ref_mixed, ref_loss_scale, ref_clip, ref_ns, ref_muon,
-                                  ref_guarded, ref_qk_clip, ref_muon_blocks, ref_routed,
-                                  ref_te_storage, ref_state_io, ref_adafactor};
+    static oc_family_entry families[OC_NKNOWN_FAMILIES];
+    static oc_impl_v3 table = {OC_IMPL_ABI_V3, "optcert-ref", "1", (void *)&correct, 0, families};
+    if (!table.nfamilies)
+        table.nfamilies = ref_families(NULL, families);
     return &table;
 }
 
-const oc_impl *oc_ref_mutant(const oc_algo *a, int mu)
+const oc_impl_v3 *oc_ref_mutant(const oc_algo *a, int mu)
 {
     static ref_ctx ctx[OC_NALGOS][MAX_MUTANTS];
-    static oc_impl tables[OC_NALGOS][MAX_MUTANTS];
+    static oc_impl_v3 tables[OC_NALGOS][MAX_MUTANTS];
+    static oc_family_entry families[OC_NALGOS][OC_NKNOWN_FAMILIES];
     int k = 0;
     while (k < OC_NALGOS && oc_algos[k] != a)
         k++;
     if (k == OC_NALGOS || mu <= 0 || mu >= a->nmutants || mu >= MAX_MUTANTS)
         return NULL;
     ctx[k][mu] = (ref_ctx){a, mu};
-    tables[k][mu] = (oc_impl){OC_IMPL_ABI_VERSION, a->mutant_name(mu), "1", ALL_CAPS,
-                              &ctx[k][mu], a == &oc_algo_adam ? ref_adam : NULL,
-                              a == &oc_algo_sgd ? ref_sgd : NULL,
-                              a == &oc_algo_lion ? ref_lion : NULL,
-                              a == &oc_algo_schedule ? ref_schedule : NULL,
-                              a->own_mutants ? ref_mixed : NULL,
-                              a == &oc_algo_loss_scale ? ref_loss_scale : NULL,
-                              a == &oc_algo_clip ? ref_clip : NULL,
-                              a == &oc_algo_newton_schulz ? ref_ns : NULL,
-                              a == &oc_algo_muon ? ref_muon : NULL,
-                              a == &oc_algo_step ? ref_guarded : NULL,
-                              a == &oc_algo_qk_clip ? ref_qk_clip : NULL,
-                              a == &oc_algo_muon_blocks ? ref_muon_blocks : NULL,
-                              a == &oc_algo_muon_route ? ref_routed : NULL,
-                              a == &oc_algo_te_storage ? ref_te_storage : NULL,
-                              a->own_mutants || a == &oc_algo_loss_scale ? ref_state_io : NULL,
-                              a == &oc_algo_adafactor ? ref_adafactor : NULL};
+    tables[k][mu] = (oc_impl_v3){OC_IMPL_ABI_V3, a->mutant_name(mu), "1", &ctx[k][mu],
+                                 ref_families(a, families[k]), families[k]};
     return &tables[k][mu];
 }

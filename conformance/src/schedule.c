@@ -68,12 +68,6 @@ static oc_status schedule_parse(const char *path, const char *profile, json_t *h
     return OC_OK;
 }
 
-static int schedule_supports(const oc_impl *impl, const oc_hparams *hp)
-{
-    (void)hp;
-    return impl->schedule_eval && (impl->capabilities & OC_CAP_SCHEDULE_MEGATRON);
-}
-
 /* "points": [{"samples": N, "lr": hex, "wd": hex, "lrF64": hex, "wdF64": hex,
  *             "lrTol": hex, "wdTol": hex}, ...] (the last four only in valid cases). */
 static oc_status schedule_load_case(const char *path, const oc_st_file *st, json_t *t, oc_case *c,
@@ -117,7 +111,7 @@ static oc_status schedule_load_case(const char *path, const oc_st_file *st, json
 }
 
 /* Evaluates every point; a rejected point must leave the outputs untouched. */
-static void schedule_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+static void schedule_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                          int *dirty)
 {
     for (int k = 0; k < 2; k++)
@@ -125,7 +119,8 @@ static void schedule_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, o
     *st = OC_OK;
     for (size_t i = 0; i < c->n && *st == OC_OK; i++) {
         double lr = -1.0, wd = -1.0; /* sentinels: a rejecting implementation must not write */
-        *st = impl->schedule_eval(impl->ctx, &c->hp.sched, c->positions[i], &lr, &wd);
+        *st = OC_ENTRY(impl, oc_schedule_eval_fn)(impl->ctx, &c->hp.sched, c->positions[i], &lr,
+                                                  &wd);
         if (*st != OC_OK)
             *dirty = lr != -1.0 || wd != -1.0;
         o->out[SCHED_LR][i] = lr;
@@ -142,7 +137,6 @@ const oc_algo oc_algo_schedule = {
     .mutant_name = schedule_mutant,
     .nstate = schedule_nstate,
     .parse = schedule_parse,
-    .supports = schedule_supports,
     .load_case = schedule_load_case,
     .run = schedule_run,
     .alg = OC_ALG_COUNT,

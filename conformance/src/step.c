@@ -73,13 +73,8 @@ static oc_status step_parse(const char *path, const char *profile, json_t *h, oc
     return OC_OK;
 }
 
-static int step_supports(const oc_impl *impl, const oc_hparams *hp)
-{
-    static const uint64_t cap[OC_GUARD_MODE_COUNT] = {OC_CAP_STEP_SCALED, OC_CAP_STEP_UNCHECKED,
-                                                      OC_CAP_STEP_CHECKED};
-    return impl->guarded_step && (unsigned)hp->step.guard.mode < OC_GUARD_MODE_COUNT &&
-           (impl->capabilities & cap[hp->step.guard.mode]);
-}
+/* VEC-ABI-2: a case needs the option of its guard mode (options[], in oc_guard_mode's order). */
+static unsigned step_needs(const oc_hparams *hp) { return 1u << hp->step.guard.mode; }
 
 /* One entry of "optimizers": {"kind", "profile", "hparams", "step", "params": [n, ...]}; the
  * hyper-parameters are read by the sub-optimizer's own family's reader. */
@@ -306,7 +301,7 @@ static int same_descriptors(const oc_sub_optimizer *a, const oc_sub_optimizer *b
     return memcmp(pa, pb, nparams * sizeof *pa) == 0;
 }
 
-static void step_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+static void step_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                      int *dirty)
 {
     const step_meta *m = meta(c);
@@ -360,7 +355,7 @@ static void step_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_st
         oc_step_outcome outcome = OC_STEP_OUTCOME_COUNT;
         memcpy(subs_given, subs, m->nsub * sizeof *subs);
         memcpy(params_given, params, m->nparams * sizeof *params);
-        *st = impl->guarded_step(impl->ctx, cfg, scaled ? &c->hp.step.scaler : NULL,
+        *st = OC_ENTRY(impl, oc_guarded_step_fn)(impl->ctx, cfg, scaled ? &c->hp.step.scaler : NULL,
                                  scaled ? &ls : NULL, m->nsub, subs, &position, m->increment,
                                  &norm, &outcome);
         if (!same_descriptors(subs, subs_given, m->nsub, params, params_given, m->nparams)) {
@@ -508,7 +503,8 @@ const oc_algo oc_algo_step = {
     .mutant_name = step_mutant,
     .nstate = step_nstate,
     .parse = step_parse,
-    .supports = step_supports,
+    .options = {"scaled", "unchecked", "checked"},
+    .needs = step_needs,
     .load_case = step_load_case,
     .run = step_run,
     .alg = OC_ALG_COUNT,

@@ -52,12 +52,6 @@ static oc_status te_parse(const char *path, const char *profile, json_t *h, oc_h
     return OC_OK;
 }
 
-static int te_supports(const oc_impl *impl, const oc_hparams *hp)
-{
-    (void)hp;
-    return impl->te_storage && (impl->capabilities & OC_CAP_TE_STORAGE);
-}
-
 /* Entries of the packed output (VEC-FMT-19). */
 static size_t packed_len(const oc_te_config *cfg, int dir, size_t n)
 {
@@ -300,7 +294,7 @@ static void pack(const oc_case *c, const te_buffers *b, double *out)
 
 /* One call on guarded buffers (VEC-PLUG-3): the direction's inputs must stay as they were
  * (VEC-PLUG-2), and a rejected call must leave everything alone. */
-static void te_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_status *st,
+static void te_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_status *st,
                    int *dirty)
 {
     te_buffers b;
@@ -308,8 +302,9 @@ static void te_run(const oc_impl *impl, const oc_case *c, oc_outputs *o, oc_stat
     const float scales[2] = {c->in[load ? IN_LOAD_SCALES : IN_STORE_SCALES][0],
                              c->in[load ? IN_LOAD_SCALES : IN_STORE_SCALES][1]};
     setup(c, &b);
-    *st = impl->te_storage(impl->ctx, &c->hp.te, (oc_te_direction)c->positions[TE_DIR], te_n(c),
-                           &b.s, b.work);
+    *st = OC_ENTRY(impl, oc_te_storage_fn)(impl->ctx, &c->hp.te,
+                                           (oc_te_direction)c->positions[TE_DIR], te_n(c), &b.s,
+                                           b.work);
     const int nstored = b.nbuf - 3; /* the work buffers come last */
     for (int j = 0; j < b.nbuf; j++) {
         const int input = load ? j < nstored : j >= nstored;
@@ -341,7 +336,6 @@ const oc_algo oc_algo_te_storage = {
     .mutant_name = te_mutant,
     .nstate = te_nstate,
     .parse = te_parse,
-    .supports = te_supports,
     .load_case = te_load_case,
     .run = te_run,
     .alg = OC_ALG_COUNT,

@@ -397,7 +397,7 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
             break;
         json_array_foreach(tests, ti, t) {
             s = parse_case(json_path, stp, t, h, algo, &hp, &sto, &fam->cases[fam->ncases], d);
-            fam->ncases++;
+            fam->cases[fam->ncases++].family = fam->name;
             if (s)
                 break;
         }

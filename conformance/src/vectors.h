@@ -21,6 +21,7 @@ typedef struct oc_case {
     const char *comment;
     oc_result result;
     json_t *flags, *rules;  /* borrowed from the document */
+    const char *family;     /* the family's name (borrowed): what an implementation lists */
     const oc_algo *algo;
     oc_hparams hp;
     int64_t first_step;

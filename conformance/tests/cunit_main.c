@@ -33,7 +33,45 @@ void test_add_case_results(st_writer *w, const char *family, const oc_case *c,
     }
 }
 
-size_t test_failures(const oc_impl *impl, const char *dir, const char *algorithm, oc_class cls,
+const oc_impl_v3 *test_algorithm_table(test_table *b, const char *name, void *ctx,
+                                       const char *algorithm, const char *options,
+                                       oc_entry_point entry)
+{
+    b->t = (oc_impl_v3){OC_IMPL_ABI_V3, name, "test", ctx, 0, b->e};
+    for (size_t k = 0; k < OC_NKNOWN_FAMILIES; k++) {
+        const char *family = oc_known_families[k].name;
+        char base[128];
+        int resume, mixed;
+        oc_family_base(family, base, sizeof base, &resume, &mixed);
+        if (!resume && !mixed && strcmp(oc_known_families[k].algorithm, algorithm) == 0)
+            b->e[b->t.nfamilies++] = (oc_family_entry){family, options, entry};
+    }
+    return &b->t;
+}
+
+const oc_impl_v3 *test_ref_replacing(test_table *b, const char *name, const char *prefix,
+                                     oc_entry_point entry)
+{
+    const oc_impl_v3 *ref = oc_ref();
+    b->t = *ref;
+    b->t.name = name;
+    b->t.families = b->e;
+    for (size_t i = 0; i < ref->nfamilies; i++) {
+        b->e[i] = ref->families[i];
+        if (strncmp(b->e[i].family, prefix, strlen(prefix)) == 0)
+            b->e[i].entry = entry;
+    }
+    return &b->t;
+}
+
+oc_entry_point test_ref_entry(const char *family)
+{
+    const oc_family_entry *e = oc_abi3_find(oc_ref(), family);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    return e->entry;
+}
+
+size_t test_failures(const oc_impl_v3 *impl, const char *dir, const char *algorithm, oc_class cls,
                      double *worst, size_t *passed)
 {
     oc_certificate cert;

@@ -4,6 +4,7 @@
 #include <CUnit/CUnit.h>
 #include <stddef.h>
 #include "../../vectors/gen/st_writer.h"
+#include "abi3.h"
 #include "judge.h"
 #include "vectors.h"
 
@@ -29,8 +30,27 @@ oc_status test_load_family_text(const char *text, oc_family *fam);
 
 /* Certifies impl on the families of `algorithm` in dir under cls: the number of failed cases,
  * with the passed ones and the worst error/bound ratio. */
-size_t test_failures(const oc_impl *impl, const char *dir, const char *algorithm, oc_class cls,
+size_t test_failures(const oc_impl_v3 *impl, const char *dir, const char *algorithm, oc_class cls,
                      double *worst, size_t *passed);
+
+/* A test's implementation of one algorithm as a v3 table (VEC-ABI-1): every family of
+ * `algorithm` in the registry (not its "-mixed" and "resume-" families), each with entry and
+ * options. */
+typedef struct test_table {
+    oc_impl_v3 t;
+    oc_family_entry e[OC_NKNOWN_FAMILIES];
+} test_table;
+const oc_impl_v3 *test_algorithm_table(test_table *b, const char *name, void *ctx,
+                                       const char *algorithm, const char *options,
+                                       oc_entry_point entry);
+
+/* The reference's table (oc_ref()) named `name`, with `entry` for every family whose name
+ * starts with `prefix`. */
+const oc_impl_v3 *test_ref_replacing(test_table *b, const char *name, const char *prefix,
+                                     oc_entry_point entry);
+
+/* The reference's entry point of `family`. */
+oc_entry_point test_ref_entry(const char *family);
 
 #define ADD_SUITE(name, ...)                                                                   \
     do {                                                                                       \

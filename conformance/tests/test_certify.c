@@ -59,7 +59,8 @@ static void test_outside_plugin_is_fp32_not_exact(void)
     const oc_impl *impl = test_plugin();
     oc_certificate cert;
     oc_diag d;
-    CU_ASSERT_EQUAL_FATAL(oc_certify(impl, vector_dir(), NULL, OC_CLASS_FP32, &cert, &d), OC_OK);
+    CU_ASSERT_EQUAL_FATAL(oc_certify_v2(impl, vector_dir(), NULL, OC_CLASS_FP32, NULL, &cert, &d),
+                          OC_OK);
     CU_ASSERT(cert.conforms);
     for (size_t i = 0; i < cert.nfams; i++)
         if (strcmp(cert.fams[i].algorithm, "muon") != 0 && /* the plugin has no Muon */
@@ -73,7 +74,8 @@ static void test_outside_plugin_is_fp32_not_exact(void)
             CU_ASSERT(cert.fams[i].worst_ratio <= 1.0 && cert.fams[i].worst_ratio > 0.01);
         }
     oc_certificate_free(&cert);
-    CU_ASSERT_EQUAL_FATAL(oc_certify(impl, vector_dir(), NULL, OC_CLASS_EXACT, &cert, &d), OC_OK);
+    CU_ASSERT_EQUAL_FATAL(oc_certify_v2(impl, vector_dir(), NULL, OC_CLASS_EXACT, NULL, &cert, &d),
+                          OC_OK);
     CU_ASSERT(!cert.conforms);
     oc_certificate_free(&cert);
 }
@@ -128,11 +130,12 @@ static oc_status rejects_dirty(void *ctx, const oc_adam_hparams *hp, int64_t ste
 
 static void certify_wrapper(oc_adam_step_fn fn, const char *expected_detail)
 {
-    oc_impl impl = {.abi_version = OC_IMPL_ABI_VERSION, .name = "wrapper", .version = "0",
-                   .capabilities = ~0ull, .adam_step = fn};
+    test_table impl;
     oc_certificate cert;
     oc_diag d;
-    CU_ASSERT_EQUAL_FATAL(oc_certify(&impl, vector_dir(), NULL, OC_CLASS_EXACT, &cert, &d), OC_OK);
+    test_algorithm_table(&impl, "wrapper", NULL, "adam", "amsgrad maximize", (oc_entry_point)fn);
+    CU_ASSERT_EQUAL_FATAL(oc_certify(&impl.t, vector_dir(), NULL, OC_CLASS_EXACT, &cert, &d),
+                          OC_OK);
     CU_ASSERT(!cert.conforms);
     size_t invalid_failed = 0;
     for (size_t i = 0; i < cert.nfams; i++)
@@ -151,7 +154,7 @@ static void test_invalid_inputs_must_be_rejected_cleanly(void)
 }
 
 /* Writes a results file (spec/vectors.md §2) from an implementation's outputs. */
-static void write_results(const oc_impl *impl, const char *path)
+static void write_results(const oc_impl_v3 *impl, const char *path)
 {
     char **paths;
     oc_diag d;
@@ -294,9 +297,8 @@ static void test_reports(void)
 /* VEC-ABI-2: a v3 table is checked entry by entry; each problem named. */
 static void test_abi3_checks(void)
 {
-    const oc_impl *ref = oc_ref();
-    oc_family_entry e[2] = {{"adam-torch", "amsgrad", (oc_entry_point)ref->adam_step},
-                            {"sgd-torch", NULL, (oc_entry_point)ref->sgd_step}};
+    oc_family_entry e[2] = {{"adam-torch", "amsgrad", test_ref_entry("adam-torch")},
+                            {"sgd-torch", NULL, test_ref_entry("sgd-torch")}};
     oc_impl_v3 t = {OC_IMPL_ABI_V3, "t", "0", NULL, 2, e};
     oc_diag d;
     CU_ASSERT_EQUAL(oc_abi3_check(&t, &d), OC_OK);
@@ -313,7 +315,7 @@ static void test_abi3_checks(void)
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         oc_family_entry f[2] = {{bad[i].family, bad[i].options,
-                                 bad[i].null_entry ? NULL : (oc_entry_point)ref->adam_step},
+                                 bad[i].null_entry ? NULL : e[0].entry},
                                 e[1]};
         t.families = f;
         CU_ASSERT_NOT_EQUAL(oc_abi3_check(&t, &d), OC_OK);
@@ -327,36 +329,108 @@ static void test_abi3_checks(void)
     CU_ASSERT_NOT_EQUAL(oc_abi3_check(&t, &d), OC_OK);
 }
 
-/* VEC-ABI-1: a family gets its entry and what its name and options claim; a -mixed family also
- * its base family's entry; a family not listed, nothing. */
-static void test_abi3_tables(void)
+/* VEC-ABI-1: a case runs on the entries of the families it needs, listed with its options: an
+ * adam-torch-mixed case on adam-torch's entry (its amsgrad and maximize options) and, in 16-bit
+ * storage, on adam-torch-mixed's (its storage option). */
+static void test_abi3_runners(void)
 {
-    const oc_impl *ref = oc_ref();
-    oc_family_entry e[] = {{"adam-torch", "amsgrad", (oc_entry_point)ref->adam_step},
-                           {"adam-torch-mixed", "bf16 bf16-state", (oc_entry_point)ref->mixed_step},
-                           {"step-megatron", "checked", (oc_entry_point)ref->guarded_step}};
-    oc_impl_v3 t = {OC_IMPL_ABI_V3, "t", "0", NULL, 3, e};
-    oc_impl x;
-    oc_abi3_table(&t, "adam-torch", &x);
-    CU_ASSERT(x.adam_step == ref->adam_step && !x.mixed_step && !x.sgd_step);
-    CU_ASSERT_EQUAL(x.capabilities, OC_CAP_ADAM_TORCH | OC_CAP_ADAM_AMSGRAD);
-    oc_abi3_table(&t, "adam-torch-mixed", &x);
-    CU_ASSERT(x.adam_step == ref->adam_step && x.mixed_step == ref->mixed_step);
-    CU_ASSERT_EQUAL(x.capabilities, OC_CAP_ADAM_TORCH | OC_CAP_ADAM_AMSGRAD | OC_CAP_MIXED_BF16 |
-                                        OC_CAP_MIXED_STATE_BF16);
-    oc_abi3_table(&t, "step-megatron", &x);
-    CU_ASSERT(x.guarded_step == ref->guarded_step && x.capabilities == OC_CAP_STEP_CHECKED);
-    oc_abi3_table(&t, "adam-optax", &x);
-    CU_ASSERT(!x.adam_step && x.capabilities == 0);
+    oc_entry_point adam = test_ref_entry("adam-torch"), mixed = test_ref_entry("adam-torch-mixed");
+    oc_family_entry e[] = {{"adam-torch", "amsgrad", adam},
+                           {"adam-torch-mixed", "bf16 bf16-state", mixed},
+                           {"step-megatron", "checked", test_ref_entry("step-megatron")}};
+    oc_impl_v3 t = {OC_IMPL_ABI_V3, "t", "0", NULL, 3, e}, no_base = {OC_IMPL_ABI_V3, "t", "0",
+                                                                      NULL, 1, e + 1};
+    char path[4096];
+    oc_family fam;
+    oc_diag d;
+    snprintf(path, sizeof path, "%s/adam-torch-mixed/adam-torch-mixed.json", vector_dir());
+    CU_ASSERT_EQUAL_FATAL(oc_family_load(path, &fam, &d), OC_OK);
+    size_t claims[OC_UNCLAIMED_MIXED + 1] = {0};
+    for (size_t k = 0; k < fam.ncases; k++) {
+        const oc_case *c = &fam.cases[k];
+        int fp32 = c->storage.param == OC_FMT_F32 && c->storage.state == OC_FMT_F32;
+        int listed = (c->storage.param == OC_FMT_BF16 && c->storage.state != OC_FMT_F16) || fp32;
+        oc_claim want = c->hp.adam.maximize ? OC_UNCLAIMED_ALGORITHM
+                        : listed            ? OC_CLAIMED
+                                            : OC_UNCLAIMED_MIXED;
+        oc_runner r;
+        CU_ASSERT_EQUAL(oc_impl_runner(&t, c, &r), want);
+        CU_ASSERT(want != OC_CLAIMED || (r.entry == adam && r.mixed == mixed && !r.state_io));
+        CU_ASSERT_EQUAL(oc_impl_runner(&no_base, c, &r), OC_UNCLAIMED_ALGORITHM);
+        claims[want]++;
+    }
+    CU_ASSERT(claims[OC_CLAIMED] > 0 && claims[OC_UNCLAIMED_MIXED] > 0);
+    oc_family_free(&fam);
+}
+
+/* VEC-ABI-4: a v2 table lists the families its slots and bits claimed in v2, with the options
+ * its bits claim; the Newton-Schulz bit every family of that algorithm in the registry. */
+static void test_abi2_translation(void)
+{
+    oc_impl v2 = {.abi_version = OC_IMPL_ABI_VERSION, .name = "v2", .version = "0",
+                  .capabilities = OC_CAP_ADAM_TORCH | OC_CAP_ADAM_AMSGRAD | OC_CAP_MIXED_BF16 |
+                                  OC_CAP_NEWTON_SCHULZ | OC_CAP_SGD_EMA,
+                  .adam_step = (oc_adam_step_fn)test_ref_entry("adam-torch"),
+                  .mixed_step = (oc_mixed_step_fn)test_ref_entry("adam-torch-mixed"),
+                  .newton_schulz = (oc_newton_schulz_fn)test_ref_entry("ns-simple")};
+    oc_abi2_families t;
+    oc_abi2_translate(&v2, &t);
+    const oc_family_entry *adam = oc_abi3_find(&t.table, "adam-torch");
+    const oc_family_entry *mixed = oc_abi3_find(&t.table, "adam-torch-mixed");
+    CU_ASSERT_FATAL(adam && mixed);
+    CU_ASSERT(adam->entry == (oc_entry_point)v2.adam_step);
+    CU_ASSERT_STRING_EQUAL(adam->options, "amsgrad");
+    CU_ASSERT_STRING_EQUAL(mixed->options, "bf16");
+    CU_ASSERT_PTR_NULL(oc_abi3_find(&t.table, "adam-optax"));
+    CU_ASSERT_PTR_NULL(oc_abi3_find(&t.table, "sgd-ema")); /* no sgd_step */
+    size_t ns = 0, listed = 0;
+    for (size_t k = 0; k < OC_NKNOWN_FAMILIES; k++)
+        if (strcmp(oc_known_families[k].algorithm, "newton-schulz") == 0) {
+            ns++;
+            listed += oc_abi3_find(&t.table, oc_known_families[k].name) != NULL;
+        }
+    CU_ASSERT(ns >= 8 && listed == ns);
+    CU_ASSERT_EQUAL(t.table.abi_version, OC_IMPL_ABI_VERSION);
+}
+
+/* VEC-ABI-1 (issue 16 items 1-2: no shared list names a family): every family of the shipped
+ * vector set is listed by the reference, with every option it has, and a v3 table listing it
+ * (with those options) passes the loader's check (VEC-ABI-2); the registry has no family the
+ * vector set lacks. */
+static void test_every_family_known(void)
+{
+    char **paths;
+    oc_diag d;
+    size_t n = 0;
+    CU_ASSERT_EQUAL_FATAL(oc_family_list(vector_dir(), &paths, &d), OC_OK);
+    for (; paths[n]; n++) {
+        const char *slash = strrchr(paths[n], '/');
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)(strlen(slash + 1) - 5), slash + 1);
+        const oc_family_entry *e = oc_abi3_find(oc_ref(), name);
+        CU_ASSERT_PTR_NOT_NULL(e);
+        if (!e) {
+            fprintf(stderr, "%s: not listed by the reference\n", name);
+            continue;
+        }
+        const char *const *options = oc_family_options(name);
+        for (int o = 0; o < OC_MAX_OPTIONS && options[o]; o++)
+            CU_ASSERT(oc_abi3_has_option(e->options, options[o]));
+        oc_family_entry one = {name, e->options, e->entry};
+        oc_impl_v3 t = {OC_IMPL_ABI_V3, "one", "0", NULL, 1, &one};
+        CU_ASSERT_EQUAL(oc_abi3_check(&t, &d), OC_OK);
+    }
+    CU_ASSERT_EQUAL(n, OC_NKNOWN_FAMILIES);
+    CU_ASSERT_EQUAL(oc_ref()->nfamilies, OC_NKNOWN_FAMILIES);
+    oc_free_list(paths);
 }
 
 /* VEC-ABI-1: the reference behind a v3 table that lists adam-torch without "maximize": that
  * family's cases pass except the maximize ones, skipped; the families not listed are skipped. */
 static void test_abi3_certify(void)
 {
-    const oc_impl *ref = oc_ref();
-    oc_family_entry e[] = {{"adam-torch", "amsgrad", (oc_entry_point)ref->adam_step}};
-    oc_impl_v3 t = {OC_IMPL_ABI_V3, "ref-v3", "0", ref->ctx, 1, e};
+    oc_family_entry e[] = {{"adam-torch", "amsgrad", test_ref_entry("adam-torch")}};
+    oc_impl_v3 t = {OC_IMPL_ABI_V3, "ref-v3", "0", oc_ref()->ctx, 1, e};
     oc_certificate cert;
     oc_diag d;
     CU_ASSERT_EQUAL_FATAL(oc_certify_v3(&t, vector_dir(), NULL, OC_CLASS_EXACT, NULL, &cert, &d),
@@ -552,6 +626,9 @@ void register_suites(void)
               {"diagnosis beyond the catalogue (VEC-DIAG-1)", test_diagnosis_beyond_the_catalogue},
               {"kept mutant runs, same diagnoses (VEC-DIAG-1)", test_kept_mutant_runs_same_diagnosis},
               {"plugin ABI v3: table checks (VEC-ABI-2)", test_abi3_checks},
-              {"plugin ABI v3: a family's table (VEC-ABI-1)", test_abi3_tables},
+              {"every family of vectors/ is the reference's and the loader's (VEC-ABI-1)",
+               test_every_family_known},
+              {"plugin ABI v3: a case's runner (VEC-ABI-1)", test_abi3_runners},
+              {"plugin ABI v2: the frozen translation (VEC-ABI-4)", test_abi2_translation},
               {"plugin ABI v3: certify (VEC-ABI-1)", test_abi3_certify});
 }

@@ -291,7 +291,7 @@ static void test_mutants(void)
     for (int mu = 0; mu < OC_ADAFACTOR_MUTANT_COUNT; mu++) {
         double worst;
         size_t passed;
-        const oc_impl *impl = mu ? oc_ref_mutant(a, mu) : oc_ref();
+        const oc_impl_v3 *impl = mu ? oc_ref_mutant(a, mu) : oc_ref();
         size_t fails = test_failures(impl, OPTCERT_SOURCE_DIR "/vectors", "adafactor",
                                      OC_CLASS_FP32, &worst, &passed);
         CU_ASSERT(mu ? fails >= 2 : fails == 0);

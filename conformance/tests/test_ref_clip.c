@@ -249,12 +249,12 @@ static oc_status naive_clip(void *ctx, const oc_clip_config *c, size_t nviews,
 
 static void test_fp32_tolerance(void)
 {
-    static const oc_impl naive = {OC_IMPL_ABI_VERSION, "naive-clip", "test", OC_CAP_CLIP_MEGATRON |
-                                  OC_CAP_CLIP_TORCH, NULL, .clip_step = naive_clip};
+    test_table naive;
+    test_algorithm_table(&naive, "naive-clip", NULL, "clip", NULL, (oc_entry_point)naive_clip);
     for (int cls = 0; cls < 2; cls++) {
         oc_certificate cert;
         oc_diag d;
-        CU_ASSERT_EQUAL_FATAL(oc_certify(&naive, OPTCERT_SOURCE_DIR "/vectors", NULL,
+        CU_ASSERT_EQUAL_FATAL(oc_certify(&naive.t, OPTCERT_SOURCE_DIR "/vectors", NULL,
                                          cls ? OC_CLASS_FP32 : OC_CLASS_EXACT, &cert, &d), OC_OK);
         size_t fails = 0, range_fails = 0, passes = 0;
         for (size_t f = 0; f < cert.nfams; f++) {

@@ -210,24 +210,20 @@ static void test_rejections(void)
 static void test_f32_within_bound(void)
 {
     static int ignore_blocks = 1;
-    oc_impl impl;
-    memset(&impl, 0, sizeof impl);
-    impl.abi_version = OC_IMPL_ABI_VERSION;
-    impl.name = "float32 blocks";
-    impl.version = "test";
-    impl.capabilities = OC_CAP_MUON_BLOCKS;
-    impl.muon_block_step = f32_block_step;
+    test_table impl;
+    test_algorithm_table(&impl, "float32 blocks", NULL, "muon-blocks", NULL,
+                         (oc_entry_point)f32_block_step);
     size_t passed;
     double worst;
     const char *dir = OPTCERT_SOURCE_DIR "/vectors";
-    size_t fails = test_failures(&impl, dir, "muon-blocks", OC_CLASS_FP32, &worst, &passed);
+    size_t fails = test_failures(&impl.t, dir, "muon-blocks", OC_CLASS_FP32, &worst, &passed);
     fprintf(stderr, "float32 blocks under fp32: %zu pass, %zu fail, worst %.3g\n", passed, fails,
             worst);
     CU_ASSERT_EQUAL(fails, 0);
     CU_ASSERT(passed >= 29);
     CU_ASSERT(worst < 0.25);
-    impl.ctx = &ignore_blocks;
-    fails = test_failures(&impl, dir, "muon-blocks", OC_CLASS_FP32, &worst, &passed);
+    impl.t.ctx = &ignore_blocks;
+    fails = test_failures(&impl.t, dir, "muon-blocks", OC_CLASS_FP32, &worst, &passed);
     fprintf(stderr, "float32 without blocks under fp32: %zu fail\n", fails);
     CU_ASSERT(fails >= 20);
 }

@@ -160,12 +160,12 @@ static oc_status float_clip(void *ctx, const oc_qk_clip_config *c, const float *
 
 static void test_fp32_tolerance(void)
 {
-    static const oc_impl impl = {OC_IMPL_ABI_VERSION, "float-qk-clip", "test",
-                                 OC_CAP_QK_CLIP | OC_CAP_QK_CLIP_MLA,
-                                 NULL, .qk_clip = float_clip};
+    test_table impl;
+    test_algorithm_table(&impl, "float-qk-clip", NULL, "muonclip", NULL,
+                         (oc_entry_point)float_clip);
     oc_certificate cert;
     oc_diag d;
-    CU_ASSERT_EQUAL_FATAL(oc_certify(&impl, OPTCERT_SOURCE_DIR "/vectors", NULL, OC_CLASS_FP32,
+    CU_ASSERT_EQUAL_FATAL(oc_certify(&impl.t, OPTCERT_SOURCE_DIR "/vectors", NULL, OC_CLASS_FP32,
                                      &cert, &d), OC_OK);
     size_t passes = 0, fails = 0;
     for (size_t f = 0; f < cert.nfams; f++) {

@@ -235,7 +235,7 @@ static void adamw_f32(const oc_adam_hparams *hp, int decay, int64_t t, size_t n,
     }
 }
 
-/* The oc_impl.routed_step of the float32 optimizer: routes by ROUTE-RULE-1, or (non-NULL ctx)
+/* The oc_routed_step_fn of the float32 optimizer: routes by ROUTE-RULE-1, or (non-NULL ctx)
  * by name like modded-nanogpt (2-D and no "embed" in the name). */
 static oc_status f32_routed(void *ctx, const oc_route_hparams *hp, const oc_param_info *info,
                             int64_t step, float *p, float *m, float *v, const float *g,
@@ -265,24 +265,20 @@ static oc_status f32_routed(void *ctx, const oc_route_hparams *hp, const oc_para
 static void test_f32_conforms(void)
 {
     static int by_name = 1;
-    oc_impl impl;
-    memset(&impl, 0, sizeof impl);
-    impl.abi_version = OC_IMPL_ABI_VERSION;
-    impl.name = "float32 mixed";
-    impl.version = "test";
-    impl.capabilities = OC_CAP_MUON_ROUTE;
-    impl.routed_step = f32_routed;
+    test_table impl;
+    test_algorithm_table(&impl, "float32 mixed", NULL, "muon-route", NULL,
+                         (oc_entry_point)f32_routed);
     const char *dir = OPTCERT_SOURCE_DIR "/vectors";
     size_t passed;
     double worst;
-    size_t fails = test_failures(&impl, dir, "muon-route", OC_CLASS_FP32, &worst, &passed);
+    size_t fails = test_failures(&impl.t, dir, "muon-route", OC_CLASS_FP32, &worst, &passed);
     fprintf(stderr, "float32 mixed under fp32: %zu pass, %zu fail, worst %.3g\n", passed, fails,
             worst);
     CU_ASSERT_EQUAL(fails, 0);
     CU_ASSERT(passed >= 26);
     CU_ASSERT(worst < 0.5);
-    impl.ctx = &by_name;
-    fails = test_failures(&impl, dir, "muon-route", OC_CLASS_FP32, &worst, &passed);
+    impl.t.ctx = &by_name;
+    fails = test_failures(&impl.t, dir, "muon-route", OC_CLASS_FP32, &worst, &passed);
     CU_ASSERT_EQUAL(fails, 2); /* output_layer.weight in both groups */
 }
 

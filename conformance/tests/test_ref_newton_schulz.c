@@ -349,28 +349,21 @@ static oc_status emul_ns(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t
     return OC_OK;
 }
 
-static oc_impl emul_impl(emul *e, const char *name)
+static const oc_impl_v3 *emul_impl(test_table *b, emul *e, const char *name)
 {
-    oc_impl impl;
-    memset(&impl, 0, sizeof impl);
-    impl.abi_version = OC_IMPL_ABI_VERSION;
-    impl.name = name;
-    impl.version = "test";
-    impl.capabilities = OC_CAP_NEWTON_SCHULZ;
-    impl.ctx = e;
-    impl.newton_schulz = emul_ns;
-    return impl;
+    return test_algorithm_table(b, name, e, "newton-schulz", NULL, (oc_entry_point)emul_ns);
 }
 
 /* Certifies impl over the ns families under cls; returns the number of failed cases and the
  * worst error/bound ratio. */
-static size_t ns_failures(const oc_impl *impl, oc_class cls, double *worst, size_t *passed)
+static size_t ns_failures(const oc_impl_v3 *impl, oc_class cls, double *worst, size_t *passed)
 {
     return test_failures(impl, vector_dir(), "newton-schulz", cls, worst, passed);
 }
 
 /* One family's failures in class cls, and its worst ratio. */
-static size_t family_failures(const oc_impl *impl, const char *family, oc_class cls, double *worst)
+static size_t family_failures(const oc_impl_v3 *impl, const char *family, oc_class cls,
+                              double *worst)
 {
     oc_certificate cert;
     oc_diag d;
@@ -404,12 +397,13 @@ static void test_classes_accept_their_precision(void)
     };
     for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++) {
         emul e = impls[i].e;
-        oc_impl impl = emul_impl(&e, impls[i].name);
+        test_table b;
+        const oc_impl_v3 *impl = emul_impl(&b, &e, impls[i].name);
         double worst;
         size_t passed;
-        size_t fails = ns_failures(&impl, impls[i].pass, &worst, &passed);
+        size_t fails = ns_failures(impl, impls[i].pass, &worst, &passed);
         double cans_worst, rest_worst = 0;
-        size_t cans = family_failures(&impl, "ns-cans", impls[i].pass, &cans_worst);
+        size_t cans = family_failures(impl, "ns-cans", impls[i].pass, &cans_worst);
         if (impls[i].pass == OC_CLASS_BF16) {
             CU_ASSERT(cans > 0 && cans_worst > 4); /* diverged, not a rounding beyond the bound */
             fails -= cans;
@@ -420,7 +414,7 @@ static void test_classes_accept_their_precision(void)
             snprintf(name, sizeof name, "ns-%s", oc_ns_profile_name((oc_ns_profile)pr));
             if (pr == OC_NS_CANS)
                 continue; /* measured up to 0.31 of the fp32 bound (fp32 grouping), spec/muon.md */
-            family_failures(&impl, name, impls[i].pass, &w);
+            family_failures(impl, name, impls[i].pass, &w);
             rest_worst = fmax(rest_worst, w);
         }
         worst = rest_worst;
@@ -430,7 +424,7 @@ static void test_classes_accept_their_precision(void)
         if (fails || worst >= 0.25)
             fprintf(stderr, "%s under %s: %zu failures, worst %.3g\n", impls[i].name,
                     oc_class_name(impls[i].pass), fails, worst);
-        CU_ASSERT(ns_failures(&impl, impls[i].fail, &worst, &passed) > 0);
+        CU_ASSERT(ns_failures(impl, impls[i].fail, &worst, &passed) > 0);
     }
 }
 
@@ -596,24 +590,22 @@ static void test_muon_classes(void)
     } impls[] = {{{24, 24, 0, 0}, OC_CLASS_FP32}, {{8, 8, 0, 0}, OC_CLASS_BF16}};
     for (size_t i = 0; i < 2; i++) {
         muon_emul = impls[i].e;
-        oc_impl impl;
-        memset(&impl, 0, sizeof impl);
-        impl.abi_version = OC_IMPL_ABI_VERSION;
-        impl.name = "emulated muon";
-        impl.version = "test";
-        impl.capabilities = OC_CAP_MUON;
-        impl.muon_step = emul_muon;
+        test_table impl;
+        test_algorithm_table(&impl, "emulated muon", NULL, "muon", NULL,
+                             (oc_entry_point)emul_muon);
         oc_certificate cert;
         oc_diag d;
         size_t passed = 0, failed = 0, failed_fp32 = 0;
-        CU_ASSERT_EQUAL_FATAL(oc_certify(&impl, vector_dir(), NULL, impls[i].pass, &cert, &d), OC_OK);
+        CU_ASSERT_EQUAL_FATAL(oc_certify(&impl.t, vector_dir(), NULL, impls[i].pass, &cert, &d),
+                              OC_OK);
         for (size_t f = 0; f < cert.nfams; f++)
             if (strcmp(cert.fams[f].algorithm, "muon") == 0) {
                 passed += cert.fams[f].counts[OC_PASS];
                 failed += cert.fams[f].counts[OC_FAIL];
             }
         oc_certificate_free(&cert);
-        CU_ASSERT_EQUAL_FATAL(oc_certify(&impl, vector_dir(), NULL, OC_CLASS_FP32, &cert, &d), OC_OK);
+        CU_ASSERT_EQUAL_FATAL(oc_certify(&impl.t, vector_dir(), NULL, OC_CLASS_FP32, &cert, &d),
+                              OC_OK);
         for (size_t f = 0; f < cert.nfams; f++)
             if (strcmp(cert.fams[f].algorithm, "muon") == 0)
                 failed_fp32 += cert.fams[f].counts[OC_FAIL];

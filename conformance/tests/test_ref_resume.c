@@ -316,16 +316,17 @@ static void run_resume_case(misbehaviour m, char *fault, size_t cap, oc_case_res
         if (fam.cases[k].resume_at > 0 && (size_t)fam.cases[k].resume_at < fam.cases[k].steps)
             c = &fam.cases[k];
     CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-    oc_impl impl = *oc_ref();
-    impl.state_io = bad_state_io;
+    test_table t;
+    const oc_impl_v3 *impl = test_ref_replacing(&t, "bad-state-io", "resume-",
+                                                (oc_entry_point)bad_state_io);
     how = m;
     oc_outputs o;
     oc_status st;
     int dirty;
-    oc_run_case(&impl, c, &o, &st, &dirty);
+    oc_run_case(impl, c, &o, &st, &dirty);
     snprintf(fault, cap, "%s%s", o.fault, o.unbroken);
     if (r)
-        oc_certify_case(&impl, c, OC_CLASS_FP32, r);
+        oc_certify_case(impl, c, OC_CLASS_FP32, r);
     oc_outputs_free(&o);
     oc_family_free(&fam);
 }

@@ -14,7 +14,7 @@
 static const char *vector_dir(void) { return OPTCERT_SOURCE_DIR "/vectors"; }
 
 /* Certifies impl on the family in class cls: *fails, *passes and the worst ratio. */
-static void certify(const oc_impl *impl, oc_class cls, size_t *passes, size_t *fails,
+static void certify(const oc_impl_v3 *impl, oc_class cls, size_t *passes, size_t *fails,
                     double *worst_ratio)
 {
     oc_certificate cert;
@@ -43,11 +43,13 @@ static void test_fp32_implementation_accepted(void)
 {
     size_t pass, fail;
     double ratio;
-    certify(test_plugin(), OC_CLASS_FP32, &pass, &fail, &ratio);
+    oc_abi2_families plugin; /* the v2 example plugin (VEC-ABI-4) */
+    oc_abi2_translate(test_plugin(), &plugin);
+    certify(&plugin.table, OC_CLASS_FP32, &pass, &fail, &ratio);
     CU_ASSERT_EQUAL(fail, 0);
     CU_ASSERT(pass >= 17);
     CU_ASSERT(ratio <= 1.0 && ratio > 0.05);
-    certify(test_plugin(), OC_CLASS_EXACT, &pass, &fail, &ratio);
+    certify(&plugin.table, OC_CLASS_EXACT, &pass, &fail, &ratio);
     CU_ASSERT(fail > 0);
 }
 
@@ -71,8 +73,8 @@ static oc_status moves_on_skip(void *ctx, const oc_guard_config *cfg, const oc_l
                                oc_step_outcome *outcome)
 {
     (void)ctx;
-    oc_status st = oc_ref()->guarded_step(oc_ref()->ctx, cfg, sc, ls, nsub, subs, position,
-                                          increment, norm, outcome);
+    oc_guarded_step_fn ref = (oc_guarded_step_fn)test_ref_entry("step-megatron");
+    oc_status st = ref(oc_ref()->ctx, cfg, sc, ls, nsub, subs, position, increment, norm, outcome);
     if (st == OC_OK && *outcome != OC_STEP_TAKEN && nsub > 0 && subs[0].nparams > 0)
         subs[0].params[0].p[0] = nextafterf(subs[0].params[0].p[0], INFINITY);
     return st;
@@ -80,12 +82,12 @@ static oc_status moves_on_skip(void *ctx, const oc_guard_config *cfg, const oc_l
 
 static void test_skip_is_bit_for_bit(void)
 {
-    oc_impl impl = *oc_ref();
-    impl.name = "moves-on-skip";
-    impl.guarded_step = moves_on_skip;
+    test_table impl;
     size_t pass, fail;
     double ratio;
-    certify(&impl, OC_CLASS_FP32, &pass, &fail, &ratio);
+    certify(test_ref_replacing(&impl, "moves-on-skip", "step-megatron",
+                               (oc_entry_point)moves_on_skip),
+            OC_CLASS_FP32, &pass, &fail, &ratio);
     CU_ASSERT(fail >= 7); /* every valid case with a skipped iteration: 1-3, 7, 9, 12, 13 */
 }
 

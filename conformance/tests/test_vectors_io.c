@@ -1145,7 +1145,7 @@ static void test_results_bad_case_tensors_VEC_RES_1(void)
 }
 
 /* Writes the results file an adapter would write for impl over every committed family. */
-static int write_results_for(const oc_impl *impl, const char *path)
+static int write_results_for(const oc_impl_v3 *impl, const char *path)
 {
     char **paths = NULL;
     oc_diag d;
@@ -1199,7 +1199,7 @@ static void test_results_judged_like_plugin_VEC_RES_3(void)
     char path[128];
     result_path(path, sizeof path);
     for (size_t m = 0; m < sizeof impls / sizeof impls[0]; m++) {
-        const oc_impl *impl = (impls[m] ? oc_ref_mutant(&oc_algo_adam, impls[m]) : oc_ref());
+        const oc_impl_v3 *impl = (impls[m] ? oc_ref_mutant(&oc_algo_adam, impls[m]) : oc_ref());
         CU_ASSERT_EQUAL(write_results_for(impl, path), 0);
         oc_certificate plug, res;
         oc_diag d = {{0}};

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "optcert/fast.h"
+#include "families_registry.h"
 #include "optcert/impl.h"
 
 static oc_status fast_adam(void *ctx, const oc_adam_hparams *hp, int64_t step, size_t n, float *p,
@@ -134,76 +135,69 @@ static oc_status fast_state_io(void *ctx, oc_state_op op, oc_algorithm alg, cons
     return oc_ref_state_io(op, alg, hp, s, n, state, steps_done, bytes, len);
 }
 
-#define ENTRY(family, options, fn) {family, options, (oc_entry_point)(fn)}
-#define ADAM_OPTIONS "amsgrad maximize"
-#define SGD_OPTIONS "nesterov maximize"
-#define MIXED_OPTIONS "bf16 f16 bf16-state"
+#define ENTRY(fn) ((oc_entry_point)(fn))
 
-/* Plugin ABI v3 (include/optcert/impl.h): every family optcert has. */
-static const oc_family_entry families[] = {
-    ENTRY("adam-torch", ADAM_OPTIONS, fast_adam),
-    ENTRY("adam-optax", ADAM_OPTIONS, fast_adam),
-    ENTRY("adam-paper", ADAM_OPTIONS, fast_adam),
-    ENTRY("adam-keras", ADAM_OPTIONS, fast_adam),
-    ENTRY("adam-torch-mixed", MIXED_OPTIONS, fast_mixed),
-    ENTRY("sgd-torch", SGD_OPTIONS, fast_sgd),
-    ENTRY("sgd-ema", SGD_OPTIONS, fast_sgd),
-    ENTRY("sgd-torch-mixed", MIXED_OPTIONS, fast_mixed),
-    ENTRY("lion-torch", NULL, fast_lion),
-    ENTRY("lion-torch-mixed", MIXED_OPTIONS, fast_mixed),
-    ENTRY("schedule-megatron", NULL, fast_schedule),
-    ENTRY("loss-scale-megatron", NULL, fast_loss_scale),
-    ENTRY("loss-scale-megatron-constant", NULL, fast_loss_scale),
-    ENTRY("loss-scale-torch", NULL, fast_loss_scale),
-    ENTRY("clip-megatron", NULL, fast_clip),
-    ENTRY("clip-torch", NULL, fast_clip),
-    ENTRY("ns-simple", NULL, fast_newton_schulz),
-    ENTRY("ns-quintic", NULL, fast_newton_schulz),
-    ENTRY("ns-polar-express", NULL, fast_newton_schulz),
-    ENTRY("ns-polar-express-safety", NULL, fast_newton_schulz),
-    ENTRY("ns-aol", NULL, fast_newton_schulz),
-    ENTRY("ns-cans", NULL, fast_newton_schulz),
-    ENTRY("ns-deepseekv4", NULL, fast_newton_schulz),
-    ENTRY("ns-cubic5", NULL, fast_newton_schulz),
-    ENTRY("muon-keller", NULL, fast_muon),
-    ENTRY("muon-megatron", NULL, fast_muon),
-    ENTRY("muon-moonlight", NULL, fast_muon),
-    ENTRY("muon-split-qkv", NULL, fast_muon_blocks),
-    ENTRY("muon-tp-blockwise", NULL, fast_muon_blocks),
-    ENTRY("muon-adamw-route", NULL, fast_routed),
-    ENTRY("muonclip-kimi", NULL, fast_qk_clip),
-    ENTRY("muonclip-megatron", NULL, fast_qk_clip),
-    ENTRY("muonclip-kimi-mla", NULL, fast_qk_clip),
-    ENTRY("step-megatron", "scaled unchecked checked", fast_guarded),
-    ENTRY("te-storage-fusedadam", NULL, fast_te_storage),
-    ENTRY("resume-adam-torch", NULL, fast_state_io),
-    ENTRY("resume-adam-torch-mixed", NULL, fast_state_io),
-    ENTRY("resume-sgd-torch", NULL, fast_state_io),
-    ENTRY("resume-loss-scale-megatron", NULL, fast_state_io),
-    ENTRY("resume-loss-scale-megatron-constant", NULL, fast_state_io),
-    ENTRY("resume-loss-scale-torch", NULL, fast_state_io),
-    ENTRY("adafactor-paper", NULL, fast_adafactor),
-    ENTRY("adafactor-torch", NULL, fast_adafactor),
-    ENTRY("adafactor-transformers", NULL, fast_adafactor),
-    ENTRY("adafactor-optax", NULL, fast_adafactor),
+/* Plugin ABI v3 (include/optcert/impl.h): the entry point of each algorithm the backend
+ * implements, with the options of its families (VEC-ABI-2: every one). */
+static const struct {
+    const char *algorithm, *options;
+    oc_entry_point entry;
+} algorithms[] = {
+    {"adam", "amsgrad maximize", ENTRY(fast_adam)},
+    {"sgd", "nesterov maximize", ENTRY(fast_sgd)},
+    {"lion", NULL, ENTRY(fast_lion)},
+    {"schedule", NULL, ENTRY(fast_schedule)},
+    {"loss-scale", NULL, ENTRY(fast_loss_scale)},
+    {"clip", NULL, ENTRY(fast_clip)},
+    {"newton-schulz", NULL, ENTRY(fast_newton_schulz)},
+    {"muon", NULL, ENTRY(fast_muon)},
+    {"muon-blocks", NULL, ENTRY(fast_muon_blocks)},
+    {"muon-route", NULL, ENTRY(fast_routed)},
+    {"muonclip", NULL, ENTRY(fast_qk_clip)},
+    {"guarded-step", "scaled unchecked checked", ENTRY(fast_guarded)},
+    {"te-storage", NULL, ENTRY(fast_te_storage)},
+    {"adafactor", NULL, ENTRY(fast_adafactor)},
 };
 
-#define NFAMILIES (sizeof families / sizeof *families)
+#define NALGORITHMS (sizeof algorithms / sizeof *algorithms)
 
 static oc_impl_v3 fast_cpu = {
     .abi_version = OC_IMPL_ABI_V3,
     .name = "optcert-fast-cpu",
 };
 
-/* NS-PROF-CANS: a bf16 Newton-Schulz diverges on ns-cans (its tuples amplify anything past 2),
- * so the bf16 mode does not claim that family; the fp32 mode claims every family. */
+/* The family's entry in the backend's list (VEC-ABI-1, -3: a "resume-" family's is the state
+ * entry, a "-mixed" family's the mixed step, any other its algorithm's); 0 if the backend does
+ * not implement its algorithm. */
+static int family_entry(const oc_known_family *f, oc_family_entry *out)
+{
+    static const char resume[] = "resume-", mixed[] = "-mixed";
+    size_t len = strlen(f->name), nm = sizeof mixed - 1;
+    for (size_t a = 0; a < NALGORITHMS; a++)
+        if (strcmp(algorithms[a].algorithm, f->algorithm) == 0) {
+            *out = (oc_family_entry){f->name, algorithms[a].options, algorithms[a].entry};
+            if (strncmp(f->name, resume, sizeof resume - 1) == 0)
+                *out = (oc_family_entry){f->name, NULL, ENTRY(fast_state_io)};
+            else if (len > nm && strcmp(f->name + len - nm, mixed) == 0)
+                *out = (oc_family_entry){f->name, "bf16 f16 bf16-state", ENTRY(fast_mixed)};
+            return 1;
+        }
+    return 0;
+}
+
+/* Every family of the vector set (families_registry.h, generated from vectors/) whose algorithm
+ * the backend implements. NS-PROF-CANS: a bf16 Newton-Schulz diverges on ns-cans (its tuples
+ * amplify anything past 2), so the bf16 mode does not claim that family; the fp32 mode claims
+ * every family. */
 static void claim_families(void)
 {
-    static oc_family_entry claimed[NFAMILIES];
+    static oc_family_entry claimed[OC_NKNOWN_FAMILIES];
     size_t n = 0;
-    for (size_t i = 0; i < NFAMILIES; i++)
-        if (ns_precision != OC_FAST_NS_BF16 || strcmp(families[i].family, "ns-cans") != 0)
-            claimed[n++] = families[i];
+    for (size_t k = 0; k < OC_NKNOWN_FAMILIES; k++)
+        if ((ns_precision != OC_FAST_NS_BF16 ||
+             strcmp(oc_known_families[k].name, "ns-cans") != 0) &&
+            family_entry(&oc_known_families[k], &claimed[n]))
+            n++;
     fast_cpu.families = claimed;
     fast_cpu.nfamilies = n;
 }

@@ -13,13 +13,11 @@ static oc_status fast_step(void *ctx, const oc_adafactor_hparams *hp, oc_adafact
     return oc_fast_adafactor_step(hp, sh, step, s, g);
 }
 
-static const oc_impl *fast_table(void)
+static const oc_impl_v3 *fast_table(void)
 {
-    static oc_impl t;
-    t = (oc_impl){.abi_version = OC_IMPL_ABI_VERSION, .name = "fast-cpu adafactor",
-                  .version = "test", .capabilities = OC_CAP_ADAFACTOR,
-                  .adafactor_step = fast_step};
-    return &t;
+    static test_table t;
+    return test_algorithm_table(&t, "fast-cpu adafactor", NULL, "adafactor", NULL,
+                                (oc_entry_point)fast_step);
 }
 
 /* FAST-ADAFACTOR-1, ADAFACTOR-TOL-2: every committed case within its fp32 bound. */

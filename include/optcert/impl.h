@@ -1,7 +1,8 @@
 /* The plugin ABI: how an implementation (the reference, the fast backends, a third-party
  * shared library) gives optcert its entry points. v3 (oc_impl_v3, at the end) is the current
- * one: the families it certifies, by name. v2 (oc_impl: positional slots plus capability bits)
- * still loads, and is the table the harness uses inside. This header is the contract; README
+ * one: the families it certifies, by name, which is also the table the harness uses inside. v2
+ * (oc_impl: positional slots plus capability bits, frozen) still loads, translated into the
+ * family list it claims (spec/vectors.md VEC-ABI-4). This header is the contract; README
  * "Certifying your own optimizer" shows its use, spec/vectors.md §2b (VEC-ABI-*) and §3
  * (VEC-PLUG-*) how a plugin is loaded and run. */
 #ifndef OPTCERT_IMPL_H
