@@ -9,6 +9,7 @@
 #include <string.h>
 #include "judge.h"
 #include "vectors.h"
+#include "../mutants/guarded_step.h"
 
 #define HEAD 6
 #define MAX_SUBS OC_GUARD_MAX_SUBS
