@@ -1,5 +1,5 @@
 /* Eva driver for ref/clip.c: oc_ref_clip_step over up to V views of up to N elements, every
- * profile, norm type and mutant but eps-omitted (and one out of range of each).
+ * profile and norm type (and one out of range of each).
  *
  * Analysed with ref/clip.c, proofs/fmax.c and -warn-special-float non-finite, -eva-precision 8:
  * "0 alarms" means that for every input in the ranges below no float/double operation yields
@@ -14,10 +14,10 @@
  * in [-1, 8]; sub-optimizer index in [0, 7] (it indexes the factors: Eva does not carry the
  * range check of oc_clip_check into the caller; test_ref_clip.c covers its rejection of other
  * values); tensor_parallel, shared in {0, 1}; gradients any binary32 value
- * in [-2^60, 2^60] (finite: CLIP-FINITE-1 rejects the others before any arithmetic). The mutant
- * eps-omitted is left out: with all gradients 0 it divides max_norm by 0, as an implementation
- * without the 1e-6 does. Bounds: squares below 2^120, their sum below 2^124; the coefficient is
- * at most 2^20 / 1e-6 < 2^40 in magnitude, so every product is below 2^100.
+ * in [-2^60, 2^60] (finite: CLIP-FINITE-1 rejects the others before any arithmetic).
+ * Bounds: squares below 2^120, their sum below 2^124; the coefficient is at most 2^20 / 1e-6
+ * < 2^40 in magnitude, so every product is below 2^100. The mutants (conformance/mutants/
+ * clip.c) are not analysed here.
  */
 #include <math.h>
 #include "__fc_builtin.h"
@@ -45,12 +45,8 @@ int main(void)
                         Frama_C_interval(0, 4)};
     float norm;
     int skipped;
-    oc_clip_mutant mu = (oc_clip_mutant)Frama_C_interval(0, OC_CLIP_MUTANT_COUNT);
-    if (mu == OC_CLIP_MUT_EPS_OMITTED)
-        mu = OC_CLIP_MUTANT_COUNT;
-    oc_status st = oc_ref_clip_step(&c, (size_t)Frama_C_interval(0, V), views, &norm, &skipped, mu);
+    oc_status st = oc_ref_clip_step(&c, (size_t)Frama_C_interval(0, V), views, &norm, &skipped);
     oc_clip_profile p = OC_CLIP_MEGATRON;
     oc_status st2 = oc_clip_profile_parse(Frama_C_nondet(0, 1) ? "torch" : "optax", &p);
-    return (int)st + (int)st2 + (int)p + (oc_clip_mutant_name(mu) != 0) +
-           (oc_clip_mutant_description(mu) != 0);
+    return (int)st + (int)st2 + (int)p;
 }

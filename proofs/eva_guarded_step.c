@@ -1,6 +1,6 @@
 /* Eva driver for ref/guarded_step.c: oc_ref_guarded_step over a chained optimizer of an Adam,
- * an SGD and a Lion sub-optimizer (one parameter of up to N elements each), every mode, every
- * mutant (and one out of range of each), clipping on and off, with the real sub-optimizer
+ * an SGD and a Lion sub-optimizer (one parameter of up to N elements each), every mode (and
+ * one out of range), clipping on and off, with the real sub-optimizer
  * steps, the clipping (ref/clip.c) and the loss scaler (ref/loss_scale.c) analysed inside it.
  *
  * Analysed with ref/guarded_step.c, ref/adam.c, ref/sgd.c, ref/lion.c, ref/clip.c,
@@ -11,7 +11,7 @@
  * check, the scaler update, the global norm and the clipping, the three updates).
  *
  * Stated ranges (each independently):
- *   mode, mutant              every value and one out of range
+ *   mode                      every value and one out of range
  *   clip_grad                 [-4, 4] (<= 0 disables clipping); inf_norm in {0, 1, 2}
  *   skip_threshold            [2^-20, 2^100] (Megatron's default +inf is not built: Eva flags
  *                             the construction of a non-finite value itself; it is only compared)
@@ -89,9 +89,8 @@ int main(void)
     int64_t position = Frama_C_long_long_interval(0, 1LL << 40);
     float norm;
     oc_step_outcome outcome;
-    oc_guard_mutant mu = (oc_guard_mutant)Frama_C_interval(0, OC_GUARD_MUTANT_COUNT);
     oc_status st = oc_ref_guarded_step(&cfg, &scaler, &state, (size_t)Frama_C_interval(0, 3),
                                        subs, &position, Frama_C_long_long_interval(0, 1LL << 40),
-                                       &norm, &outcome, mu);
-    return (int)st + (oc_guard_mutant_name(mu) != 0) + (oc_guard_mutant_description(mu) != 0);
+                                       &norm, &outcome);
+    return (int)st;
 }

@@ -12,8 +12,6 @@
 #include <string.h>
 #include "optcert/clip.h"
 
-#define CLIP_EPS 1.0e-6   /* CLIP-COEF-1: both libraries add the Python float 1e-6 */
-
 /*@ // The views as the caller passes them: views NULL or readable, each gradient NULL or
     // readable (writable) over its length.
     predicate views_readable(oc_clip_view *views, integer n) =
@@ -43,39 +41,7 @@
         (views != \null && skipped != \null ==> \separated(skipped, views + (0 .. nviews - 1)));
 */
 
-static const char *const mutant_names[OC_CLIP_MUTANT_COUNT] = {
-    "correct",
-    "tp-duplicate-on-every-rank",
-    "shared-counted-twice",
-    "distributed-mp-group-only",
-    "eps-omitted",
-    "always-scale",
-    "per-optimizer-norm",
-};
-
-static const char *const mutant_descriptions[OC_CLIP_MUTANT_COUNT] = {
-    "the reference itself",
-    "parameters replicated over TP (layer norms, row-parallel biases) counted on every TP rank",
-    "the shared (tied) embedding counted on the first and the last pipeline stage",
-    "distributed optimizer: norm reduced over the model-parallel group only (one DP shard)",
-    "clip coefficient max_norm / norm, without the 1e-6",
-    "Megatron: gradients multiplied by the coefficient even when it is >= 1",
-    "chained optimizer: each sub-optimizer clipped with the norm of its own gradients",
-};
-
 static const char *const profile_names[OC_CLIP_PROFILE_COUNT] = {"megatron", "torch"};
-
-/*@ assigns \result \from mu, mutant_names[0 .. OC_CLIP_MUTANT_COUNT - 1]; */
-const char *oc_clip_mutant_name(oc_clip_mutant mu)
-{
-    return (unsigned)mu < OC_CLIP_MUTANT_COUNT ? mutant_names[mu] : NULL;
-}
-
-/*@ assigns \result \from mu, mutant_descriptions[0 .. OC_CLIP_MUTANT_COUNT - 1]; */
-const char *oc_clip_mutant_description(oc_clip_mutant mu)
-{
-    return (unsigned)mu < OC_CLIP_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
-}
 
 /*@ requires name == \null || valid_read_string(name);
     requires out == \null || \valid(out);
@@ -156,17 +122,17 @@ oc_status oc_clip_check(const oc_clip_config *c, size_t nviews, const oc_clip_vi
     return check(c, nviews, views, 1);
 }
 
-/* CLIP-DEDUP-SHARED-1, CLIP-DEDUP-TP-1, CLIP-DEDUP-DP-1, with the mutants that drop a filter. */
+/* CLIP-DEDUP-SHARED-1, CLIP-DEDUP-TP-1, CLIP-DEDUP-DP-1. */
 /*@ requires \valid_read(c) && \valid_read(v);
     assigns \nothing;
 */
-static int counted(const oc_clip_config *c, const oc_clip_view *v, oc_clip_mutant mu)
+static int counted(const oc_clip_config *c, const oc_clip_view *v)
 {
-    if (v->shared && mu != OC_CLIP_MUT_SHARED_COUNTED_TWICE)
+    if (v->shared)
         return 0;
-    if (!v->tensor_parallel && v->tp_rank != 0 && mu != OC_CLIP_MUT_TP_DUPLICATE_ON_EVERY_RANK)
+    if (!v->tensor_parallel && v->tp_rank != 0)
         return 0;
-    if (!c->distributed || mu == OC_CLIP_MUT_DISTRIBUTED_MP_GROUP_ONLY)
+    if (!c->distributed)
         return v->dp_rank == 0;
     return 1;
 }
@@ -177,7 +143,7 @@ static int counted(const oc_clip_config *c, const oc_clip_view *v, oc_clip_mutan
 */
 int oc_clip_view_counted(const oc_clip_config *c, const oc_clip_view *v)
 {
-    return c != NULL && v != NULL && counted(c, v, OC_CLIP_CORRECT);
+    return c != NULL && v != NULL && counted(c, v);
 }
 
 /* A compensated sum (Neumaier): value + correction. */
@@ -195,16 +161,15 @@ static void sum_add(clip_sum *a, double x)
     *a = (clip_sum){t, e};
 }
 
-/* The norm of the counted elements of sub-optimizer `opt` (every sub-optimizer if opt < 0):
- * CLIP-NORM-1 (2-norm) or CLIP-NORM-INF-1 (max |g|); NaN if any counted element is NaN, else
- * +inf if one is infinite (STEP-NONFINITE-1). */
+/* CLIP-NORM-1 (2-norm) or CLIP-NORM-INF-1 (max |g|) over the counted elements of every
+ * sub-optimizer (CLIP-CHAIN-1); NaN if any counted element is NaN, else +inf if one is infinite
+ * (STEP-NONFINITE-1). */
 /*@ requires \valid_read(c);
     requires views_readable(views, nviews) && grads_readable(views, nviews);
     requires views_checked(views, nviews);
     assigns \nothing;
 */
-static double clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
-                        int opt, oc_clip_mutant mu)
+double oc_clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views)
 {
     clip_sum sum = {0, 0};
     double max = 0, nonfinite = 0; /* the sum of the |g| that are not finite: inf or NaN */
@@ -214,7 +179,7 @@ static double clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_vi
     */
     for (size_t i = 0; i < nviews; i++) {
         const oc_clip_view *v = &views[i];
-        if (!counted(c, v, mu) || (opt >= 0 && v->optimizer != opt))
+        if (!counted(c, v))
             continue;
         const size_t len = v->length;
         const float *grad = v->grad;
@@ -237,17 +202,15 @@ static double clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_vi
     return c->inf_norm ? max : sqrt(fmax(sum.s + sum.e, 0.0)); /* the sum is >= 0 */
 }
 
-/* The factor every gradient is multiplied by (CLIP-COEF-1: megatron's and torch's forms), 1 for none. */
+/* CLIP-COEF-1: megatron multiplies by the coefficient only if it is < 1, torch by it clamped
+ * at 1: the same factor, 1 for none. */
 /*@ requires \valid_read(c);
     assigns \nothing;
 */
-static double clip_factor(const oc_clip_config *c, double norm, oc_clip_mutant mu)
+double oc_clip_coefficient(const oc_clip_config *c, double norm)
 {
-    const int torch = c->profile == OC_CLIP_TORCH;
-    double coeff = c->max_norm / (norm + (mu == OC_CLIP_MUT_EPS_OMITTED ? 0.0 : CLIP_EPS));
-    if (torch)
-        return coeff < 1.0 ? coeff : 1.0;                   /* clamp(max=1), always applied */
-    return coeff < 1.0 || mu == OC_CLIP_MUT_ALWAYS_SCALE ? coeff : 1.0;
+    double coeff = c->max_norm / (norm + OC_CLIP_EPS);
+    return coeff < 1.0 ? coeff : 1.0;
 }
 
 /* x rounded to binary32, +-inf past its range (IEEE; a plain conversion would be undefined). */
@@ -289,47 +252,32 @@ static void scale_views(size_t nviews, oc_clip_view *views, const double *factor
         scale_grad(views[i].length, views[i].grad, factor[views[i].optimizer]);
 }
 
-/* The total norm (CLIP-CHAIN-1) and each sub-optimizer's factor (CLIP-COEF-1), every norm
- * computed before any gradient changes. */
-/*@ requires \valid_read(c);
-    requires views_readable(views, nviews) && grads_readable(views, nviews);
-    requires views_checked(views, nviews);
-    requires \valid(factor + (0 .. OC_CLIP_MAX_OPTIMIZERS - 1));
-    requires \separated(factor + (0 .. OC_CLIP_MAX_OPTIMIZERS - 1), c);
+/* CLIP-CHAIN-1: every sub-optimizer's factor the same. */
+/*@ requires \valid(factor + (0 .. OC_CLIP_MAX_OPTIMIZERS - 1));
     assigns factor[0 .. OC_CLIP_MAX_OPTIMIZERS - 1];
 */
-static double clip_factors(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
-                           double *factor, oc_clip_mutant mutant)
+static void same_factor(double *factor, double coeff)
 {
-    double norm = clip_norm(c, nviews, views, -1, mutant);
     /*@ loop invariant 0 <= o <= OC_CLIP_MAX_OPTIMIZERS;
         loop assigns o, factor[0 .. OC_CLIP_MAX_OPTIMIZERS - 1];
         loop variant OC_CLIP_MAX_OPTIMIZERS - o;
     */
     for (int o = 0; o < OC_CLIP_MAX_OPTIMIZERS; o++)
-        factor[o] = clip_factor(c, mutant == OC_CLIP_MUT_PER_OPTIMIZER_NORM
-                                       ? clip_norm(c, nviews, views, o, mutant)
-                                       : norm, mutant);
-    return norm;
+        factor[o] = coeff;
 }
 
-/* CLIP-ERR-1: checks everything first; on error nothing is written. */
-/*@ requires step_args(c, nviews, views, total_norm, skipped);
+/*@ requires \valid_read(c);
+    requires views_readable(views, nviews) && grads_writable(views, nviews);
+    requires views_checked(views, nviews);
+    requires \valid_read(factor + (0 .. OC_CLIP_MAX_OPTIMIZERS - 1));
+    requires \valid(total_norm) && \valid(skipped);
+    requires \separated(skipped, c) && \separated(skipped, views + (0 .. nviews - 1));
     assigns *total_norm, *skipped,
             { views[i].grad[j] | integer i, j; 0 <= i < nviews && 0 <= j < views[i].length };
 */
-oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
-                           float *total_norm, int *skipped, oc_clip_mutant mutant)
+void oc_clip_apply(const oc_clip_config *c, size_t nviews, oc_clip_view *views, double norm,
+                   const double factor[OC_CLIP_MAX_OPTIMIZERS], float *total_norm, int *skipped)
 {
-    oc_status st;
-    if (total_norm == NULL || skipped == NULL)
-        return OC_ERR_NULL_POINTER;
-    if ((unsigned)mutant >= OC_CLIP_MUTANT_COUNT)
-        return OC_ERR_BAD_PROFILE;
-    if ((st = check(c, nviews, views, 1)) != OC_OK)
-        return st;
-    double factor[OC_CLIP_MAX_OPTIMIZERS];
-    double norm = clip_factors(c, nviews, views, factor, mutant);
     *total_norm = to_f32(norm);
     /* CLIP-DISABLE-1: megatron with max_norm <= 0 reports the norm and leaves the gradients */
     if (c->profile == OC_CLIP_TORCH || c->max_norm > 0)
@@ -337,6 +285,26 @@ oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
     /* CLIP-SKIP-1: checked after the clipping (also when it is disabled), as
      * ChainedOptimizer.step does */
     *skipped = c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold;
+}
+
+/* CLIP-ERR-1: checks everything first; on error nothing is written. Every norm is computed
+ * before any gradient changes. */
+/*@ requires step_args(c, nviews, views, total_norm, skipped);
+    assigns *total_norm, *skipped,
+            { views[i].grad[j] | integer i, j; 0 <= i < nviews && 0 <= j < views[i].length };
+*/
+oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
+                           float *total_norm, int *skipped)
+{
+    oc_status st;
+    if (total_norm == NULL || skipped == NULL)
+        return OC_ERR_NULL_POINTER;
+    if ((st = check(c, nviews, views, 1)) != OC_OK)
+        return st;
+    double factor[OC_CLIP_MAX_OPTIMIZERS];
+    double norm = oc_clip_norm(c, nviews, views);
+    same_factor(factor, oc_clip_coefficient(c, norm));
+    oc_clip_apply(c, nviews, views, norm, factor, total_norm, skipped);
     return OC_OK;
 }
 
@@ -348,25 +316,20 @@ oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
 */
 oc_status oc_ref_clip_chained_factors(const oc_clip_config *c, size_t nviews,
                                       const oc_clip_view *views, float *total_norm,
-                                      double factor[OC_CLIP_MAX_OPTIMIZERS],
-                                      oc_clip_mutant mutant)
+                                      double factor[OC_CLIP_MAX_OPTIMIZERS])
 {
     oc_status st;
-    double f[OC_CLIP_MAX_OPTIMIZERS]; /* factor is written last, after every read of *c */
     if (total_norm == NULL || factor == NULL)
         return OC_ERR_NULL_POINTER;
-    if ((unsigned)mutant >= OC_CLIP_MUTANT_COUNT || (c != NULL && c->profile != OC_CLIP_MEGATRON))
+    if (c != NULL && c->profile != OC_CLIP_MEGATRON)
         return OC_ERR_BAD_PROFILE;
     if ((st = check(c, nviews, views, 0)) != OC_OK)
         return st;
-    const int disabled = !(c->max_norm > 0);                       /* CLIP-DISABLE-1 */
-    *total_norm = to_f32(clip_factors(c, nviews, views, f, mutant));
-    /*@ loop invariant 0 <= o <= OC_CLIP_MAX_OPTIMIZERS;
-        loop assigns o, factor[0 .. OC_CLIP_MAX_OPTIMIZERS - 1];
-        loop variant OC_CLIP_MAX_OPTIMIZERS - o;
-    */
-    for (int o = 0; o < OC_CLIP_MAX_OPTIMIZERS; o++)
-        factor[o] = disabled ? 1.0 : f[o];
+    const double norm = oc_clip_norm(c, nviews, views);
+    /* CLIP-DISABLE-1: every factor 1; the outputs are written after every read of *c */
+    const double coeff = c->max_norm > 0 ? oc_clip_coefficient(c, norm) : 1.0;
+    *total_norm = to_f32(norm);
+    same_factor(factor, coeff);
     return OC_OK;
 }
 

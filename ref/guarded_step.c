@@ -50,9 +50,9 @@
         params_of(subs, k, 6) + params_of(subs, k, 7);
     predicate params_bounded(oc_sub_optimizer *subs, integer nsub) =
         \forall integer k; 0 <= k <= nsub ==> params_upto(subs, k) <= OC_GUARD_MAX_PARAMS;
-    // norm_and_clip's views are a local array, in the memory WP reads the sub-optimizers from:
-    // the sub-optimizers' parameter counts, arrays, lengths and gradients the same at L as at
-    // Pre, and every view's gradient valid.
+    // oc_guard_norm_and_clip's views are a local array, in the memory WP reads the
+    // sub-optimizers from: the sub-optimizers' parameter counts, arrays, lengths and gradients
+    // the same at L as at Pre, and every view's gradient valid.
     predicate params_kept{L, Pre}(oc_sub_optimizer *subs, integer nsub) =
         \forall integer k; 0 <= k < nsub ==>
             \at(subs[k].nparams, L) == \at(subs[k].nparams, Pre) &&
@@ -64,7 +64,7 @@
     predicate views_valid{L}(oc_clip_view *views, integer nviews) =
         \forall integer v; 0 <= v < nviews ==>
             \valid{L}(\at(views[v].grad, L) + (0 .. \at(views[v].length, L) - 1));
-    // What norm_and_clip needs of the sub-optimizers: every parameter's gradient writable.
+    // What oc_guard_norm_and_clip needs of the sub-optimizers: every parameter's gradient writable.
     predicate grads_ok(oc_sub_optimizer *subs, integer nsub) =
         \forall integer k; 0 <= k < nsub ==>
             (subs[k].nparams > 0 ==>
@@ -88,38 +88,6 @@
         (cfg->mode == OC_GUARD_SCALED ==> scaler != \null && scaler_state != \null) &&
         0 <= increment && 0 <= *position <= INT64_MAX - increment && subs_checked(subs, nsub);
 */
-
-static const char *const mutant_names[OC_GUARD_MUTANT_COUNT] = {
-    "correct",
-    "skip-only-offending-sub",
-    "scaler-update-after-step",
-    "counter-advanced-on-skip",
-    "schedule-advanced-on-skip",
-    "per-optimizer-norm",
-    "clip-before-unscale",
-};
-
-static const char *const mutant_descriptions[OC_GUARD_MUTANT_COUNT] = {
-    "the reference itself",
-    "chained optimizer: only the sub-optimizer holding the inf/NaN skips, the others step",
-    "the loss scaler is updated after the parameter update, so not on a skipped step",
-    "the sub-optimizers' step counters advance on a skipped step",
-    "the schedule position advances on a skipped step",
-    "chained optimizer: each sub-optimizer clipped with the norm of its own gradients",
-    "the norm and the clipping computed on the scaled gradients, before unscaling",
-};
-
-/*@ assigns \result \from mu, mutant_names[0 .. OC_GUARD_MUTANT_COUNT - 1]; */
-const char *oc_guard_mutant_name(oc_guard_mutant mu)
-{
-    return (unsigned)mu < OC_GUARD_MUTANT_COUNT ? mutant_names[mu] : NULL;
-}
-
-/*@ assigns \result \from mu, mutant_descriptions[0 .. OC_GUARD_MUTANT_COUNT - 1]; */
-const char *oc_guard_mutant_description(oc_guard_mutant mu)
-{
-    return (unsigned)mu < OC_GUARD_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
-}
 
 /* A parameter's buffers, the ones its sub-optimizer's step reads or writes; returns how many. */
 /*@ requires \valid_read(s) && \valid_read(q) && \valid(b + (0 .. 4));
@@ -209,7 +177,7 @@ static oc_status check_sub(const oc_sub_optimizer *s, size_t counted)
     requires subs_ok(subs, nsub) && subs_checked(subs, nsub);
     assigns subs[0 .. nsub - 1].params[..].grad[..];
 */
-static unsigned unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, int scale_them)
+unsigned oc_guard_unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, int scale_them)
 {
     unsigned found_inf = 0;
     /*@ loop invariant 0 <= k <= nsub;
@@ -256,9 +224,9 @@ static oc_clip_view view_of(int32_t k, const oc_guarded_param *q)
   static void params_upto_steps(const oc_sub_optimizer *subs) { }
 */
 
-/* What the step's checks establish gives what norm_and_clip needs; calling this ghost function
- * once puts that fact among the hypotheses, where the writes of the float buffers and the
- * scaler state (other WP memories) leave it untouched. */
+/* What the step's checks establish gives what oc_guard_norm_and_clip needs; calling this ghost
+ * function once puts that fact among the hypotheses, where the writes of the float buffers and
+ * the scaler state (other WP memories) leave it untouched. */
 /*@ ghost
   /@ requires subs_ok(subs, nsub) && subs_checked(subs, nsub);
      assigns \nothing;
@@ -276,12 +244,10 @@ static oc_clip_view view_of(int32_t k, const oc_guarded_param *q)
     assigns *norm, factor[0 .. OC_GUARD_MAX_SUBS - 1];
 */
 static oc_status chained_norm(const oc_clip_config *cc, size_t nsub, const oc_sub_optimizer *subs,
-                              unsigned which, float *norm, double *factor, oc_guard_mutant mu)
+                              unsigned which, float *norm, double *factor)
 {
     oc_clip_view views[OC_GUARD_MAX_PARAMS];
     size_t nviews = 0;
-    oc_clip_mutant cm = mu == OC_GUARD_MUT_PER_OPTIMIZER_NORM ? OC_CLIP_MUT_PER_OPTIMIZER_NORM
-                                                               : OC_CLIP_CORRECT;
     //@ ghost params_upto_steps(subs);
     /*@ loop invariant 0 <= k <= nsub && nviews <= params_upto{Pre}(subs, k);
         loop invariant params_kept: params_kept{Here, Pre}(subs, nsub);
@@ -303,7 +269,7 @@ static oc_status chained_norm(const oc_clip_config *cc, size_t nsub, const oc_su
         */
         for (size_t i = 0; (which >> k & 1u) && i < subs[k].nparams; i++)
             views[nviews++] = view_of((int32_t)k, &subs[k].params[i]);
-    return oc_ref_clip_chained_factors(cc, nviews, views, norm, factor, cm);
+    return oc_ref_clip_chained_factors(cc, nviews, views, norm, factor);
 }
 
 /* STEP-CLIP-1: the global norm and, with clip_grad > 0, the second half: every gradient of the
@@ -314,12 +280,12 @@ static oc_status chained_norm(const oc_clip_config *cc, size_t nsub, const oc_su
     requires nsub <= OC_GUARD_MAX_SUBS && params_bounded(subs, nsub) && grads_ok(subs, nsub);
     assigns *norm, subs[0 .. nsub - 1].params[..].grad[..];
 */
-static oc_status norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub_optimizer *subs,
-                               unsigned which, float *norm, oc_guard_mutant mu)
+oc_status oc_guard_norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub_optimizer *subs,
+                                 unsigned which, float *norm)
 {
     double factor[OC_GUARD_MAX_SUBS];
     const oc_clip_config cc = oc_guard_clip_config(cfg);
-    oc_status st = chained_norm(&cc, nsub, subs, which, norm, factor, mu);
+    oc_status st = chained_norm(&cc, nsub, subs, which, norm, factor);
     if (st != OC_OK || !(cc.max_norm > 0))                  /* CLIP-DISABLE-1: the norm only */
         return st;
     /*@ loop invariant 0 <= k <= nsub;
@@ -365,7 +331,7 @@ static oc_status step_sub(oc_sub_optimizer *s)
 }
 
 /* STEP-TAKE-1, STEP-SKIP-1: the sub-optimizers in `stepping` (bit k: sub-optimizer k) step;
- * the others keep their counters (but for the counter-advanced-on-skip mutant). */
+ * the others keep their counters. */
 /*@ requires \valid(subs + (0 .. nsub - 1));
     requires subs_ok(subs, nsub) && subs_checked(subs, nsub);
     requires \forall integer k; 0 <= k < nsub && subs[k].params != \null ==>
@@ -373,8 +339,7 @@ static oc_status step_sub(oc_sub_optimizer *s)
     assigns errno, subs[0 .. nsub - 1].step, subs[0 .. nsub - 1].params[..].p[..],
             subs[0 .. nsub - 1].params[..].state[0 .. 2][..];
 */
-static oc_status step_subs(size_t nsub, oc_sub_optimizer *subs, unsigned stepping,
-                           oc_guard_mutant mu)
+oc_status oc_guard_step_subs(size_t nsub, oc_sub_optimizer *subs, unsigned stepping)
 {
     oc_status st;
     /*@ loop invariant 0 <= k <= nsub && subs_ok(subs, nsub);
@@ -384,14 +349,9 @@ static oc_status step_subs(size_t nsub, oc_sub_optimizer *subs, unsigned steppin
                      subs[0 .. nsub - 1].params[..].state[0 .. 2][..];
         loop variant nsub - k;
     */
-    for (size_t k = 0; k < nsub; k++) {
-        if (stepping >> k & 1u) {
-            if ((st = step_sub(&subs[k])) != OC_OK)
-                return st;
-        } else if (mu == OC_GUARD_MUT_COUNTER_ADVANCED_ON_SKIP) {
-            subs[k].step++;
-        }
-    }
+    for (size_t k = 0; k < nsub; k++)
+        if ((stepping >> k & 1u) && (st = step_sub(&subs[k])) != OC_OK)
+            return st;
     return OC_OK;
 }
 
@@ -411,7 +371,7 @@ static void update_scaler(const oc_loss_scaler *scaler, oc_loss_scale_state *sta
 /*@ requires \valid_read(state);
     assigns \nothing;
 */
-static float inverse_scale(const oc_loss_scale_state *state)
+float oc_guard_inverse_scale(const oc_loss_scale_state *state)
 {
     return (float)(1.0 / (double)state->scale);
 }
@@ -421,7 +381,7 @@ static float inverse_scale(const oc_loss_scale_state *state)
 /*@ requires \valid_read(cfg);
     assigns \nothing;
 */
-static int norm_skips(const oc_guard_config *cfg, float norm)
+int oc_guard_norm_skips(const oc_guard_config *cfg, float norm)
 {
     return cfg->skip_threshold <= DBL_MAX && norm > cfg->skip_threshold;
 }
@@ -524,10 +484,8 @@ oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler
 oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
                               oc_loss_scale_state *scaler_state, size_t nsub,
                               oc_sub_optimizer *subs, int64_t *position, int64_t increment,
-                              float *grad_norm, oc_step_outcome *outcome, oc_guard_mutant mutant)
+                              float *grad_norm, oc_step_outcome *outcome)
 {
-    if ((unsigned)mutant >= OC_GUARD_MUTANT_COUNT)
-        return OC_ERR_BAD_PROFILE;
     oc_status st = oc_guarded_step_check(cfg, scaler, scaler_state, nsub, subs, position,
                                          increment, grad_norm, outcome); /* STEP-ERR-1 */
     if (st != OC_OK)
@@ -538,29 +496,22 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
      * or clip, step. */
     const unsigned all = (unsigned)((1ull << nsub) - 1);
     float norm = 0.0f;
-    if (mutant == OC_GUARD_MUT_CLIP_BEFORE_UNSCALE &&
-        (st = norm_and_clip(cfg, nsub, subs, all, &norm, mutant)) != OC_OK)
-        return st;
-    float inv = cfg->mode == OC_GUARD_SCALED ? inverse_scale(scaler_state) : 1.0f;
+    float inv = cfg->mode == OC_GUARD_SCALED ? oc_guard_inverse_scale(scaler_state) : 1.0f;
     unsigned bad = cfg->mode == OC_GUARD_UNCHECKED
-                       ? 0u : unscale(nsub, subs, inv, cfg->mode == OC_GUARD_SCALED);
+                       ? 0u : oc_guard_unscale(nsub, subs, inv, cfg->mode == OC_GUARD_SCALED);
     int found_inf = bad != 0;
-    if (cfg->mode == OC_GUARD_SCALED && mutant != OC_GUARD_MUT_SCALER_UPDATE_AFTER_STEP)
+    if (cfg->mode == OC_GUARD_SCALED)
         update_scaler(scaler, scaler_state, found_inf);   /* STEP-SCALER-1: before any update */
-    unsigned stepping = !found_inf ? all
-                        : mutant == OC_GUARD_MUT_SKIP_ONLY_OFFENDING_SUB ? all & ~bad : 0u;
-    if (stepping != 0 && mutant != OC_GUARD_MUT_CLIP_BEFORE_UNSCALE &&
-        (st = norm_and_clip(cfg, nsub, subs, stepping, &norm, mutant)) != OC_OK)
+    unsigned stepping = !found_inf ? all : 0u;
+    if (stepping != 0 && (st = oc_guard_norm_and_clip(cfg, nsub, subs, stepping, &norm)) != OC_OK)
         return st;                                          /* STEP-CLIP-1 */
-    int norm_skip = norm_skips(cfg, norm);
+    int norm_skip = oc_guard_norm_skips(cfg, norm);
     if (norm_skip)
         stepping = 0;                                       /* CLIP-SKIP-1: nobody steps */
-    if ((st = step_subs(nsub, subs, stepping, mutant)) != OC_OK)
+    if ((st = oc_guard_step_subs(nsub, subs, stepping)) != OC_OK)
         return st;
     int taken = !found_inf && !norm_skip;
-    if (taken && cfg->mode == OC_GUARD_SCALED && mutant == OC_GUARD_MUT_SCALER_UPDATE_AFTER_STEP)
-        update_scaler(scaler, scaler_state, 0);
-    if (taken || mutant == OC_GUARD_MUT_SCHEDULE_ADVANCED_ON_SKIP)
+    if (taken)
         *position = advanced;                               /* STEP-SCHED-1 */
     *grad_norm = norm;                                      /* STEP-NORM-1: pre-clip */
     *outcome = found_inf ? OC_STEP_SKIPPED_INF : norm_skip ? OC_STEP_SKIPPED_NORM : OC_STEP_TAKEN;

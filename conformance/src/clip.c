@@ -7,6 +7,7 @@
 #include <string.h>
 #include "judge.h"
 #include "vectors.h"
+#include "../mutants/clip.h"
 
 enum { VIEW_TP, VIEW_PP, VIEW_DP, VIEW_OPT, VIEW_TP_SHARDED, VIEW_SHARED, VIEW_LEN, VIEW_FIELDS };
 

@@ -5,6 +5,8 @@
 #include "algos.h"
 #include "../mutants/adafactor.h"
 #include "../mutants/adam.h"
+#include "../mutants/clip.h"
+#include "../mutants/guarded_step.h"
 #include "../mutants/lion.h"
 #include "../mutants/loss_scale.h"
 #include "../mutants/mixed.h"
@@ -135,8 +137,8 @@ static oc_status ref_loss_scale(void *ctx, const oc_loss_scaler *c, oc_loss_scal
 static oc_status ref_clip(void *ctx, const oc_clip_config *c, size_t nviews, oc_clip_view *views,
                           float *total_norm, int *skipped)
 {
-    return oc_ref_clip_step(c, nviews, views, total_norm, skipped,
-                            (oc_clip_mutant)mutant_for(ctx, &oc_algo_clip));
+    return oc_clip_mutant_step((oc_clip_mutant)mutant_for(ctx, &oc_algo_clip), c, nviews, views,
+                               total_norm, skipped);
 }
 
 static oc_status ref_ns(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t cols,
@@ -208,9 +210,9 @@ static oc_status ref_guarded(void *ctx, const oc_guard_config *cfg, const oc_los
                              oc_sub_optimizer *subs, int64_t *position, int64_t increment,
                              float *grad_norm, oc_step_outcome *outcome)
 {
-    return oc_ref_guarded_step(cfg, scaler, scaler_state, nsub, subs, position, increment,
-                               grad_norm, outcome,
-                               (oc_guard_mutant)mutant_for(ctx, &oc_algo_step));
+    return oc_guard_mutant_step((oc_guard_mutant)mutant_for(ctx, &oc_algo_step), cfg, scaler,
+                                scaler_state, nsub, subs, position, increment, grad_norm,
+                                outcome);
 }
 
 static oc_status ref_qk_clip(void *ctx, const oc_qk_clip_config *c, const float *max_dot,

@@ -10,6 +10,7 @@
 #include "judge.h"
 #include "tolcap.h"
 #include "vectors.h"
+#include "../mutants/guarded_step.h"
 
 #define HEAD 6
 #define MAX_SUBS OC_GUARD_MAX_SUBS

@@ -6,6 +6,7 @@
 #include "certify.h"
 #include "cunit_main.h"
 #include "optcert/clip.h"
+#include "../mutants/clip.h"
 
 static oc_clip_config cfg(oc_clip_profile p, double max_norm)
 {
@@ -25,7 +26,7 @@ static void test_norm_and_coefficient(void)
     oc_clip_config c = cfg(OC_CLIP_MEGATRON, 6.5);
     float norm = -1;
     int skipped = -1;
-    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_step(&c, 2, v, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_step(&c, 2, v, &norm, &skipped), OC_OK);
     CU_ASSERT_EQUAL(norm, 13.0f);
     CU_ASSERT_EQUAL(skipped, 0);
     CU_ASSERT_EQUAL(a[0], (float)(3 * (6.5 / (13 + 1e-6))));
@@ -34,9 +35,10 @@ static void test_norm_and_coefficient(void)
     float d[2] = {3, 4};
     oc_clip_view w = view(d, 2);
     c.max_norm = 100;
-    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &w, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &w, &norm, &skipped), OC_OK);
     CU_ASSERT(d[0] == 3 && d[1] == 4 && norm == 5.0f);
-    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &w, &norm, &skipped, OC_CLIP_MUT_ALWAYS_SCALE), OC_OK);
+    CU_ASSERT_EQUAL(oc_clip_mutant_step(OC_CLIP_MUT_ALWAYS_SCALE, &c, 1, &w, &norm, &skipped),
+                    OC_OK);
     CU_ASSERT(d[0] > 50);                                    /* the mutant scales up */
 }
 
@@ -49,31 +51,31 @@ static void test_variants(void)
     c.inf_norm = 1;
     float norm;
     int skipped;
-    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped), OC_OK);
     CU_ASSERT(norm == 7.0f && fabsf(a[1] + 3.5f) < 1e-5f);
     float b[2] = {3, 4};
     v = view(b, 2);
     c = cfg(OC_CLIP_MEGATRON, 0.0);
-    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped), OC_OK);
     CU_ASSERT(norm == 5.0f && b[0] == 3 && b[1] == 4 && skipped == 0); /* disabled: norm only */
     c = cfg(OC_CLIP_MEGATRON, -1.0);
     c.skip_threshold = 4.0;
-    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped), OC_OK);
     CU_ASSERT(norm == 5.0f && b[0] == 3 && b[1] == 4 && skipped == 1); /* disabled, skipped */
     c = cfg(OC_CLIP_MEGATRON, 1.0);
     c.skip_threshold = 4.0;
-    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped), OC_OK);
     CU_ASSERT(skipped == 1 && norm == 5.0f && fabsf(b[0] - 0.6f) < 1e-6f); /* clipped, then skipped */
     c = cfg(OC_CLIP_TORCH, 0.0);
-    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped), OC_OK);
     CU_ASSERT(b[0] == 0 && b[1] == 0);                        /* torch: times 0 */
     c.skip_threshold = 1.0;                                   /* torch: not read */
-    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped), OC_OK);
     CU_ASSERT_EQUAL(skipped, 0);
     float e[2] = {3, 4};
     v = view(e, 2);
     c = cfg(OC_CLIP_TORCH, -5.0);
-    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped), OC_OK);
     CU_ASSERT(e[0] < -2.99f && e[0] > -3.0f);                 /* torch: sign flipped */
 }
 
@@ -108,7 +110,7 @@ static void test_views_equal_logical_norm(void)
     oc_clip_config c = {OC_CLIP_MEGATRON, 1e9, 0, INFINITY, 1, 2, 2, 2};
     float norm;
     int skipped;
-    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_step(&c, nv, v, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_step(&c, nv, v, &norm, &skipped), OC_OK);
     CU_ASSERT_EQUAL(norm, sqrtf(140.0f));
     static const struct { oc_clip_mutant mu; float sq; } wrong[] = {
         {OC_CLIP_MUT_TP_DUPLICATE_ON_EVERY_RANK, 140 + 25},
@@ -116,7 +118,7 @@ static void test_views_equal_logical_norm(void)
         {OC_CLIP_MUT_DISTRIBUTED_MP_GROUP_ONLY, 140 - 4 - 16},
     };
     for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++) {
-        CU_ASSERT_EQUAL(oc_ref_clip_step(&c, nv, v, &norm, &skipped, wrong[i].mu), OC_OK);
+        CU_ASSERT_EQUAL(oc_clip_mutant_step(wrong[i].mu, &c, nv, v, &norm, &skipped), OC_OK);
         CU_ASSERT_EQUAL(norm, sqrtf(wrong[i].sq));
     }
     oc_clip_view dup = v[1];
@@ -125,13 +127,13 @@ static void test_views_equal_logical_norm(void)
     CU_ASSERT(!oc_clip_view_counted(&c, &dup));
     /* CLIP-CHAIN-1: max_norm sqrt(140)/2: every view halved, sub-optimizers alike */
     c.max_norm = sqrt(140.0) / 2;
-    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, nv, v, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, nv, v, &norm, &skipped), OC_OK);
     CU_ASSERT(fabsf(v[0].grad[0] - 0.5f) < 1e-6f && fabsf(v[2].grad[0] - 3.0f) < 1e-6f);
 }
 
 /* CLIP-CHAIN-1 in ChainedOptimizer.step's two halves: the factors, then each sub-optimizer's
  * gradients scaled, give oc_ref_clip_step's gradients bit for bit; the per-optimizer-norm
- * mutant's factors differ; an infinite gradient (no CLIP-FINITE-1 here) gives norm inf and
+ * mutant's gradients differ; an infinite gradient (no CLIP-FINITE-1 here) gives norm inf and
  * factor 0 (STEP-NONFINITE-1); disabled clipping (CLIP-DISABLE-1) still gives the norm. */
 static void test_chained_halves(void)
 {
@@ -142,27 +144,29 @@ static void test_chained_halves(void)
     float norm = -1;
     int skipped;
     double f[OC_CLIP_MAX_OPTIMIZERS];
-    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_chained_factors(&c, 2, v, &norm, f, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_chained_factors(&c, 2, v, &norm, f), OC_OK);
     CU_ASSERT_EQUAL(norm, 13.0f);
     for (int o = 0; o < OC_CLIP_MAX_OPTIMIZERS; o++)
         CU_ASSERT_EQUAL(f[o], 6.5 / (13.0 + 1e-6));
     CU_ASSERT(a[0] == 3 && b[1] == -12);                      /* the first half writes nothing */
     CU_ASSERT_EQUAL(oc_ref_clip_scale(2, a, f[0]), OC_OK);
     CU_ASSERT_EQUAL(oc_ref_clip_scale(2, b, f[1]), OC_OK);
-    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_step(&c, 2, whole, &norm, &skipped, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_step(&c, 2, whole, &norm, &skipped), OC_OK);
     CU_ASSERT(memcmp(a, a1, sizeof a) == 0 && memcmp(b, b1, sizeof b) == 0);
     CU_ASSERT(a[0] != 3 && b[1] != -12);
-    /* each sub-optimizer's own norm: 5 (not clipped) and 12 */
+    /* the per-optimizer-norm mutant: each sub-optimizer's own norm, 5 (not clipped) and 12 */
     a[0] = 3, a[1] = 4, b[0] = 0, b[1] = -12;
-    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 2, v, &norm, f,
-                                                OC_CLIP_MUT_PER_OPTIMIZER_NORM), OC_OK);
-    CU_ASSERT(norm == 13.0f && f[0] == 1.0 && f[1] == 6.5 / (12.0 + 1e-6));
+    CU_ASSERT_EQUAL(oc_clip_mutant_step(OC_CLIP_MUT_PER_OPTIMIZER_NORM, &c, 2, v, &norm,
+                                        &skipped), OC_OK);
+    CU_ASSERT(norm == 13.0f && a[0] == 3 && a[1] == 4);
+    CU_ASSERT_EQUAL(b[1], (float)(-12 * (6.5 / (12.0 + 1e-6))));
+    b[1] = -12;
     b[0] = -INFINITY;
-    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 2, v, &norm, f, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 2, v, &norm, f), OC_OK);
     CU_ASSERT(norm == INFINITY && f[0] == 0.0 && f[1] == 0.0);
     b[0] = 0;
     c.max_norm = 0;
-    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 2, v, &norm, f, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 2, v, &norm, f), OC_OK);
     CU_ASSERT(norm == 13.0f && f[0] == 1.0 && f[7] == 1.0);
 }
 
@@ -174,15 +178,13 @@ static void test_chained_rejections(void)
     oc_clip_config c = cfg(OC_CLIP_TORCH, 1.0);
     float norm = -1;
     double f[OC_CLIP_MAX_OPTIMIZERS] = {-1};
-    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, &norm, f, OC_CLIP_CORRECT),
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, &norm, f),
                     OC_ERR_BAD_PROFILE);                      /* megatron only */
     c.profile = OC_CLIP_MEGATRON;
-    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, &norm, NULL, OC_CLIP_CORRECT),
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, &norm, NULL),
                     OC_ERR_NULL_POINTER);
-    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, &norm, f, OC_CLIP_MUTANT_COUNT),
-                    OC_ERR_BAD_PROFILE);
     v.optimizer = OC_CLIP_MAX_OPTIMIZERS;
-    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, &norm, f, OC_CLIP_CORRECT),
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, &norm, f),
                     OC_ERR_BAD_HPARAM);
     CU_ASSERT(norm == -1 && f[0] == -1);
     static const double bad[] = {1.5, -0.5, NAN, INFINITY};
@@ -201,17 +203,18 @@ static void test_rejections(void)
     oc_clip_config c = cfg(OC_CLIP_MEGATRON, 1.0);
     float norm = -1;
     int skipped = -1;
-    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped, OC_CLIP_CORRECT), OC_ERR_BAD_HPARAM);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &v, &norm, &skipped), OC_ERR_BAD_HPARAM);
     c.max_norm = NAN;
-    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &w, &norm, &skipped, OC_CLIP_CORRECT), OC_ERR_BAD_HPARAM);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &w, &norm, &skipped), OC_ERR_BAD_HPARAM);
     c = cfg(OC_CLIP_MEGATRON, 1.0);
     c.skip_threshold = 0.0;
-    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &w, &norm, &skipped, OC_CLIP_CORRECT), OC_ERR_BAD_HPARAM);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &w, &norm, &skipped), OC_ERR_BAD_HPARAM);
     c = cfg(OC_CLIP_MEGATRON, 1.0);
     w.tp_rank = 1;
-    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &w, &norm, &skipped, OC_CLIP_CORRECT), OC_ERR_BAD_HPARAM);
-    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &w, NULL, &skipped, OC_CLIP_CORRECT), OC_ERR_NULL_POINTER);
-    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &w, &norm, &skipped, OC_CLIP_MUTANT_COUNT), OC_ERR_BAD_PROFILE);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &w, &norm, &skipped), OC_ERR_BAD_HPARAM);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &w, NULL, &skipped), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_clip_mutant_step(OC_CLIP_MUTANT_COUNT, &c, 1, &w, &norm, &skipped),
+                    OC_ERR_BAD_PROFILE);
     CU_ASSERT(norm == -1 && skipped == -1 && b[0] == 1 && b[1] == 2 && a[0] == 1);
     oc_clip_profile p;
     CU_ASSERT(oc_clip_profile_parse("torch", &p) == OC_OK && p == OC_CLIP_TORCH);

@@ -1,7 +1,8 @@
 /* Unit tests of the guarded step (ref/guarded_step.c, spec/step.md): a chained optimizer of
  * Adam, SGD and Lion sub-optimizers; a skipped step leaves every parameter, state, step counter
  * and the schedule position bit-identical while the scaler is updated; clipping uses one global
- * norm; a rejection writes nothing; every mutant is caught. */
+ * norm; a rejection writes nothing; every mutant (conformance/mutants/guarded_step.c) is
+ * caught. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "optcert/clip.h"
 #include "optcert/guarded_step.h"
 #include "algos.h"
+#include "../mutants/guarded_step.h"
 
 #define N 8
 enum { NSUB = 3, NPAR = 4 }; /* Adam: 2 parameters, SGD: 1, Lion: 1 */
@@ -48,8 +50,7 @@ static float global_norm(chain *c)
     double factor[OC_CLIP_MAX_OPTIMIZERS];
     for (int i = 0; i < NPAR; i++)
         views[i] = (oc_clip_view){0, 0, 0, i < 2 ? 0 : i - 1, 0, 0, N, c->g[i]};
-    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&cc, NPAR, views, &norm, factor, OC_CLIP_CORRECT),
-                    OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&cc, NPAR, views, &norm, factor), OC_OK);
     return norm;
 }
 
@@ -71,8 +72,7 @@ static const oc_guard_config checked = {OC_GUARD_CHECKED, 0.0, 0, INFINITY};
 static oc_status step(const oc_guard_config *cfg, oc_loss_scale_state *ls, chain *c,
                       int64_t *position, float *norm, oc_step_outcome *outcome)
 {
-    return oc_ref_guarded_step(cfg, &megatron, ls, NSUB, c->subs, position, 256, norm, outcome,
-                               OC_GUARD_CORRECT);
+    return oc_ref_guarded_step(cfg, &megatron, ls, NSUB, c->subs, position, 256, norm, outcome);
 }
 
 /* STEP-UNSCALE-1, STEP-TAKE-1: a clean step equals the sub-optimizers' own steps on the
@@ -187,7 +187,7 @@ static void test_rejection_writes_nothing(void)
     CU_ASSERT(position == 7 && outcome == OC_STEP_OUTCOME_COUNT && norm == -1.0f &&
               ls.growth_tracker == 5);
     CU_ASSERT_EQUAL(oc_ref_guarded_step(&scaled, NULL, &ls, NSUB, before.subs, &position, 1,
-                                        &norm, &outcome, OC_GUARD_CORRECT), OC_ERR_NULL_POINTER);
+                                        &norm, &outcome), OC_ERR_NULL_POINTER);
     /* the last sub-optimizer's buffers alias (Lion's m is its p): its own step would reject
      * this after Adam and SGD had stepped; the guarded step rejects it first */
     make_chain(&c, 0x1p16f);
@@ -208,13 +208,13 @@ static void test_rejection_writes_nothing(void)
         nine[k].nparams = 0;
     }
     CU_ASSERT_EQUAL(oc_ref_guarded_step(&scaled, &megatron, &ls, OC_GUARD_MAX_SUBS + 1, nine,
-                                        &position, 1, &norm, &outcome, OC_GUARD_CORRECT),
+                                        &position, 1, &norm, &outcome),
                     OC_ERR_BAD_HPARAM);
     static oc_guarded_param many[OC_GUARD_MAX_PARAMS + 1];
     nine[0].nparams = OC_GUARD_MAX_PARAMS + 1;
     nine[0].params = many;
     CU_ASSERT_EQUAL(oc_ref_guarded_step(&scaled, &megatron, &ls, 1, nine, &position, 1, &norm,
-                                        &outcome, OC_GUARD_CORRECT), OC_ERR_BAD_HPARAM);
+                                        &outcome), OC_ERR_BAD_HPARAM);
     CU_ASSERT(position == 7 && ls.growth_tracker == 5 && norm == -1.0f);
 }
 
@@ -232,8 +232,7 @@ static void test_global_clipping(void)
     const oc_clip_config cc = {OC_CLIP_MEGATRON, 0.5, 0, INFINITY, 0, 1, 1, 1};
     float want_norm;
     int clip_skipped;
-    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_step(&cc, NPAR, views, &want_norm, &clip_skipped,
-                                           OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_step(&cc, NPAR, views, &want_norm, &clip_skipped), OC_OK);
     CU_ASSERT(want_norm > 0.5f);                                 /* clipping is active */
     oc_guard_config cfg = scaled;
     cfg.clip_grad = 0.5;
@@ -286,8 +285,8 @@ static void run_scenario(int scenario, oc_guard_mutant mu, outcome_of *o)
         o->c.g[3][0] = 0x1p28f;              /* Lion's gradient dominates the norm */
     o->ls = (oc_loss_scale_state){0x1p16f, 5, 2};
     o->position = 64;
-    CU_ASSERT_EQUAL(oc_ref_guarded_step(&cfg, &megatron, &o->ls, NSUB, o->c.subs, &o->position,
-                                        256, &o->norm, &o->outcome, mu), OC_OK);
+    CU_ASSERT_EQUAL(oc_guard_mutant_step(mu, &cfg, &megatron, &o->ls, NSUB, o->c.subs,
+                                         &o->position, 256, &o->norm, &o->outcome), OC_OK);
 }
 
 static int same_outcome(const outcome_of *a, const outcome_of *b)

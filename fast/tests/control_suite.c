@@ -103,7 +103,7 @@ static double reference_norm(const grid *g, const oc_clip_config *cfg, float inv
             }
     float norm = NAN;
     int skipped;
-    oc_status st = oc_ref_clip_step(&c, nv, v, &norm, &skipped, OC_CLIP_CORRECT);
+    oc_status st = oc_ref_clip_step(&c, nv, v, &norm, &skipped);
     for (k = 0; k < nv; k++)
         free(v[k].grad);
     free(v);

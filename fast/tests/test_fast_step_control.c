@@ -210,7 +210,7 @@ static void clip_against_reference(oc_clip_config c, size_t len, float scale)
     float nf, nr;
     int sf, sr;
     CU_ASSERT_EQUAL_FATAL(oc_fast_clip_step(&c, nv, vf, &nf, &sf), OC_OK);
-    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_step(&c, nv, vr, &nr, &sr, OC_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_step(&c, nv, vr, &nr, &sr), OC_OK);
     const double u = 0x1p-24, norm_rel = c.inf_norm ? 0 : ((double)m + 5) * u;
     CU_ASSERT(fabs((double)nf - nr) <= norm_rel * nr);
     CU_ASSERT_EQUAL(sf, sr);
@@ -323,8 +323,7 @@ static void guarded_against_reference(oc_guard_mode mode, double clip, int inf_n
         if (poison != 0.0f)
             c[k]->buf[3][50] = poison;
     }
-    st[0] = oc_ref_guarded_step(&cfg, &scaler, &ls[0], 2, c[0]->subs, &pos[0], 8, &norm[0], &oc[0],
-                                OC_GUARD_CORRECT);
+    st[0] = oc_ref_guarded_step(&cfg, &scaler, &ls[0], 2, c[0]->subs, &pos[0], 8, &norm[0], &oc[0]);
     st[1] = oc_fast_guarded_step(&cfg, &scaler, &ls[1], 2, c[1]->subs, &pos[1], 8, &norm[1], &oc[1]);
     CU_ASSERT_EQUAL(st[0], OC_OK);
     CU_ASSERT_EQUAL(st[1], st[0]);
@@ -368,7 +367,7 @@ static void test_guarded_bad_input_writes_nothing(void)
 #define GUARD_EXPECT(cfgp, nsub, incr)                                                           \
     do {                                                                                         \
         oc_status want = oc_ref_guarded_step(cfgp, &scaler, &ls, nsub, c->subs, &pos, incr,     \
-                                             &norm, &outc, OC_GUARD_CORRECT);                    \
+                                             &norm, &outc);                                      \
         CU_ASSERT_NOT_EQUAL(want, OC_OK);                                                        \
         CU_ASSERT_EQUAL(oc_fast_guarded_step(cfgp, &scaler, &ls, nsub, c->subs, &pos, incr,     \
                                              &norm, &outc), want);                               \

@@ -10,6 +10,7 @@
 #include "optcert/status.h"
 
 #define OC_CLIP_MAX_OPTIMIZERS 8 /* sub-optimizers of a chained optimizer (CLIP-VIEW-1) */
+#define OC_CLIP_EPS 1.0e-6       /* CLIP-COEF-1: both libraries add the Python float 1e-6 */
 
 typedef enum oc_clip_profile {
     OC_CLIP_MEGATRON = 0, /* clip_grad_norm_fp32: coeff max/(norm+1e-6) applied if < 1  CLIP-PROF-MEGATRON */
@@ -37,19 +38,6 @@ typedef struct oc_clip_view {
     float *grad;             /* length fp32 values, clipped in place */
 } oc_clip_view;
 
-typedef enum oc_clip_mutant {
-    OC_CLIP_CORRECT = 0,
-    OC_CLIP_MUT_TP_DUPLICATE_ON_EVERY_RANK, /* TP-replicated parameters counted on every TP rank */
-    OC_CLIP_MUT_SHARED_COUNTED_TWICE,       /* the shared (tied) embedding counted on both stages */
-    OC_CLIP_MUT_DISTRIBUTED_MP_GROUP_ONLY,  /* ZeRO-1 norm reduced over the model-parallel group only */
-    OC_CLIP_MUT_EPS_OMITTED,                /* coeff = max_norm / norm */
-    OC_CLIP_MUT_ALWAYS_SCALE,               /* gradients multiplied even when coeff >= 1 */
-    OC_CLIP_MUT_PER_OPTIMIZER_NORM,         /* each sub-optimizer clipped with its own norm */
-    OC_CLIP_MUTANT_COUNT
-} oc_clip_mutant;
-
-const char *oc_clip_mutant_name(oc_clip_mutant mu);
-const char *oc_clip_mutant_description(oc_clip_mutant mu);
 oc_status oc_clip_profile_parse(const char *name, oc_clip_profile *out);
 
 /* Checks a configuration (CLIP-CFG-1) and views (CLIP-VIEW-1). */
@@ -60,12 +48,31 @@ oc_status oc_clip_check(const oc_clip_config *c, size_t nviews, const oc_clip_vi
  * distributed optimizer, on DP rank 0 (every DP rank holds the same full gradients). */
 int oc_clip_view_counted(const oc_clip_config *c, const oc_clip_view *v);
 
+/* The pieces of the clipping step, for a configuration and views oc_clip_check accepts (the
+ * catalogued mistakes, conformance/mutants/clip.c, recompose the step from them).
+ *
+ * The norm of the counted elements of every sub-optimizer in binary64 (CLIP-NORM-1 or
+ * CLIP-NORM-INF-1, CLIP-CHAIN-1): NaN if a counted element is NaN, else +inf if one is
+ * infinite (STEP-NONFINITE-1). */
+double oc_clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views);
+
+/* The number the gradients are multiplied by for a norm (CLIP-COEF-1): max_norm / (norm +
+ * 1e-6) where that is below 1, else 1 (no scaling). */
+double oc_clip_coefficient(const oc_clip_config *c, double norm);
+
+/* The end of the step for a norm and each sub-optimizer's factor: *total_norm = the norm
+ * rounded to binary32 (CLIP-NORM-1), every view's gradient times its sub-optimizer's factor
+ * (CLIP-TOL-1) unless megatron's clipping is disabled (CLIP-DISABLE-1), and *skipped
+ * (CLIP-SKIP-1). */
+void oc_clip_apply(const oc_clip_config *c, size_t nviews, oc_clip_view *views, double norm,
+                   const double factor[OC_CLIP_MAX_OPTIMIZERS], float *total_norm, int *skipped);
+
 /* The clipping step (CLIP-NORM-1 ... CLIP-SKIP-1): computes the total norm of the counted
  * elements (of every sub-optimizer: CLIP-CHAIN-1), writes it (as binary32) to *total_norm,
  * *skipped = 1 if the step is skipped (CLIP-SKIP-1), and scales every view's gradient by the
  * clip coefficient of the profile. On error nothing is written. */
 oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
-                           float *total_norm, int *skipped, oc_clip_mutant mutant);
+                           float *total_norm, int *skipped);
 
 /* The clipping of Megatron's ChainedOptimizer.step (the guarded step, STEP-CLIP-1), in the two
  * halves Megatron runs: the norm over every sub-optimizer (get_grad_norm_fp32 over all of them),
@@ -81,8 +88,7 @@ oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
  * gradient is written; on error nothing is written. */
 oc_status oc_ref_clip_chained_factors(const oc_clip_config *c, size_t nviews,
                                       const oc_clip_view *views, float *total_norm,
-                                      double factor[OC_CLIP_MAX_OPTIMIZERS],
-                                      oc_clip_mutant mutant);
+                                      double factor[OC_CLIP_MAX_OPTIMIZERS]);
 
 /* Second half: grad[0 .. n-1] times `factor`, a factor of oc_ref_clip_chained_factors, each
  * product evaluated in binary64 and rounded once to binary32 (CLIP-TOL-1). OC_ERR_BAD_HPARAM

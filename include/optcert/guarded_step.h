@@ -63,20 +63,6 @@ typedef enum oc_step_outcome {
     OC_STEP_OUTCOME_COUNT
 } oc_step_outcome;
 
-typedef enum oc_guard_mutant {
-    OC_GUARD_CORRECT = 0,
-    OC_GUARD_MUT_SKIP_ONLY_OFFENDING_SUB,  /* only the sub-optimizer holding the inf skips */
-    OC_GUARD_MUT_SCALER_UPDATE_AFTER_STEP, /* scaler updated after the update: not on a skip */
-    OC_GUARD_MUT_COUNTER_ADVANCED_ON_SKIP, /* sub-optimizers' step counters advance on a skip */
-    OC_GUARD_MUT_SCHEDULE_ADVANCED_ON_SKIP,/* the schedule position advances on a skip */
-    OC_GUARD_MUT_PER_OPTIMIZER_NORM,       /* each sub-optimizer clipped with its own norm */
-    OC_GUARD_MUT_CLIP_BEFORE_UNSCALE,      /* norm and clipping on the scaled gradients */
-    OC_GUARD_MUTANT_COUNT
-} oc_guard_mutant;
-
-const char *oc_guard_mutant_name(oc_guard_mutant mu);
-const char *oc_guard_mutant_description(oc_guard_mutant mu);
-
 /* STEP-CLIP-1: the clipping configuration of the step (profile megatron, one rank). */
 oc_clip_config oc_guard_clip_config(const oc_guard_config *cfg);
 
@@ -97,6 +83,29 @@ oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler
 oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
                               oc_loss_scale_state *scaler_state, size_t nsub,
                               oc_sub_optimizer *subs, int64_t *position, int64_t increment,
-                              float *grad_norm, oc_step_outcome *outcome, oc_guard_mutant mutant);
+                              float *grad_norm, oc_step_outcome *outcome);
+
+/* The stages of oc_ref_guarded_step (STEP-ORDER-1), for a step oc_guarded_step_check accepts
+ * (the catalogued mistakes, conformance/mutants/guarded_step.c, recompose the step from
+ * them). A set of sub-optimizers is a bit mask: bit k for sub-optimizer k.
+ *
+ * STEP-UNSCALE-1: Megatron's inv_scale = scale.double().reciprocal().float(). */
+float oc_guard_inverse_scale(const oc_loss_scale_state *state);
+
+/* STEP-UNSCALE-1, STEP-FOUND-INF-1: every gradient checked for inf/NaN and, if scale_them,
+ * multiplied by inv_scale; returns the sub-optimizers holding a value that was not finite. */
+unsigned oc_guard_unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, int scale_them);
+
+/* STEP-CLIP-1: *norm = the global norm of the gradients of the sub-optimizers in `which`
+ * and, with clip_grad > 0, those gradients clipped with it (CLIP-CHAIN-1). */
+oc_status oc_guard_norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub_optimizer *subs,
+                                 unsigned which, float *norm);
+
+/* CLIP-SKIP-1: whether the binary32 norm skips the step. */
+int oc_guard_norm_skips(const oc_guard_config *cfg, float norm);
+
+/* STEP-TAKE-1, STEP-SKIP-1: the sub-optimizers in `stepping` take their step, the others
+ * keep their counters. */
+oc_status oc_guard_step_subs(size_t nsub, oc_sub_optimizer *subs, unsigned stepping);
 
 #endif

@@ -95,9 +95,8 @@ typedef oc_status (*oc_mixed_step_fn)(void *ctx, oc_algorithm alg, const void *h
 typedef oc_status (*oc_loss_scale_update_fn)(void *ctx, const oc_loss_scaler *c,
                                              oc_loss_scale_state *s, int found_inf);
 
-/* As oc_ref_clip_step without the mutant: the views' gradients clipped in place, the
- * total norm and the skip flag written; nothing written on error. NULL if no clip
- * capability is claimed. */
+/* As oc_ref_clip_step: the views' gradients clipped in place, the total norm and the skip
+ * flag written; nothing written on error. NULL if no clip capability is claimed. */
 typedef oc_status (*oc_clip_step_fn)(void *ctx, const oc_clip_config *c, size_t nviews,
                                      oc_clip_view *views, float *total_norm, int *skipped);
 
@@ -111,8 +110,8 @@ typedef oc_status (*oc_newton_schulz_fn)(void *ctx, const oc_ns_hparams *hp, siz
 typedef oc_status (*oc_muon_step_fn)(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols,
                                      float *p, float *m, const float *g);
 
-/* As oc_ref_guarded_step without the mutant: one whole step of a chained optimizer, in
- * place, nothing written on error. NULL if no OC_CAP_STEP_* is claimed. */
+/* As oc_ref_guarded_step: one whole step of a chained optimizer, in place, nothing written
+ * on error. NULL if no OC_CAP_STEP_* is claimed. */
 typedef oc_status (*oc_guarded_step_fn)(void *ctx, const oc_guard_config *cfg,
                                         const oc_loss_scaler *scaler,
                                         oc_loss_scale_state *scaler_state, size_t nsub,

@@ -121,7 +121,7 @@ oc_status oc_fast_clip_norm(const oc_clip_config *c, size_t nviews, const oc_cli
                             double *partial);
 /* The binary32 factor every gradient is multiplied by for a total norm (CLIP-COEF-1; 1: none). */
 float oc_fast_clip_coeff(const oc_clip_config *c, double norm);
-/* FAST-CLIP-1: oc_impl.clip_step (the contract of oc_ref_clip_step without the mutants). */
+/* FAST-CLIP-1: oc_impl.clip_step (the contract of oc_ref_clip_step). */
 oc_status oc_fast_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
                             float *total_norm, int *skipped);
 
@@ -198,7 +198,7 @@ oc_status oc_fast_routed_step(const oc_route_hparams *hp, oc_fast_ns_precision p
                               const oc_param_info *info, int64_t step, float *p, float *m,
                               float *v, const float *g, oc_route *route);
 
-/* FAST-STEP-1: the contract of oc_ref_guarded_step without the mutant (its checks by
+/* FAST-STEP-1: the contract of oc_ref_guarded_step (its checks by
  * oc_guarded_step_check before anything is written), composed from the fused unscale pass,
  * oc_fast_loss_scale_update, the clipping pass and the multi-tensor steps. */
 oc_status oc_fast_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
