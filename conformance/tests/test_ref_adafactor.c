@@ -79,6 +79,55 @@ static void test_check(void)
     CU_ASSERT_EQUAL(memcmp(b.v, before.v, sizeof b.v), 0);
 }
 
+/* The public API's guards that no vector reaches (the harness parses names, shapes and flags and
+ * allocates every buffer; ci/ref-coverage-exceptions.txt): profile names both ways, shapes and
+ * optax fields out of their types' range, and every buffer check; a rejection writes nothing. */
+static void test_api_guards(void)
+{
+    for (int pr = 0; pr < OC_ADAFACTOR_PROFILE_COUNT; pr++) {
+        oc_adafactor_profile back = OC_ADAFACTOR_PROFILE_COUNT;
+        const char *name = oc_adafactor_profile_name((oc_adafactor_profile)pr);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(name);
+        CU_ASSERT_EQUAL(oc_adafactor_profile_parse(name, &back), OC_OK);
+        CU_ASSERT_EQUAL(back, pr);
+    }
+    oc_adafactor_profile back = OC_ADAFACTOR_PAPER;
+    CU_ASSERT_PTR_NULL(oc_adafactor_profile_name(OC_ADAFACTOR_PROFILE_COUNT));
+    CU_ASSERT_EQUAL(oc_adafactor_profile_parse("adamw", &back), OC_ERR_BAD_PROFILE);
+    oc_adafactor_hparams hp = paper();
+    hp.profile = OC_ADAFACTOR_PROFILE_COUNT;
+    CU_ASSERT_EQUAL(oc_adafactor_check(&hp, vec, 1), OC_ERR_BAD_PROFILE);
+    hp = paper();
+    const oc_adafactor_shape bad[] = {{3, 2, 2}, {2, 2, 0}, {2, OC_ADAFACTOR_MAX_DIM + 1, 1},
+                                      {2, 1, OC_ADAFACTOR_MAX_DIM + 1}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++)
+        CU_ASSERT_EQUAL(oc_adafactor_check(&hp, bad[k], 1), OC_ERR_BAD_SHAPE);
+    hp = (oc_adafactor_hparams){.profile = OC_ADAFACTOR_OPTAX, .lr = 1e-2f, .decay_rate = 0.8f,
+                                .eps2 = 1e-3f, .clip_threshold = 1, .factored = 2};
+    CU_ASSERT_EQUAL(oc_adafactor_check(&hp, vec, 1), OC_ERR_UNSUPPORTED);
+    hp.factored = 1, hp.min_dim_to_factor = -1;
+    CU_ASSERT_EQUAL(oc_adafactor_check(&hp, vec, 1), OC_ERR_UNSUPPORTED);
+    hp.min_dim_to_factor = 0;
+    CU_ASSERT_EQUAL(oc_adafactor_check(&hp, vec, 1), OC_OK);
+    hp = paper();
+    bufs b, before;
+    fill(&b, N);
+    before = b;
+    CU_ASSERT_EQUAL(oc_ref_adafactor_step(&hp, vec, 1, &b.s, b.g, b.work, N - 1),
+                    OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_adafactor_step(&hp, vec, 1, &b.s, b.g, NULL, N * N),
+                    OC_ERR_NULL_POINTER);
+    oc_adafactor_state misaligned = b.s, overlapping = b.s;
+    misaligned.p = (float *)(void *)((char *)b.p + 1);
+    CU_ASSERT_NOT_EQUAL(oc_ref_adafactor_step(&hp, vec, 1, &misaligned, b.g, b.work, N * N), OC_OK);
+    overlapping.v = b.p + 1; /* v overlaps p */
+    CU_ASSERT_EQUAL(oc_ref_adafactor_step(&hp, vec, 1, &overlapping, b.g, b.work, N * N),
+                    OC_ERR_ALIASING);
+    CU_ASSERT_EQUAL(oc_ref_adafactor_step(&hp, vec, 1, &b.s, b.g, (double *)(void *)b.v, N * N),
+                    OC_ERR_ALIASING); /* the work buffer overlaps v */
+    CU_ASSERT_EQUAL(memcmp(&b, &before, sizeof b), 0);
+}
+
 /* ADAFACTOR-FACT-1: vectors never, matrices always (1 x c too), optax by min_dim_to_factor. */
 static void test_factored(void)
 {
@@ -333,6 +382,8 @@ void register_suites(void)
 {
     ADD_SUITE("adafactor",
               {"ranges, options and rejections (ADAFACTOR-HP-1)", test_check},
+              {"the API's guards: names, shapes, optax fields, buffers (ADAFACTOR-HP-1)",
+               test_api_guards},
               {"which tensors are factored (ADAFACTOR-FACT-1)", test_factored},
               {"beta2_t (ADAFACTOR-DECAY-1)", test_beta2},
               {"first step of a vector (ADAFACTOR-V-1, ADAFACTOR-STEP-1, ADAFACTOR-STORE-1)",
