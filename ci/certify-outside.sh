@@ -16,8 +16,9 @@
 # TensorParallelMuon (blockwise tensor parallelism, split QKV; fp32 class with fp32_matmul_prec
 # "highest", bf16 at Megatron's default "medium") on muon-tp-blockwise and muon-split-qkv, and
 # Megatron's layout functions against fast/layout (after the table); timm's AdamWLegacy and Lion
-# and bitsandbytes' 32-bit AdamW, Lion and SGD (CPU backend) through optcert.torch's built-in
-# mappings (what is not run, and why: ci/matrix-not-certified.md). The adapter runs the
+# and bitsandbytes' 32-bit AdamW, Lion and SGD (CPU backend), and heavyball's AdamW (its
+# bias-corrected moments through the mapping's value transform) and SGD (eager, without
+# torch.compile) through optcert.torch's built-in mappings (what is not run, and why: ci/matrix-not-certified.md). The adapter runs the
 # library over the vectors, `optcert judge` prints the certificate. Exit 0 when every failure is
 # a known divergence listed (and explained) in
 # conformance/adapters/known-divergences.txt, and every listed one still fails.
@@ -52,11 +53,12 @@ one() {
     *@ds) py=/opt/optcert-ds/bin/python ;;
     esac
     # ADAPTER@mcore19: megatron-core 0.19.2 (its files beside torch 2.15, ci/setup-python.sh)
-    # ADAPTER@timm, @bnb: timm, bitsandbytes (each in its folder beside torch 2.15 too)
+    # ADAPTER@timm, @bnb, @heavyball: timm, bitsandbytes, heavyball (each in its folder beside
+    # torch 2.15 too)
     pypath=
     case $adapter in
     *@mcore19) py=/opt/optcert-torch2/bin/python pypath=/opt/optcert-mcore-0.19.2 ;;
-    *@timm | *@bnb) py=/opt/optcert-torch2/bin/python pypath=/opt/optcert-${adapter#*@} ;;
+    *@timm | *@bnb | *@heavyball) py=/opt/optcert-torch2/bin/python pypath=/opt/optcert-${adapter#*@} ;;
     esac
     case $flag in --impl=keller | --impl=torch | --impl=pto) cls=bf16 ;; esac
     # TensorParallelMuon at Megatron's default muon_fp32_matmul_prec "medium": torch on the CPU
@@ -205,6 +207,12 @@ bitsandbytes torch_optim@bnb lion-torch --optimizer=bitsandbytes.optim:Lion
 bitsandbytes torch_optim@bnb lion-torch-mixed --optimizer=bitsandbytes.optim:Lion
 bitsandbytes torch_optim@bnb sgd-torch --optimizer=bitsandbytes.optim:SGD
 bitsandbytes torch_optim@bnb resume-sgd-torch --optimizer=bitsandbytes.optim:SGD
+heavyball torch_optim@heavyball adam-torch --optimizer=heavyball:AdamW
+heavyball torch_optim@heavyball adam-torch-mixed --optimizer=heavyball:AdamW
+heavyball torch_optim@heavyball resume-adam-torch --optimizer=heavyball:AdamW
+heavyball torch_optim@heavyball sgd-torch --optimizer=heavyball:SGD
+heavyball torch_optim@heavyball sgd-torch-mixed --optimizer=heavyball:SGD
+heavyball torch_optim@heavyball resume-sgd-torch --optimizer=heavyball:SGD
 RUNS
 if [ ! -s "$out/runs" ]; then
     echo "certify-outside: OPTCERT_OUTSIDE_ONLY='$only' selects no run" >&2

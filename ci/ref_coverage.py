@@ -23,7 +23,8 @@ the figure covered / (branches - excepted), and per class how many branches it e
 if the figure is below the floor in ci/ref-coverage-floor.txt, or an exception names a line
 (or a class matches no branch) with no untaken branch (stale), or a line that no longer reads
 the exception's quoted text (moved); 2 on bad usage or when the
-reference does not conform. --list prints every uncovered branch.
+reference does not conform. --list prints every uncovered branch. ctest ref_coverage_fixture
+(conformance/tests/ref_coverage_fixture.py) checks the verdict (judge) on a fake gcov report.
 """
 import os
 import re
@@ -36,6 +37,22 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 # of zero, truncating narrowing, the Gram matrix of the wrong side)
 MUTANT_LINE = re.compile(r"mutant|_MUT_|\b(swapped|zero_is_one|truncate|wrong_side)\b",
                          re.IGNORECASE)
+
+
+def parse_gcov(path, name, branches, source):
+    """Adds the branches and source lines of gcov -b -c's report `path` of ref/NAME to
+    branches {(file, line): [taken count per branch]} and source {(file, line): text}."""
+    line = None
+    for text in open(path, encoding="utf-8", errors="replace"):
+        m = re.match(r"\s*([^:]+):\s*(\d+):(.*)", text)
+        if m and not text.startswith("branch") and not text.startswith("call"):
+            line = int(m.group(2))
+            source[("ref/" + name, line)] = m.group(3)
+            continue
+        b = re.match(r"branch\s+\d+\s+(taken (\d+)|never executed)", text)
+        if b and line is not None:
+            taken = int(b.group(2)) if b.group(2) is not None else 0
+            branches.setdefault(("ref/" + name, line), []).append(taken)
 
 
 def gcov(build):
@@ -51,19 +68,8 @@ def gcov(build):
                            cwd=tmp, check=True, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
             path = os.path.join(tmp, name + ".gcov")
-            if not os.path.exists(path):
-                continue
-            line = None
-            for text in open(path, encoding="utf-8", errors="replace"):
-                m = re.match(r"\s*([^:]+):\s*(\d+):(.*)", text)
-                if m and not text.startswith("branch") and not text.startswith("call"):
-                    line = int(m.group(2))
-                    source[("ref/" + name, line)] = m.group(3)
-                    continue
-                b = re.match(r"branch\s+\d+\s+(taken (\d+)|never executed)", text)
-                if b and line is not None:
-                    taken = int(b.group(2)) if b.group(2) is not None else 0
-                    branches.setdefault(("ref/" + name, line), []).append(taken)
+            if os.path.exists(path):
+                parse_gcov(path, name, branches, source)
     return branches, source
 
 
@@ -98,46 +104,32 @@ def unit_excepted(classes, line, unit_counts, b):
     return False
 
 
-def main(argv):
-    if len(argv) < 2 or not os.path.isdir(argv[1]):
-        print(__doc__, file=sys.stderr)
-        return 2
-    build, listing = os.path.abspath(argv[1]), "--list" in argv[2:]
-    verify = "--mutants" in argv[2:]
-    zero(build)
-    if run(build, ["certify", "--impl", "ref", "--class", "exact"]) != 0:
-        print("ref_coverage: the reference does not conform to the vectors", file=sys.stderr)
-        return 2
-    ref, source = gcov(build)
-    zero(build)
-    for suite in unit_suites():
-        if run(build, [], suite) != 0:
-            print(f"ref_coverage: {suite} fails", file=sys.stderr)
-            return 2
-    units, _ = gcov(build)
-    mut = None
-    if verify:
-        zero(build)
-        run(build, ["mutants"])  # exit 1 would mean a surviving mutant: ctest cli_mutants says so
-        mut, _ = gcov(build)
+def read_exceptions(path):
+    """The exceptions file: ({(file, line): (quoted text, why)}, [[class regex, why, count]]).
+    Raises ValueError naming a malformed line exception."""
     exceptions, classes = {}, []
-    for text in open(os.path.join(ROOT, "ci", "ref-coverage-exceptions.txt"), encoding="utf-8"):
+    for text in open(path, encoding="utf-8"):
         m = re.match(r"(ref/\S+\.c):(\d+)\s+`([^`]+)`\s+(\S.*)", text)
         if m:
             exceptions[(m.group(1), int(m.group(2)))] = (m.group(3), m.group(4))
         elif re.match(r"ref/", text):
-            print(f"ref_coverage: malformed exception (ref/FILE.c:LINE `TEXT` why): {text.strip()}",
-                  file=sys.stderr)
-            return 2
+            raise ValueError(f"malformed exception (ref/FILE.c:LINE `TEXT` why): {text.strip()}")
         m = re.match(r"unit /(.+)/\s+(\S.*)", text)
         if m:
             classes.append([re.compile(m.group(1)), m.group(2), 0])
+    return exceptions, classes
+
+
+def judge(ref, source, units, mut, exceptions, classes, floor, root=ROOT, listing=False):
+    """Counts and prints the branches (ref, units, mut: gcov's counts of the vectors, the CUnit
+    suites and the mutants, or None without --mutants; source: gcov's source lines) against the
+    exceptions (read_exceptions; their quoted text is checked in the files under root).
+    Returns the exit status: 1 below the floor or with a stale or moved exception, else 0."""
     moved = []  # an exception whose line no longer reads its text: the line moved
     for (path, line), (quoted, _) in sorted(exceptions.items()):
-        lines = open(os.path.join(ROOT, path), encoding="utf-8").read().splitlines()
+        lines = open(os.path.join(root, path), encoding="utf-8").read().splitlines()
         if line > len(lines) or lines[line - 1].strip() != quoted:
             moved.append((path, line, quoted))
-    floor = float(open(os.path.join(ROOT, "ci", "ref-coverage-floor.txt")).read().split()[0])
     per_file, uncovered, used = {}, [], set()
     for key, counts in sorted(ref.items()):
         mcounts = mut.get(key, [0] * len(counts)) if mut is not None else [1] * len(counts)
@@ -183,6 +175,36 @@ def main(argv):
           f"(floor {floor:.2f}%)")
     return 1 if figure < floor or stale or moved or stale_classes else 0
 
+
+def main(argv):
+    if len(argv) < 2 or not os.path.isdir(argv[1]):
+        print(__doc__, file=sys.stderr)
+        return 2
+    build, listing = os.path.abspath(argv[1]), "--list" in argv[2:]
+    verify = "--mutants" in argv[2:]
+    try:
+        exceptions, classes = read_exceptions(os.path.join(ROOT, "ci", "ref-coverage-exceptions.txt"))
+    except ValueError as e:
+        print(f"ref_coverage: {e}", file=sys.stderr)
+        return 2
+    zero(build)
+    if run(build, ["certify", "--impl", "ref", "--class", "exact"]) != 0:
+        print("ref_coverage: the reference does not conform to the vectors", file=sys.stderr)
+        return 2
+    ref, source = gcov(build)
+    zero(build)
+    for suite in unit_suites():
+        if run(build, [], suite) != 0:
+            print(f"ref_coverage: {suite} fails", file=sys.stderr)
+            return 2
+    units, _ = gcov(build)
+    mut = None
+    if verify:
+        zero(build)
+        run(build, ["mutants"])  # exit 1 would mean a surviving mutant: ctest cli_mutants says so
+        mut, _ = gcov(build)
+    floor = float(open(os.path.join(ROOT, "ci", "ref-coverage-floor.txt")).read().split()[0])
+    return judge(ref, source, units, mut, exceptions, classes, floor, listing=listing)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

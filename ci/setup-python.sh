@@ -93,8 +93,7 @@ pinned "$T2/bin/python" pytorch-optimizer 4.1.0 ||
 pinned "$T2/bin/python" transformers 5.23.0 ||
     "$T2/bin/python" -m pip install -q transformers==5.23.0
 pinned "$JAX/bin/python" keras 3.15.1 || "$JAX/bin/python" -m pip install -q keras==3.15.1
-# timm and bitsandbytes (ci/certify-outside.sh ADAPTER@timm, @bnb), and heavyball (not certified:
-# ci/matrix-not-certified.md says why, with what this install reproduces): each in a folder of
+# timm, bitsandbytes and heavyball (ci/certify-outside.sh ADAPTER@timm, @bnb, @heavyball): each in a folder of
 # its own on PYTHONPATH beside torch 2.15, so that none changes what the other runs of that
 # environment import. timm's package __init__ imports torchvision, whose newest wheel (0.29.2)
 # is built for torch 2.14 (it requires torch >= 2.14; timm.optim uses none of its compiled ops)

@@ -9,7 +9,7 @@ checkout: the package need not be installed). Families and the library optimizer
   lion  lion_pytorch.Lion (PyPI lion-pytorch)
 or, with --optimizer MODULE:CLASS, that class with its built-in mapping (optcert.torch.BUILTIN:
 pytorch_optimizer.Lion, DeepSpeedCPUAdam, timm's AdamWLegacy and Lion, bitsandbytes' Adam, AdamW,
-Lion, SGD) or torch.optim's
+Lion, SGD, heavyball's AdamW and SGD, run without torch.compile) or torch.optim's
 names (ci/certify-outside.sh runs the libraries of ci/setup-python.sh and ci/setup-deepspeed.sh).
 Nothing is judged here: `optcert judge --results FILE` does (spec/vectors.md §2).
 
@@ -55,6 +55,12 @@ def main(argv=None):
         except (ImportError, AttributeError, ValueError) as e:
             print(f"torch_optim: no optimizer {args.optimizer}: {e}", file=sys.stderr)
             return 2
+        if module == "heavyball":
+            # heavyball's switch off torch.compile (its step functions then run as written, in
+            # eager mode): the module setting compile_mode = None (heavyball/utils.py L25, read at
+            # L101). Compiled, each case's shape recompiles its step (dynamic = False, utils.py
+            # L26): 14 s for the first on this CPU. The compiled path is not certified.
+            importlib.import_module("heavyball.utils").compile_mode = None
     # torch.optim's keyword choosing the implementation path: foreach, or fused (torch >= 2.4 on
     # CPU; torch 1.13 has no CPU fused kernels and SGD no `fused` argument)
     path = {"foreach": args.foreach, **({"fused": True} if args.fused else {})}

@@ -19,6 +19,7 @@ t0=$(date +%s)
 echo "check_package: pip install ./python: $(( $(date +%s) - t0 )) s"
 unset OPTCERT_EXECUTABLE OPTCERT_VECTORS
 export PYTHONPATH="$tmp/site"
-"$T2" -m pytest -q -p no:cacheprovider python/tests/test_torch.py python/tests/test_plugin.py
+"$T2" -m pytest -q -p no:cacheprovider python/tests/test_torch.py python/tests/test_mapping.py \
+    python/tests/test_plugin.py
 KERAS_BACKEND=jax "$JAX" -m pytest -q -p no:cacheprovider python/tests/test_optax.py \
     python/tests/test_keras.py

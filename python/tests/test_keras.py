@@ -1,10 +1,12 @@
 """optcert.keras on the installed package (check_package.sh runs it in the jax environment,
 KERAS_BACKEND=jax)."""
+import dataclasses
 import re
 
 import keras
 
 import optcert.keras
+from optcert.mapping import bias_correction
 from test_optax import known_divergences
 
 
@@ -29,3 +31,13 @@ def test_wrong_optimizer_fails_naming_cases():
     assert wrong, cert.table
     for c in cert.failures:
         assert re.match(rf"lion-torch tcId {c.tc_id}: FAIL: ", c.message)
+
+
+def test_value_transform_is_refused():
+    scaled = dataclasses.replace(optcert.keras.LION, scale={"m": bias_correction("beta1")})
+    try:
+        optcert.keras.certify(keras.optimizers.Lion, family="lion-torch", mapping=scaled)
+    except ValueError as e:
+        assert "Mapping.scale" in str(e)
+    else:
+        raise AssertionError("a Mapping.scale that optcert.keras does not apply was accepted")

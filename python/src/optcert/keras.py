@@ -71,7 +71,15 @@ def write(vectors_json, out, pick, adapter=f"optcert.keras {__version__}", verbo
     (factory, Mapping) of a case. Returns (family, {status: count}, library versions)."""
     fam = load_elementwise(vectors_json, {"adam": "keras", "lion": "torch"}, _HEX.get,
                            _BOOL.get, state_names)
-    results, statuses, used = run_family(fam, pick, _HEX[fam.algorithm] + _BOOL[fam.algorithm],
+
+    def keras_pick(alg, hp):  # Keras variables: no nested keys, no value transform here
+        factory, mapping = pick(alg, hp)
+        if mapping.scale or any(isinstance(k, tuple) for k in (*mapping.state.values(), mapping.step)):
+            raise ValueError("optcert.keras maps state to optimizer attributes by name: "
+                             "Mapping.scale and tuple keys are optcert.torch's")
+        return factory, mapping
+
+    results, statuses, used = run_family(fam, keras_pick, _HEX[fam.algorithm] + _BOOL[fam.algorithm],
                                          run_case, verbose)
     versions = f"keras {metadata.version('keras')} ({keras.backend.backend()} backend, CPU)"
     if keras.backend.backend() == "jax":

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from . import __version__, certify_results, write_results
-from .mapping import Mapping, run_family
+from .mapping import Mapping, bias_correction, get_in, put_in, run_family
 from .vectors import Tensor, load_elementwise
 
 _TORCH = {"F32": torch.float32, "F16": torch.float16}
@@ -55,12 +55,30 @@ BNB_ADAM = Mapping({k: v for k, v in _ADAM_HP.items() if v not in ("amsgrad", "m
 BNB_LION = Mapping(LION.hparams, {"m": "state1"}, step_int=True)
 BNB_SGD = Mapping({k: v for k, v in SGD.hparams.items() if v != "maximize"}, {"buf": "state1"},
                   {"maximize": False}, step_int=True)
+# heavyball 3.2.1 (spec/adam.md §7, spec/sgd.md §2): its state in optimizer.state[p][0], the
+# step counter an int it reads there while the param group has no count yet (chainable.py
+# L2564-2593). AdamW keeps the bias-corrected moments (utils.py L340-343): Mapping.scale. SGD is
+# buf = beta buf + g (utils.py L767-771) with decoupled decay (L2439-2446: not sgd-torch's, so
+# weightDecay is fixed at 0). Neither has amsgrad, maximize, dampening or nesterov (an unknown
+# keyword raises TypeError, chainable.py L216-218). Run them eagerly: heavyball.utils.compile_mode
+# = None (conformance/adapters/torch_optim.py).
+_HB_STEP = dict(step=(0, "step"), step_int=True)
+HEAVYBALL_ADAMW = Mapping({"lr": "lr", ("beta1", "beta2"): "betas", "eps": "eps",
+                           "weightDecay": "weight_decay"},
+                          {"m": (0, "update_by_adam_exp_avg_0"), "v": (0, "update_by_adam_exp_avg_sq_0")},
+                          dict(_ADAM_FIXED, decoupled=True, amsgrad=False, maximize=False),
+                          scale={"m": bias_correction("beta1"), "v": bias_correction("beta2")},
+                          **_HB_STEP)
+HEAVYBALL_SGD = Mapping({"lr": "lr", "momentum": "beta"}, {"buf": (0, "heavyball_momentum_momentum_0")},
+                        {"dampening": 0.0, "nesterov": False, "maximize": False, "weightDecay": 0.0},
+                        **_HB_STEP)
 # {module.qualname: Mapping} of the classes whose names are known (by name: nothing is imported)
 BUILTIN = {"torch.optim.adam.Adam": ADAM, "torch.optim.adamw.AdamW": ADAMW,
            "torch.optim.sgd.SGD": SGD, "lion_pytorch.lion_pytorch.Lion": LION,
            "pytorch_optimizer.optimizer.lion.Lion": LION,
            "deepspeed.ops.adam.cpu_adam.DeepSpeedCPUAdam": DEEPSPEED_CPU_ADAM,
            "timm.optim.lion.Lion": LION, "timm.optim.adamw.AdamWLegacy": ADAMW,
+           "heavyball.AdamW": HEAVYBALL_ADAMW, "heavyball.SGD": HEAVYBALL_SGD,
            **{f"bitsandbytes.optim.{mod}.{cls}{bits}": mapping for mod, cls, mapping in (
                ("adam", "Adam", BNB_ADAM), ("adamw", "AdamW", BNB_ADAM),
                ("lion", "Lion", BNB_LION), ("sgd", "SGD", BNB_SGD)) for bits in ("", "32bit")}}
@@ -136,6 +154,16 @@ def _save_and_restore(factory, mapping, hp, p, model, opt):
     return p2, model2, opt2
 
 
+def _scaled(mapping, name, x, hp, t, into):
+    """A copy of the state tensor x after t steps, as the class keeps it (into) or as the family
+    does (Mapping.to_library, from_library): in float64 and rounded once to x's format where the
+    Mapping scales that state, else x's bits as they are (NaN payloads included)."""
+    if name not in mapping.scale:
+        return x.detach().clone()
+    convert = mapping.to_library if into else mapping.from_library
+    return convert(name, x.detach().double(), hp, t).to(x.dtype)
+
+
 def _trajectory(factory, mapping, alg, case, resume_at):
     """The states after each step, {name: tensor [steps, n]}, with a save and restore after
     resume_at updates (-1: none)."""
@@ -145,21 +173,26 @@ def _trajectory(factory, mapping, alg, case, resume_at):
     # torch creates SGD's momentum buffer from g on a parameter's first step (no state yet);
     # later steps, and the other algorithms, continue from the stored state.
     if alg != "sgd" or case.first_step > 1:
-        state = {key: x[name].clone() for name, key in mapping.state.items() if name in x}
+        state = {}
+        for name, key in mapping.state.items():
+            if name in x:
+                put_in(state, key, _scaled(mapping, name, x[name], hp, case.first_step - 1, True))
         if mapping.step:
             # torch.optim keeps 'step' as a float32 scalar tensor and adds 1 before the update:
             # a stored firstStep-1 makes the first update use t = firstStep (float32: counts
             # above 2^24 are rounded, as in torch).
-            state[mapping.step] = (case.first_step - 1 if mapping.step_int else
-                                   torch.tensor(float(case.first_step - 1)))
+            put_in(state, mapping.step, case.first_step - 1 if mapping.step_int else
+                   torch.tensor(float(case.first_step - 1)))
         if state:
             opt.state[p] = state
+    names = state_names(alg, hp)
 
-    def outputs():
+    def outputs(t):  # after t steps
         out = {"p": p.detach().clone()}
         for name, key in mapping.state.items():
-            if opt.state[p].get(key) is not None:
-                out[name] = opt.state[p][key].clone()
+            value = get_in(opt.state[p], key)
+            if value is not None and name in names:
+                out[name] = _scaled(mapping, name, value, hp, t, False)
         if mixed:  # Megatron's _copy_main_params_to_model_params
             out["master"] = out["p"]
             out["p"] = model.clone()
@@ -169,7 +202,7 @@ def _trajectory(factory, mapping, alg, case, resume_at):
     for k in range(case.steps + 1):
         if k == resume_at:
             p, model, opt = _save_and_restore(factory, mapping, hp, p, model, opt)
-            for name, arr in (outputs().items() if k else ()):  # the restored state: row k - 1
+            for name, arr in (outputs(case.first_step + k - 1).items() if k else ()):  # row k - 1
                 rows[name][k - 1] = arr
         if k == case.steps:
             break
@@ -177,7 +210,7 @@ def _trajectory(factory, mapping, alg, case, resume_at):
         opt.step()
         if mixed:
             model.copy_(p.detach())
-        for name, arr in outputs().items():
+        for name, arr in outputs(case.first_step + k).items():
             rows.setdefault(name, []).append(arr)
     return {name: torch.stack(r) for name, r in rows.items()}
 

@@ -91,13 +91,16 @@ def write_safetensors(path, tensors, metadata):
 
 class Case(NamedTuple):
     """One test of an element-wise family (VEC-FMT-4): its id, its group's hyper-parameters,
-    firstStep, steps and the input Tensors by name (p, master with a 16-bit p, state, g)."""
+    firstStep, steps, the input Tensors by name (p, master with a 16-bit p, state, g), where a
+    resume case breaks, and its result (valid, invalid: the implementation must refuse it, or
+    acceptable)."""
     tc_id: int
     hparams: dict
     first_step: int
     steps: int
     inputs: dict
     resume_at: int = -1  # VEC-FMT-20: updates before the save and restore; -1: no break
+    result: str = "valid"
 
 
 class Family(NamedTuple):
@@ -191,5 +194,5 @@ def load_elementwise(path, algorithms, hex_keys, bool_keys, state_names):
             resume_at = tc.get("resumeAt", -1)
             need("resumeAt" not in tc or (type(resume_at) is int and 0 <= resume_at <= steps),
                  f"{where}: resumeAt must be an integer in [0, steps] (VEC-FMT-20)")
-            cases.append(Case(tc["tcId"], hp, tc["firstStep"], steps, arrs, resume_at))
+            cases.append(Case(tc["tcId"], hp, tc["firstStep"], steps, arrs, resume_at, tc["result"]))
     return Family(doc["family"], alg, doc.get("profile"), cases)
