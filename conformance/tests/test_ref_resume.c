@@ -121,6 +121,62 @@ static void test_refusals(void)
     CU_ASSERT_EQUAL(done, 3);
 }
 
+/* RESUME-REF-1: the API's guards no vector reaches (the harness calls the reference with its
+ * own buffers and hands back the reference's own saves; ci/ref-coverage-exceptions.txt): a
+ * missing or unknown configuration, missing buffers, a scaler of another size or an invalid
+ * one, a negative step count to save, an unknown operation; nothing is written. */
+static void test_api_guards(void)
+{
+    oc_adam_hparams hp = amsgrad();
+    oc_loss_scaler ls = {OC_LS_MEGATRON, 0x1p16f, 1.0f, 2.0f, 0.5f, 4, 3}, bad_ls = ls;
+    bad_ls.profile = OC_LS_PROFILE_COUNT;
+    CU_ASSERT_EQUAL(oc_state_buffer_count(OC_STATE_LOSS_SCALER, NULL, NULL), -1);
+    CU_ASSERT_EQUAL(oc_state_buffer_count(OC_STATE_LOSS_SCALER, &bad_ls, NULL), -1);
+    CU_ASSERT_EQUAL(oc_state_buffer_count(OC_ALG_ADAM, &hp, NULL), -1);
+    CU_ASSERT_EQUAL(oc_state_buffer_count(OC_ALG_COUNT, &hp, &bf16), -1);
+    mixed_state a, before;
+    void *src[5], *holes[5];
+    unsigned char bytes[4096];
+    size_t len = sizeof bytes;
+    int64_t done = 3, negative = -1;
+    fill(&a);
+    before = a;
+    buffers(&a, src);
+    buffers(&a, holes);
+    holes[3] = NULL;
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SIZE, OC_ALG_ADAM, &hp, &bf16, N, NULL, NULL, NULL,
+                                    NULL), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SIZE, OC_ALG_ADAM, NULL, &bf16, N, NULL, NULL, NULL,
+                                    &len), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SIZE, OC_ALG_ADAM, &hp, NULL, N, NULL, NULL, NULL,
+                                    &len), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SIZE, OC_ALG_COUNT, &hp, &bf16, N, NULL, NULL, NULL,
+                                    &len), OC_ERR_BAD_PROFILE);
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SIZE, OC_STATE_LOSS_SCALER, &bad_ls, NULL, 1, NULL,
+                                    NULL, NULL, &len), OC_ERR_BAD_PROFILE);
+    ls.growth_factor = 0.5f; /* LS-CFG-1: the scale must grow */
+    CU_ASSERT_NOT_EQUAL(oc_ref_state_io(OC_STATE_SIZE, OC_STATE_LOSS_SCALER, &ls, NULL, 1, NULL,
+                                        NULL, NULL, &len), OC_OK);
+    ls.growth_factor = 2.0f;
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SIZE, OC_STATE_LOSS_SCALER, &ls, NULL, 2, NULL, NULL,
+                                    NULL, &len), OC_ERR_BAD_SHAPE);
+    CU_ASSERT_EQUAL(len, sizeof bytes); /* nothing answered */
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SAVE, OC_ALG_ADAM, &hp, &bf16, N, src, &done, NULL,
+                                    &len), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SAVE, OC_ALG_ADAM, &hp, &bf16, N, src, NULL, bytes,
+                                    &len), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SAVE, OC_ALG_ADAM, &hp, &bf16, N, NULL, &done, bytes,
+                                    &len), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SAVE, OC_ALG_ADAM, &hp, &bf16, N, holes, &done,
+                                    bytes, &len), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SAVE, OC_ALG_ADAM, &hp, &bf16, N, src, &negative,
+                                    bytes, &len), OC_ERR_BAD_STEP);
+    CU_ASSERT_EQUAL(oc_ref_state_io((oc_state_op)3, OC_ALG_ADAM, &hp, &bf16, N, src, &done, bytes,
+                                    &len), OC_ERR_UNSUPPORTED);
+    CU_ASSERT(memcmp(&a, &before, sizeof a) == 0);
+    CU_ASSERT_EQUAL(done, 3);
+}
+
 /* RESUME-MUT-1: each mistake loses exactly what it names. */
 static void test_mutants(void)
 {
@@ -373,6 +429,7 @@ void register_suites(void)
     ADD_SUITE("resume-reference",
               {"round trip (RESUME-STATE-1, RESUME-REF-1)", test_round_trip},
               {"refused saves (RESUME-REF-1)", test_refusals},
+              {"the API's guards (RESUME-REF-1)", test_api_guards},
               {"restore mistakes (RESUME-MUT-1)", test_mutants},
               {"mistakes killed by the resume families (RESUME-MUT-1)", test_mutants_killed},
               {"loss scaler round trip (RESUME-LS-1)", test_scaler_round_trip},
