@@ -7,6 +7,7 @@
 #include "../mutants/lion.h"
 #include "../mutants/loss_scale.h"
 #include "../mutants/mixed.h"
+#include "../mutants/muon_route.h"
 #include "../mutants/resume.h"
 #include "../mutants/schedule.h"
 #include "../mutants/sgd.h"
@@ -188,15 +189,15 @@ static oc_status ref_routed(void *ctx, const oc_route_hparams *hp, const oc_para
                             oc_route *route)
 {
     if (oc_param_check(info) != OC_OK)
-        return oc_ref_routed_step(hp, info, step, p, m, v, g, route, NULL, 0, NULL, 0,
-                                  OC_ROUTE_CORRECT); /* the reference's status, nothing written */
+        return oc_ref_routed_step(hp, info, step, p, m, v, g, route, NULL, 0, NULL,
+                                  0); /* the reference's status, nothing written */
     size_t len = oc_routed_work_len(info), slen = oc_routed_scratch_len(info);
     double *work = malloc((len ? len : 1) * sizeof *work);
     float *scratch = malloc((slen + 1) * sizeof *scratch);
     oc_status st = work && scratch
-                       ? oc_ref_routed_step(hp, info, step, p, m, v, g, route, work, len, scratch,
-                                            slen, (oc_route_mutant)mutant_for(
-                                                      ctx, &oc_algo_muon_route))
+                       ? oc_route_mutant_step((oc_route_mutant)mutant_for(ctx, &oc_algo_muon_route),
+                                              hp, info, step, p, m, v, g, route, work, len,
+                                              scratch, slen)
                        : OC_ERR_INTERNAL;
     free(work);
     free(scratch);
