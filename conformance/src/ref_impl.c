@@ -7,6 +7,7 @@
 #include "../mutants/lion.h"
 #include "../mutants/loss_scale.h"
 #include "../mutants/mixed.h"
+#include "../mutants/muon_clip.h"
 #include "../mutants/muon_route.h"
 #include "../mutants/resume.h"
 #include "../mutants/schedule.h"
@@ -216,7 +217,8 @@ static oc_status ref_guarded(void *ctx, const oc_guard_config *cfg, const oc_los
 static oc_status ref_qk_clip(void *ctx, const oc_qk_clip_config *c, const float *max_dot,
                             float *w)
 {
-    return oc_ref_qk_clip(c, max_dot, w, (oc_qk_clip_mutant)mutant_for(ctx, &oc_algo_qk_clip));
+    return oc_qk_clip_mutant_clip((oc_qk_clip_mutant)mutant_for(ctx, &oc_algo_qk_clip), c, max_dot,
+                                  w);
 }
 
 static oc_status ref_te_storage(void *ctx, const oc_te_config *c, oc_te_direction dir, size_t n,
