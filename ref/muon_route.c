@@ -213,8 +213,7 @@ oc_status oc_routed_step_as(const oc_route_hparams *hp, const oc_param_info *inf
         matrix_shape view = matrix_view(info, c);
         if (scratch_len < 3 * n)
             return OC_ERR_BAD_SHAPE;
-        st = oc_ref_muon_step(&hp->muon, view.rows, view.cols, p, m, g, work, work_len, scratch,
-                              OC_MUON_CORRECT); /* MUON-* */
+        st = oc_ref_muon_step(&hp->muon, view.rows, view.cols, p, m, g, work, work_len, scratch); /* MUON-* */
     } else {
         if (!decays)
             adamw.weight_decay = 0; /* ROUTE-WD-1 */

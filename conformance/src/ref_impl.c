@@ -7,6 +7,7 @@
 #include "../mutants/lion.h"
 #include "../mutants/loss_scale.h"
 #include "../mutants/mixed.h"
+#include "../mutants/muon.h"
 #include "../mutants/muon_clip.h"
 #include "../mutants/muon_route.h"
 #include "../mutants/resume.h"
@@ -160,8 +161,8 @@ static oc_status ref_muon(void *ctx, const oc_muon_hparams *hp, size_t rows, siz
     double *work = malloc((len ? len : 1) * sizeof *work);
     float *scratch = malloc((3 * rows * cols + 1) * sizeof *scratch);
     oc_status st = work && scratch
-                       ? oc_ref_muon_step(hp, rows, cols, p, m, g, work, len, scratch,
-                                          (oc_muon_mutant)mutant_for(ctx, &oc_algo_muon))
+                       ? oc_muon_mutant_step((oc_muon_mutant)mutant_for(ctx, &oc_algo_muon), hp,
+                                             rows, cols, p, m, g, work, len, scratch)
                        : OC_ERR_INTERNAL;
     free(work);
     free(scratch);
@@ -176,9 +177,9 @@ static oc_status ref_muon_blocks(void *ctx, const oc_muon_hparams *hp,
     double *work = malloc((len ? len : 1) * sizeof *work);
     float *scratch = malloc((slen + 1) * sizeof *scratch);
     oc_status st = work && scratch
-                       ? oc_ref_muon_block_step(hp, part, rows, cols, p, m, g, work, len, scratch,
-                                                slen, (oc_muon_block_mutant)mutant_for(
-                                                          ctx, &oc_algo_muon_blocks))
+                       ? oc_muon_block_mutant_step(
+                             (oc_muon_block_mutant)mutant_for(ctx, &oc_algo_muon_blocks), hp,
+                             part, rows, cols, p, m, g, work, len, scratch, slen)
                        : OC_ERR_INTERNAL;
     free(work);
     free(scratch);

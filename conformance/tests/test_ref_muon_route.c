@@ -114,7 +114,7 @@ static void test_steps(void)
             double *work = malloc(len * sizeof *work);
             float *scratch = malloc(3 * n * sizeof *scratch);
             CU_ASSERT_EQUAL(oc_ref_muon_step(&hp.muon, info->dims[0], info->dims[1], p2, m2, g,
-                                             work, len, scratch, OC_MUON_CORRECT), OC_OK);
+                                             work, len, scratch), OC_OK);
             free(work), free(scratch);
         } else {
             oc_adam_hparams a = hp.adamw;

@@ -255,7 +255,7 @@ static void muon_expect(const oc_muon_hparams *hp, size_t rows, size_t cols, flo
     if (p == NULL)
         len = 0;
     memcpy(sp, pv, len * sizeof *pv), memcpy(sm, m, len * sizeof *m);
-    oc_status ref = oc_ref_muon_step(hp, rows, cols, p, m, g, work, wl, scratch, OC_MUON_CORRECT);
+    oc_status ref = oc_ref_muon_step(hp, rows, cols, p, m, g, work, wl, scratch);
     CU_ASSERT_EQUAL(ref, want);
     CU_ASSERT(memcmp(sp, pv, len * sizeof *pv) == 0 && memcmp(sm, m, len * sizeof *m) == 0);
     oc_status got = oc_fast_muon_step(hp, OC_FAST_NS_FP32, rows, cols, p, m, g);
@@ -335,8 +335,7 @@ static void block_expect(const oc_muon_hparams *hp, const oc_muon_partition *par
     float *scratch = malloc(sl * sizeof *scratch), sp[64], sm[64];
     size_t bytes = rows * cols * sizeof(float); /* rows cols <= 64 */
     memcpy(sp, p, bytes), memcpy(sm, m, bytes);
-    CU_ASSERT_EQUAL(oc_ref_muon_block_step(hp, part, rows, cols, p, m, g, work, wl, scratch, sl,
-                                           OC_MUON_BLOCK_CORRECT), want);
+    CU_ASSERT_EQUAL(oc_ref_muon_block_step(hp, part, rows, cols, p, m, g, work, wl, scratch, sl), want);
     CU_ASSERT_EQUAL(oc_fast_muon_block_step(hp, OC_FAST_NS_FP32, part, rows, cols, p, m, g), want);
     CU_ASSERT(memcmp(sp, p, bytes) == 0 && memcmp(sm, m, bytes) == 0);
     free(work), free(scratch);
