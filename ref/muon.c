@@ -340,7 +340,7 @@ oc_status oc_muon_blocks_step(const oc_muon_hparams *hp, size_t nblocks,
         size_t br = b->run * b->nruns, len = br * b->ncols;
         if (nblocks == 1) {
             st = oc_ref_newton_schulz(&hp->ns, rows, cols, dir, orth, work,
-                                      oc_ns_work_len(rows, cols), OC_NS_CORRECT);
+                                      oc_ns_work_len(rows, cols));
         } else {
             /*@ loop invariant 0 <= t <= len;
                 loop assigns t, in[0 .. n - 1];
@@ -348,7 +348,7 @@ oc_status oc_muon_blocks_step(const oc_muon_hparams *hp, size_t nblocks,
             for (size_t t = 0; t < len; t++)
                 in[t] = dir[block_elem(b, cols, t)];
             st = oc_ref_newton_schulz(&hp->ns, br, b->ncols, in, out, work,
-                                      oc_ns_work_len(br, b->ncols), OC_NS_CORRECT);
+                                      oc_ns_work_len(br, b->ncols));
             /*@ loop invariant 0 <= t <= len;
                 loop assigns t, orth[0 .. n - 1];
                 loop variant len - t; */

@@ -31,7 +31,7 @@ static oc_status decay_mistake(oc_muon_mutant mu, const oc_muon_hparams *hp, siz
     float *m_new = scratch, *dir = m_new + n, *orth = dir + n;
     oc_muon_momentum_step(hp, n, m, g, m_new, dir);
     oc_status st = oc_ref_newton_schulz(&hp->ns, rows, cols, dir, orth, work,
-                                        oc_ns_work_len(rows, cols), OC_NS_CORRECT);
+                                        oc_ns_work_len(rows, cols));
     if (st != OC_OK)
         return st;
     double step = hp->lr * oc_muon_scale_factor(hp, rows, cols);

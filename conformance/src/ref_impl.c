@@ -10,6 +10,7 @@
 #include "../mutants/muon.h"
 #include "../mutants/muon_clip.h"
 #include "../mutants/muon_route.h"
+#include "../mutants/newton_schulz.h"
 #include "../mutants/resume.h"
 #include "../mutants/schedule.h"
 #include "../mutants/sgd.h"
@@ -148,8 +149,8 @@ static oc_status ref_ns(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t 
     double *work = malloc((len ? len : 1) * sizeof *work);
     if (!work)
         return OC_ERR_INTERNAL;
-    oc_status st = oc_ref_newton_schulz(hp, rows, cols, g, out, work, len,
-                                        (oc_ns_mutant)mutant_for(ctx, &oc_algo_newton_schulz));
+    oc_status st = oc_ns_mutant_orthogonalise(
+        (oc_ns_mutant)mutant_for(ctx, &oc_algo_newton_schulz), hp, rows, cols, g, out, work, len);
     free(work);
     return st;
 }
