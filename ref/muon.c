@@ -292,12 +292,13 @@ void oc_muon_momentum_step(const oc_muon_hparams *hp, size_t n, const float *m,
 {
     double mu = hp->momentum;
     double take = hp->form == OC_MUON_SGD ? 1.0 : 1.0 - mu; /* weight of g (MUON-MOM-1) */
+    int nesterov = hp->nesterov;
     /*@ loop invariant 0 <= i <= n;
         loop assigns i, m_new[0 .. n - 1], dir[0 .. n - 1];
         loop variant n - i; */
     for (size_t i = 0; i < n; i++) {
         m_new[i] = (float)(mu * m[i] + take * g[i]);      /* MUON-MOM-1, MUON-STORE-1 */
-        dir[i] = hp->nesterov ? (float)(take * g[i] + mu * m_new[i]) : m_new[i]; /* MUON-NEST-1 */
+        dir[i] = nesterov ? (float)(take * g[i] + mu * m_new[i]) : m_new[i]; /* MUON-NEST-1 */
     }
 }
 
