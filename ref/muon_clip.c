@@ -277,7 +277,7 @@ void oc_qk_clip_scale(float *w, size_t len, double f)
 /* MUONCLIP-GAMMA-1: whether a group of largest logit s is clipped; if so its factors, indexed
  * by oc_qk_clip_part (MUONCLIP-SCALE-1, MUONCLIP-SCALE-MLA). */
 /*@ requires \valid_read(c);
-    requires \valid(factor + (0 .. 2));
+    requires \valid(factor + (0 .. 2)) && \separated(factor + (0 .. 2), c);
     assigns factor[0 .. 2], errno; */
 int oc_qk_clip_factors(const oc_qk_clip_config *c, double s, double factor[3])
 {
