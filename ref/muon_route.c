@@ -37,7 +37,8 @@
         \separated(p + (0 .. numel_of(info) - 1), m + (0 .. numel_of(info) - 1),
                    v + (0 .. numel_of(info) - 1), g + (0 .. numel_of(info) - 1),
                    work + (0 .. work_len - 1), scratch + (0 .. scratch_len - 1), hp, info, route);
-    // The arguments of a step (ROUTE-ERR-1: NULL pointers and rejected parameters allowed).
+    // The arguments of a step (ROUTE-ERR-1: NULL pointers and rejected parameters allowed), as
+    // oc_routed_step_as requires them one by one.
     predicate routed_args_ok(oc_route_hparams *hp, oc_param_info *info, float *p, float *m,
                              float *v, float *g, oc_route *route, double *work, integer work_len,
                              float *scratch, integer scratch_len) =
@@ -184,7 +185,11 @@ int oc_param_decays(const oc_param_info *info)
     return !(info->ndim == 1 || (len >= 5 && strcmp(info->name + len - 5, bias) == 0));
 }
 
-/*@ requires routed_args_ok(hp, info, p, m, v, g, route, work, work_len, scratch, scratch_len);
+/*@ requires hp == \null || \valid_read(hp);
+    requires route == \null || \valid(route);
+    requires info_readable(info);
+    requires param_ok(info) ==>
+             routed_buffers_ok(hp, info, p, m, v, g, route, work, work_len, scratch, scratch_len);
     assigns *route, p[0 .. numel_of(info) - 1], m[0 .. numel_of(info) - 1],
             v[0 .. numel_of(info) - 1], work[0 .. work_len - 1], scratch[0 .. scratch_len - 1],
             errno; */

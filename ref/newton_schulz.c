@@ -453,7 +453,7 @@ static oc_status orthogonalise(const oc_ns_hparams *hp, size_t rows, size_t cols
         return st;                                                /* NS-NORM-1, NS-DOM-1 */
     //@ assert square_fits: k * k <= k * n;
     /*@ loop invariant 0 <= it <= hp->steps;
-        loop assigns it, x[0 .. k * n - 1], t[0 .. k * n - 1], a[0 .. k * k - 1],
+        loop assigns it, st, x[0 .. k * n - 1], t[0 .. k * n - 1], a[0 .. k * k - 1],
                      bm[0 .. k * k - 1];
         loop variant hp->steps - it;
     */
