@@ -1,16 +1,17 @@
-/* Eva driver for oc_ref_muon_step (ref/muon.c) with the Newton-Schulz reference, the correct step
- * and every mutant. With -warn-special-float non-finite, "0 alarms" means no NaN or infinity and
+/* Eva driver for oc_ref_muon_step (ref/muon.c) with the Newton-Schulz reference (the mutants of
+ * conformance/mutants/muon.c are steps of hyper-parameters, partitions or blocks in these
+ * ranges, or recombine its pieces). With -warn-special-float non-finite, "0 alarms" means no NaN or infinity and
  * no invalid access for every input in these ranges (every combination is analysed):
  *   shape              every rows, cols in [1, 3], one call each
  *   p, m, g            fp32 in [-1e4, 1e4]
  *   profile            keller, moonlight, megatron (their NS tuples), Nesterov on or off,
  *                      either momentum form and any scale mode
  *   lr, wd             [0, 1];  momentum [0, 0.999];  extra scale [2^-10, 16]
- *   NS steps           [1, 12];  mutant: every oc_muon_mutant
+ *   NS steps           [1, 12]
  * The orthogonalised update is bounded by NS-DOM-1 (|o| <= 2^64) and the scale by sqrt(3) * 16.
  * oc_ref_muon_block_step (MUON-BLK-*) the same way on five partitions of up to 6 x 2: rows
  * split over 3 ranks, columns over 2, one-head QKV, QKV of 2 heads in 2 groups over 2 ranks,
- * GQA 2 heads in 1 group; either scale shape, every oc_muon_block_mutant.
+ * GQA 2 heads in 1 group; either scale shape.
  */
 #include "__fc_builtin.h"
 #include "optcert/muon.h"
@@ -51,9 +52,8 @@ int main(void)
             hp.momentum = Frama_C_double_interval(0.0, 0.999);
             hp.extra_scale = Frama_C_double_interval(0x1p-10, 16.0);
             hp.ns.steps = Frama_C_interval(1, 12);
-            oc_muon_mutant mu = (oc_muon_mutant)Frama_C_interval(0, OC_MUON_MUTANT_COUNT - 1);
             st |= oc_ref_muon_step(&hp, rows, cols, p, m, g, work, sizeof work / sizeof work[0],
-                                   scratch, mu);
+                                   scratch);
         }
     for (int b = 0; b < 5; b++) {
         for (int i = 0; i < 12; i++) {
@@ -69,15 +69,12 @@ int main(void)
         hp.momentum = Frama_C_double_interval(0.0, 0.999);
         oc_muon_partition part = blocks[b].part;
         part.scale_shape = (oc_muon_scale_shape)Frama_C_interval(0, 1);
-        oc_muon_block_mutant mu =
-            (oc_muon_block_mutant)Frama_C_interval(0, OC_MUON_BLOCK_MUTANT_COUNT - 1);
         st |= oc_ref_muon_block_step(&hp, &part, blocks[b].rows, blocks[b].cols, bp, bm, bg, work,
                                      sizeof work / sizeof work[0], bscratch,
-                                     sizeof bscratch / sizeof bscratch[0], mu);
+                                     sizeof bscratch / sizeof bscratch[0]);
     }
     oc_muon_profile parsed = OC_MUON_KELLER;
     oc_status st2 = oc_muon_profile_parse(Frama_C_nondet(0, 1) ? "moonlight" : "adam", &parsed);
-    const char *names[2] = {oc_muon_mutant_name((oc_muon_mutant)Frama_C_interval(0, 6)),
-                            oc_muon_profile_name((oc_muon_profile)Frama_C_interval(0, 3))};
-    return (int)st + (int)st2 + (int)parsed + (names[0] != 0) + (names[1] != 0);
+    const char *name = oc_muon_profile_name((oc_muon_profile)Frama_C_interval(0, 3));
+    return (int)st + (int)st2 + (int)parsed + (name != 0);
 }

@@ -7,19 +7,8 @@
 #include "optcert/buffers.h"
 #include "optcert/muon.h"
 
-static const char *const mutant_names[OC_MUON_MUTANT_COUNT] = {
-    "correct",          "wrong-scale",          "nesterov-missing",
-    "decay-after-update", "decay-with-adjusted-lr", "momentum-form-swapped",
-};
-
 static const char *const profile_names[OC_MUON_PROFILE_COUNT] = {"keller", "moonlight",
                                                                   "megatron"};
-
-/*@ assigns \result \from mu, mutant_names[0 .. OC_MUON_MUTANT_COUNT - 1]; */
-const char *oc_muon_mutant_name(oc_muon_mutant mu)
-{
-    return (unsigned)mu < OC_MUON_MUTANT_COUNT ? mutant_names[mu] : NULL;
-}
 
 /*@ assigns \result \from pr, profile_names[0 .. OC_MUON_PROFILE_COUNT - 1]; */
 const char *oc_muon_profile_name(oc_muon_profile pr)
@@ -81,8 +70,8 @@ oc_status oc_muon_profile_defaults(oc_muon_profile pr, oc_muon_hparams *hp)
     return OC_OK;
 }
 
-/* MUON-SCALE-1 with the scale mode of the mutant. rows is the output dimension (torch's
- * [out, in] layout). */
+/* MUON-SCALE-1 with scale mode `mode`. rows is the output dimension (torch's [out, in]
+ * layout). */
 /*@ assigns errno; */
 static double scale_of(oc_muon_scale mode, size_t rows, size_t cols, double extra)
 {
@@ -147,15 +136,6 @@ oc_status oc_muon_check(const oc_muon_hparams *hp, size_t rows, size_t cols)
 
 /* ---- Blocks (MUON-BLK-*) ---- */
 
-static const char *const block_mutant_names[OC_MUON_BLOCK_MUTANT_COUNT] = {
-    "correct", "qkv-not-split", "qkv-contiguous", "scale-shape-swapped", "tp-not-blocked"};
-
-/*@ assigns \result \from mu, block_mutant_names[0 .. OC_MUON_BLOCK_MUTANT_COUNT - 1]; */
-const char *oc_muon_block_mutant_name(oc_muon_block_mutant mu)
-{
-    return (unsigned)mu < OC_MUON_BLOCK_MUTANT_COUNT ? block_mutant_names[mu] : NULL;
-}
-
 #define MAX_TP 64
 #define MAX_QKV_DIM ((size_t)1 << 20)
 
@@ -209,13 +189,12 @@ size_t oc_muon_block_count(const oc_muon_partition *part)
 }
 
 /* Block `index`: rank index / parts, then q, k, v. Interleaved: query group j of the rank holds
- * rows [q of its heads; k; v] (Megatron's linear_qkv viewed as (groups, q + k + v, hidden));
- * `contiguous` is the qkv-contiguous mutant's [all q; all k; all v]. */
+ * rows [q of its heads; k; v] (Megatron's linear_qkv viewed as (groups, q + k + v, hidden)). */
 /*@ requires \valid_read(part) && \valid(b) && \separated(part, b);
     requires partition_ok(part, rows, cols);
     assigns *b; */
-static void block_at(const oc_muon_partition *part, size_t rows, size_t cols, size_t index,
-                     int contiguous, oc_muon_block *b)
+void oc_muon_block_at(const oc_muon_partition *part, size_t rows, size_t cols, size_t index,
+                      oc_muon_block *b)
 {
     size_t tp = part->tp_size, parts = part->qkv_heads ? 3 : 1, rank = index / parts;
     int split_rows = part->tp_dim == OC_MUON_TP_ROWS, split_cols = part->tp_dim == OC_MUON_TP_COLS;
@@ -231,23 +210,14 @@ static void block_at(const oc_muon_partition *part, size_t rows, size_t cols, si
         size_t d = part->qkv_head_dim, q = part->qkv_heads / part->qkv_groups * d;
         size_t groups = part->qkv_groups / (split_rows ? tp : 1), which = index % parts;
         size_t off = which == 0 ? 0 : which == 1 ? q : q + d, len = which == 0 ? q : d;
-        b->row0 = base + (contiguous ? groups * off : off);
-        b->run = contiguous ? groups * len : len;
-        b->stride = contiguous ? b->run : q + 2 * d;
-        b->nruns = contiguous ? 1 : groups;
+        b->row0 = base + off;
+        b->run = len;
+        b->stride = q + 2 * d;
+        b->nruns = groups;
     }
     int global = part->scale_shape == OC_MUON_SCALE_GLOBAL; /* MUON-BLK-SCALE-1 */
     b->scale_rows = b->run * b->nruns * (global && split_rows ? tp : 1);
     b->scale_cols = b->ncols * (global && split_cols ? tp : 1);
-}
-
-/*@ requires \valid_read(part) && \valid(b) && \separated(part, b);
-    requires partition_ok(part, rows, cols);
-    assigns *b; */
-void oc_muon_block_at(const oc_muon_partition *part, size_t rows, size_t cols, size_t index,
-                      oc_muon_block *b)
-{
-    block_at(part, rows, cols, index, 0, b);
 }
 
 /*@ assigns \nothing; */
@@ -275,23 +245,22 @@ static size_t block_elem(const oc_muon_block *b, size_t cols, size_t t)
                    work + (0 .. work_len - 1), hp);
 */
 
-/* The step of oc_ref_muon_step over the blocks of `part` (a single whole-matrix block for the
- * plain step); `contiguous` selects the qkv-contiguous layout. */
-/*@ requires \valid_read(hp) && \valid_read(part);
+/* MUON-ERR-1: what a step over nblocks blocks of the rows x cols parameter checks before it
+ * writes: the hyper-parameters and shape (oc_muon_check), the buffers (NULL, alignment,
+ * overlap), the workspace (oc_muon_work_len doubles) and scratch (3 rows cols floats for one
+ * block, oc_muon_block_scratch_len for more) lengths, and finite p, m, g. */
+/*@ requires \valid_read(hp);
     requires step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, scratch_len);
-    requires \separated(part, p + (0 .. rows * cols - 1), m + (0 .. rows * cols - 1),
-                        scratch + (0 .. scratch_len - 1), work + (0 .. work_len - 1));
-    assigns p[0 .. rows * cols - 1], m[0 .. rows * cols - 1], scratch[0 .. scratch_len - 1],
-            work[0 .. work_len - 1], errno; */
-static oc_status muon_step(const oc_muon_hparams *hp, const oc_muon_partition *part,
-                           int contiguous, size_t rows, size_t cols, float *p, float *m,
-                           const float *g, double *work, size_t work_len, float *scratch,
-                           size_t scratch_len, oc_muon_mutant mutant)
+    assigns \nothing;
+    ensures \result == OC_OK ==> muon_shape_ok(hp, rows, cols) && muon_reals_ok(hp); */
+oc_status oc_muon_step_check(const oc_muon_hparams *hp, size_t nblocks, size_t rows, size_t cols,
+                             const float *p, const float *m, const float *g, const double *work,
+                             size_t work_len, const float *scratch, size_t scratch_len)
 {
     oc_status st = oc_muon_check(hp, rows, cols);
-    if (st != OC_OK || (st = oc_muon_partition_check(part, rows, cols)) != OC_OK)
+    if (st != OC_OK)
         return st;
-    size_t n = rows * cols, bytes = n * sizeof(float), nblocks = oc_muon_block_count(part);
+    size_t n = rows * cols, bytes = n * sizeof(float);
     size_t need = nblocks == 1 ? 3 * n : oc_muon_block_scratch_len(rows, cols);
     if ((st = oc_buffer_check(p, n, sizeof(float))) || (st = oc_buffer_check(m, n, sizeof(float))) ||
         (st = oc_buffer_check(g, n, sizeof(float))) ||
@@ -308,13 +277,22 @@ static oc_status muon_step(const oc_muon_hparams *hp, const oc_muon_partition *p
     for (size_t i = 0; i < n; i++)
         if (!isfinite(p[i]) || !isfinite(m[i]) || !isfinite(g[i]))
             return OC_ERR_NONFINITE;
-    /* The new momentum, the direction and the orthogonalised update; with several blocks
-     * also a block gathered from the direction and its orthogonalisation. */
-    float *m_new = scratch, *dir = m_new + n, *orth = dir + n, *in = orth + n, *out = in + n;
+    return OC_OK;
+}
+
+/* MUON-MOM-1, MUON-NEST-1, MUON-STORE-1: the new momentum m_new and the direction dir of n
+ * elements. */
+/*@ requires \valid_read(hp) && \valid_read(m + (0 .. n - 1)) && \valid_read(g + (0 .. n - 1));
+    requires \valid(m_new + (0 .. n - 1)) && \valid(dir + (0 .. n - 1));
+    requires \separated(m_new + (0 .. n - 1), dir + (0 .. n - 1), m + (0 .. n - 1),
+                        g + (0 .. n - 1), hp);
+    assigns m_new[0 .. n - 1], dir[0 .. n - 1]; */
+void oc_muon_momentum_step(const oc_muon_hparams *hp, size_t n, const float *m,
+                           const float *g, float *m_new, float *dir)
+{
     double mu = hp->momentum;
-    int sgd = (hp->form == OC_MUON_SGD) != (mutant == OC_MUON_MUT_MOMENTUM_FORM_SWAPPED);
-    double take = sgd ? 1.0 : 1.0 - mu;                   /* weight of g (MUON-MOM-1) */
-    int nesterov = hp->nesterov && mutant != OC_MUON_MUT_NESTEROV_MISSING;
+    double take = hp->form == OC_MUON_SGD ? 1.0 : 1.0 - mu; /* weight of g (MUON-MOM-1) */
+    int nesterov = hp->nesterov;
     /*@ loop invariant 0 <= i <= n;
         loop assigns i, m_new[0 .. n - 1], dir[0 .. n - 1];
         loop variant n - i; */
@@ -322,56 +300,79 @@ static oc_status muon_step(const oc_muon_hparams *hp, const oc_muon_partition *p
         m_new[i] = (float)(mu * m[i] + take * g[i]);      /* MUON-MOM-1, MUON-STORE-1 */
         dir[i] = nesterov ? (float)(take * g[i] + mu * m_new[i]) : m_new[i]; /* MUON-NEST-1 */
     }
-    oc_muon_block b;
+}
+
+/* MUON-WD-1, MUON-UPD-1, MUON-STORE-1: p (1 - decay) - step o, rounded to binary32. */
+/*@ assigns \nothing; */
+float oc_muon_update(double p, double o, double step, double decay)
+{
+    return (float)(p * (1.0 - decay) - step * o);
+}
+
+/* The step over the given blocks (a single whole-matrix block for the plain step). */
+/*@ requires \valid_read(hp) && 1 <= nblocks <= 3 * MAX_TP;
+    requires \valid_read(blocks + (0 .. nblocks - 1));
+    requires step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, scratch_len);
+    requires \separated(blocks + (0 .. nblocks - 1), p + (0 .. rows * cols - 1),
+                        m + (0 .. rows * cols - 1), scratch + (0 .. scratch_len - 1),
+                        work + (0 .. work_len - 1));
+    assigns p[0 .. rows * cols - 1], m[0 .. rows * cols - 1], scratch[0 .. scratch_len - 1],
+            work[0 .. work_len - 1], errno; */
+oc_status oc_muon_blocks_step(const oc_muon_hparams *hp, size_t nblocks,
+                              const oc_muon_block *blocks, size_t rows, size_t cols, float *p,
+                              float *m, const float *g, double *work, size_t work_len,
+                              float *scratch, size_t scratch_len)
+{
+    oc_status st = oc_muon_step_check(hp, nblocks, rows, cols, p, m, g, work, work_len, scratch,
+                                      scratch_len);
+    if (st != OC_OK)
+        return st;
+    size_t n = rows * cols;
+    /* The new momentum, the direction and the orthogonalised update; with several blocks
+     * also a block gathered from the direction and its orthogonalisation. */
+    float *m_new = scratch, *dir = m_new + n, *orth = dir + n, *in = orth + n, *out = in + n;
+    oc_muon_momentum_step(hp, n, m, g, m_new, dir);
     /*@ loop invariant 0 <= k <= nblocks;
-        loop assigns k, b, st, orth[0 .. n - 1], in[0 .. n - 1], out[0 .. n - 1],
+        loop assigns k, st, orth[0 .. n - 1], in[0 .. n - 1], out[0 .. n - 1],
                      work[0 .. work_len - 1], errno;
         loop variant nblocks - k; */
     for (size_t k = 0; k < nblocks; k++) {                /* MUON-NS-1, MUON-BLK-ORTH-1 */
-        block_at(part, rows, cols, k, contiguous, &b);
-        size_t br = b.run * b.nruns, len = br * b.ncols;
+        const oc_muon_block *b = &blocks[k];
+        size_t br = b->run * b->nruns, len = br * b->ncols;
         if (nblocks == 1) {
             st = oc_ref_newton_schulz(&hp->ns, rows, cols, dir, orth, work,
-                                      oc_ns_work_len(rows, cols), OC_NS_CORRECT);
+                                      oc_ns_work_len(rows, cols));
         } else {
             /*@ loop invariant 0 <= t <= len;
                 loop assigns t, in[0 .. n - 1];
                 loop variant len - t; */
             for (size_t t = 0; t < len; t++)
-                in[t] = dir[block_elem(&b, cols, t)];
-            st = oc_ref_newton_schulz(&hp->ns, br, b.ncols, in, out, work,
-                                      oc_ns_work_len(br, b.ncols), OC_NS_CORRECT);
+                in[t] = dir[block_elem(b, cols, t)];
+            st = oc_ref_newton_schulz(&hp->ns, br, b->ncols, in, out, work,
+                                      oc_ns_work_len(br, b->ncols));
             /*@ loop invariant 0 <= t <= len;
                 loop assigns t, orth[0 .. n - 1];
                 loop variant len - t; */
             for (size_t t = 0; st == OC_OK && t < len; t++)
-                orth[block_elem(&b, cols, t)] = out[t];
+                orth[block_elem(b, cols, t)] = out[t];
         }
         if (st != OC_OK)
             return st;
     }
+    double decay = hp->lr * hp->weight_decay;             /* MUON-WD-1 */
     /*@ loop invariant 0 <= k <= nblocks;
-        loop assigns k, b, p[0 .. n - 1], m[0 .. n - 1], errno;
+        loop assigns k, p[0 .. n - 1], m[0 .. n - 1], errno;
         loop variant nblocks - k; */
     for (size_t k = 0; k < nblocks; k++) {
-        block_at(part, rows, cols, k, contiguous, &b);
-        oc_muon_scale mode = hp->scale;
-        if (mutant == OC_MUON_MUT_WRONG_SCALE)
-            mode = mode == OC_MUON_SPECTRAL ? OC_MUON_SHAPE_SCALING : OC_MUON_SPECTRAL;
-        double step = hp->lr * scale_of(mode, b.scale_rows, b.scale_cols,
+        const oc_muon_block *b = &blocks[k];
+        double step = hp->lr * scale_of(hp->scale, b->scale_rows, b->scale_cols,
                                         hp->extra_scale); /* MUON-SCALE-1, MUON-BLK-SCALE-1 */
-        double decay = (mutant == OC_MUON_MUT_DECAY_ADJUSTED_LR ? step : hp->lr) * hp->weight_decay;
         /*@ loop invariant 0 <= t;
             loop assigns t, p[0 .. n - 1], m[0 .. n - 1];
-            loop variant b.run * b.nruns * b.ncols - t; */
-        for (size_t t = 0; t < b.run * b.nruns * b.ncols; t++) {
-            size_t i = block_elem(&b, cols, t);
-            double q = p[i];
-            if (mutant == OC_MUON_MUT_DECAY_AFTER_UPDATE)
-                q = (q - step * orth[i]) * (1.0 - decay);
-            else
-                q = q * (1.0 - decay) - step * orth[i];     /* MUON-WD-1, MUON-UPD-1 */
-            p[i] = (float)q;                                  /* MUON-STORE-1 */
+            loop variant b->run * b->nruns * b->ncols - t; */
+        for (size_t t = 0; t < b->run * b->nruns * b->ncols; t++) {
+            size_t i = block_elem(b, cols, t);
+            p[i] = oc_muon_update(p[i], orth[i], step, decay); /* MUON-WD-1, MUON-UPD-1 */
             m[i] = m_new[i];
         }
     }
@@ -386,23 +387,6 @@ oc_status oc_muon_hparams_check(const oc_muon_hparams *hp)
 }
 
 /*@ requires hp == \null || \valid_read(hp);
-    requires step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, 3 * rows * cols);
-    assigns p[0 .. rows * cols - 1], m[0 .. rows * cols - 1],
-            scratch[0 .. 3 * rows * cols - 1], work[0 .. work_len - 1], errno; */
-oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, float *p,
-                           float *m, const float *g, double *work, size_t work_len,
-                           float *scratch, oc_muon_mutant mutant)
-{
-    static const oc_muon_partition whole = {1, OC_MUON_TP_NONE, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
-    if (hp == NULL)
-        return OC_ERR_NULL_POINTER;
-    if ((unsigned)mutant >= OC_MUON_MUTANT_COUNT)
-        return OC_ERR_BAD_PROFILE;
-    return muon_step(hp, &whole, 0, rows, cols, p, m, g, work, work_len, scratch, 3 * rows * cols,
-                     mutant);
-}
-
-/*@ requires hp == \null || \valid_read(hp);
     requires part == \null || \valid_read(part);
     requires step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, scratch_len);
     requires \separated(part, p + (0 .. rows * cols - 1), m + (0 .. rows * cols - 1),
@@ -412,26 +396,33 @@ oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, 
 oc_status oc_ref_muon_block_step(const oc_muon_hparams *hp, const oc_muon_partition *part,
                                  size_t rows, size_t cols, float *p, float *m, const float *g,
                                  double *work, size_t work_len, float *scratch,
-                                 size_t scratch_len, oc_muon_block_mutant mutant)
+                                 size_t scratch_len)
 {
     if (hp == NULL || part == NULL)
         return OC_ERR_NULL_POINTER;
-    if ((unsigned)mutant >= OC_MUON_BLOCK_MUTANT_COUNT)
-        return OC_ERR_BAD_PROFILE;
-    oc_muon_partition used = *part;
     oc_status st = oc_muon_partition_check(part, rows, cols);
     if (st != OC_OK)
         return st;
-    if (mutant == OC_MUON_BLOCK_MUT_QKV_NOT_SPLIT)
-        used.qkv_heads = used.qkv_groups = used.qkv_head_dim = 0;
-    if (mutant == OC_MUON_BLOCK_MUT_TP_NOT_BLOCKED) { /* the full matrix and its (global) shape */
-        used.tp_size = 1;
-        used.tp_dim = OC_MUON_TP_NONE;
-        used.scale_shape = OC_MUON_SCALE_GLOBAL;
-    }
-    if (mutant == OC_MUON_BLOCK_MUT_SCALE_SHAPE_SWAPPED)
-        used.scale_shape = used.scale_shape == OC_MUON_SCALE_GLOBAL ? OC_MUON_SCALE_LOCAL
-                                                                    : OC_MUON_SCALE_GLOBAL;
-    return muon_step(hp, &used, mutant == OC_MUON_BLOCK_MUT_QKV_CONTIGUOUS, rows, cols, p, m, g,
-                     work, work_len, scratch, scratch_len, OC_MUON_CORRECT);
+    oc_muon_block blocks[3 * MAX_TP];
+    size_t nblocks = oc_muon_block_count(part);
+    /*@ loop invariant 0 <= k <= nblocks;
+        loop assigns k, blocks[0 .. 3 * MAX_TP - 1];
+        loop variant nblocks - k; */
+    for (size_t k = 0; k < nblocks; k++)
+        oc_muon_block_at(part, rows, cols, k, &blocks[k]); /* MUON-BLK-TP-1, MUON-BLK-QKV-1 */
+    return oc_muon_blocks_step(hp, nblocks, blocks, rows, cols, p, m, g, work, work_len, scratch,
+                               scratch_len);
+}
+
+/*@ requires hp == \null || \valid_read(hp);
+    requires step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, 3 * rows * cols);
+    assigns p[0 .. rows * cols - 1], m[0 .. rows * cols - 1],
+            scratch[0 .. 3 * rows * cols - 1], work[0 .. work_len - 1], errno; */
+oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, float *p,
+                           float *m, const float *g, double *work, size_t work_len,
+                           float *scratch)
+{
+    static const oc_muon_partition whole = {1, OC_MUON_TP_NONE, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
+    return oc_ref_muon_block_step(hp, &whole, rows, cols, p, m, g, work, work_len, scratch,
+                                  3 * rows * cols);
 }

@@ -9,16 +9,8 @@
 
 #define QK_CLIP_MAX_DIM ((size_t)1 << 20) /* MUONCLIP-LAYOUT-1: each size at most 2^20 */
 
-static const char *const mutant_names[OC_QK_CLIP_MUTANT_COUNT] = {
-    "correct",       "gamma-on-both", "all-heads-clipped", "logit-not-divided-by-sqrt-d",
-    "rotary-query-by-sqrt-gamma", "shared-rotary-key-clipped"};
 static const char *const profile_names[OC_QK_CLIP_PROFILE_COUNT] = {"kimi", "megatron",
                                                                     "kimi-mla"};
-
-const char *oc_qk_clip_mutant_name(oc_qk_clip_mutant mu)
-{
-    return (unsigned)mu < OC_QK_CLIP_MUTANT_COUNT ? mutant_names[mu] : NULL;
-}
 
 const char *oc_qk_clip_profile_name(oc_qk_clip_profile pr)
 {
@@ -249,10 +241,10 @@ oc_status oc_qk_clip_check(const oc_qk_clip_config *c)
 /* MUONCLIP-LOGIT-1: S_h = max_dot[h] / sqrt(d), d = d_c + d_r under MLA (MUONCLIP-LOGIT-MLA). */
 /*@ requires \valid_read(c);
     assigns \nothing; */
-static double logit(const oc_qk_clip_config *c, float max_dot, oc_qk_clip_mutant mutant)
+double oc_qk_clip_logit(const oc_qk_clip_config *c, float max_dot)
 {
     size_t d = c->head_dim + (c->profile == OC_QK_CLIP_KIMI_MLA ? c->rope_dim : 0);
-    return mutant == OC_QK_CLIP_MUT_NO_SQRT_D ? (double)max_dot : (double)max_dot / sqrt((double)d);
+    return (double)max_dot / sqrt((double)d);
 }
 
 /* MUONCLIP-GROUP-1: the largest logit of heads first .. first + count - 1 (count >= 1). */
@@ -260,20 +252,20 @@ static double logit(const oc_qk_clip_config *c, float max_dot, oc_qk_clip_mutant
     requires \valid_read(max_dot + (first .. first + count - 1));
     assigns \nothing; */
 static double max_logit(const oc_qk_clip_config *c, const float *max_dot, size_t first,
-                        size_t count, oc_qk_clip_mutant mutant)
+                        size_t count)
 {
-    double s = logit(c, max_dot[first], mutant);
+    double s = oc_qk_clip_logit(c, max_dot[first]);
     /*@ loop invariant 1 <= j <= count;
         loop assigns j, s;
         loop variant count - j; */
     for (size_t j = 1; j < count; j++)
-        s = fmax(s, logit(c, max_dot[first + j], mutant));
+        s = fmax(s, oc_qk_clip_logit(c, max_dot[first + j]));
     return s;
 }
 
 /*@ requires \valid(w + (0 .. len - 1));
     assigns w[0 .. len - 1]; */
-static void scale_rows(float *w, size_t len, double f)
+void oc_qk_clip_scale(float *w, size_t len, double f)
 {
     /*@ loop invariant 0 <= i <= len;
         loop assigns i, w[0 .. len - 1];
@@ -282,49 +274,55 @@ static void scale_rows(float *w, size_t len, double f)
         w[i] = (float)(w[i] * f); /* MUONCLIP-STORE-1 */
 }
 
-/* MUONCLIP-GROUP-1, -GAMMA-1: whether group g is clipped; if so its factors, indexed by
- * oc_qk_clip_part (MUONCLIP-SCALE-1, MUONCLIP-SCALE-MLA). */
-/*@ requires \valid_read(c) && layout_ok(c) && g < c->groups;
-    requires \valid_read(max_dot + (0 .. c->heads - 1));
-    requires \valid(factor + (0 .. 2));
+/* MUONCLIP-GAMMA-1: whether a group of largest logit s is clipped; if so its factors, indexed
+ * by oc_qk_clip_part (MUONCLIP-SCALE-1, MUONCLIP-SCALE-MLA). */
+/*@ requires \valid_read(c);
+    requires \valid(factor + (0 .. 2)) && \separated(factor + (0 .. 2), c);
     assigns factor[0 .. 2], errno; */
-static int group_factors(const oc_qk_clip_config *c, const float *max_dot, size_t g,
-                         double layer_max, oc_qk_clip_mutant mutant, double factor[3])
+int oc_qk_clip_factors(const oc_qk_clip_config *c, double s, double factor[3])
 {
-    size_t per = c->heads / c->groups;
-    //@ ghost block_ends_inside(g, c->groups, per);
-    //@ assert group_in: g * per + per <= c->groups * per == c->heads;
-    double s = mutant == OC_QK_CLIP_MUT_ALL_HEADS ? layer_max
-                                                  : max_logit(c, max_dot, g * per, per, mutant);
     if (!(s > c->tau)) /* only above tau */
         return 0;
     double ratio = c->tau / s, gamma = ratio < 1 ? ratio : 1.0; /* min(1, tau / S) */
     factor[OC_QK_PART_Q] = pow(gamma, c->alpha);
     factor[OC_QK_PART_K] = pow(gamma, 1.0 - c->alpha);
     factor[OC_QK_PART_Q_ROTARY] = gamma;
-    if (mutant == OC_QK_CLIP_MUT_GAMMA_ON_BOTH)
-        factor[OC_QK_PART_Q] = factor[OC_QK_PART_K] = gamma;
-    if (mutant == OC_QK_CLIP_MUT_ROTARY_Q_SQRT)
-        factor[OC_QK_PART_Q_ROTARY] = factor[OC_QK_PART_Q];
     /* Checked by Eva, not by WP, which does not model pow (proofs/STATUS.md): */
     //@ assert factor_range: \forall integer k; 0 <= k <= 2 ==> 0 <= factor[k] <= 1;
     return 1;
 }
 
-/* The buffers valid and apart for a layout the checks accept (oc_buffer_check and
- * oc_buffer_disjoint check NULL, alignment and overlap, not validity). */
+/* The parts of group g scaled by their factors (oc_qk_clip_segments; v rows, W_kr untouched). */
+/*@ requires \valid_read(c) && layout_ok(c) && g < c->groups;
+    requires \valid_read(factor + (0 .. 2)) && \valid(w + (0 .. qk_len(c) - 1));
+    requires \separated(w + (0 .. qk_len(c) - 1), c, factor + (0 .. 2));
+    assigns w[0 .. qk_len(c) - 1]; */
+void oc_qk_clip_group(const oc_qk_clip_config *c, size_t g, const double factor[3], float *w)
+{
+    oc_qk_clip_segment seg[3];
+    size_t parts = oc_qk_clip_segments(c, g, seg);
+    /*@ loop invariant 0 <= k <= parts;
+        loop invariant inside: \forall integer j; 0 <= j < parts ==>
+            0 <= seg[j].part <= OC_QK_PART_Q_ROTARY && seg[j].offset + seg[j].len <= qk_len(c);
+        loop assigns k, w[0 .. qk_len(c) - 1];
+        loop variant parts - k; */
+    for (size_t k = 0; k < parts; k++) {
+        //@ assert segment_in: seg[k].offset + seg[k].len <= qk_len(c);
+        oc_qk_clip_scale(w + seg[k].offset, seg[k].len, factor[seg[k].part]);
+    }
+}
+
+/* MUONCLIP-ERR-1: the checks of oc_ref_qk_clip, all before any write (the configuration, the
+ * buffers, finite max_dot and w). */
 /*@ requires c == \null || \valid_read(c);
     requires c != \null && layout_ok(c) ==>
-        \valid_read(max_dot + (0 .. c->heads - 1)) && \valid(w + (0 .. qk_len(c) - 1)) &&
-        \separated(w + (0 .. qk_len(c) - 1), c, max_dot + (0 .. c->heads - 1));
-    assigns w[0 .. qk_len(c) - 1], errno; */
-oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float *w,
-                         oc_qk_clip_mutant mutant)
+        \valid_read(max_dot + (0 .. c->heads - 1)) && \valid_read(w + (0 .. qk_len(c) - 1));
+    assigns \nothing;
+    ensures \result == OC_OK ==> c != \null && layout_ok(c); */
+oc_status oc_qk_clip_check_args(const oc_qk_clip_config *c, const float *max_dot, const float *w)
 {
     if (c == NULL)
         return OC_ERR_NULL_POINTER;
-    if ((unsigned)mutant >= OC_QK_CLIP_MUTANT_COUNT)
-        return OC_ERR_BAD_PROFILE;
     oc_status st = oc_qk_clip_check(c);
     if (st != OC_OK)
         return st;
@@ -336,7 +334,7 @@ oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float
     /*@ loop invariant 0 <= h <= c->heads;
         loop assigns h;
         loop variant c->heads - h; */
-    for (size_t h = 0; h < c->heads; h++) /* MUONCLIP-ERR-1: checked before any write */
+    for (size_t h = 0; h < c->heads; h++)
         if (!isfinite(max_dot[h]))
             return OC_ERR_NONFINITE;
     /*@ loop invariant 0 <= i <= n;
@@ -345,31 +343,32 @@ oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float
     for (size_t i = 0; i < n; i++)
         if (!isfinite(w[i]))
             return OC_ERR_NONFINITE;
-    double layer_max = max_logit(c, max_dot, 0, c->heads, mutant);
+    return OC_OK;
+}
+
+/* The buffers valid and apart for a layout the checks accept (oc_buffer_check and
+ * oc_buffer_disjoint check NULL, alignment and overlap, not validity). */
+/*@ requires c == \null || \valid_read(c);
+    requires c != \null && layout_ok(c) ==>
+        \valid_read(max_dot + (0 .. c->heads - 1)) && \valid(w + (0 .. qk_len(c) - 1)) &&
+        \separated(w + (0 .. qk_len(c) - 1), c, max_dot + (0 .. c->heads - 1));
+    assigns w[0 .. qk_len(c) - 1], errno; */
+oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float *w)
+{
+    oc_status st = oc_qk_clip_check_args(c, max_dot, w); /* MUONCLIP-ERR-1 */
+    if (st != OC_OK)
+        return st;
+    size_t per = c->heads / c->groups;
     /*@ loop invariant 0 <= g <= c->groups;
-        loop invariant layout_ok(c) && n == qk_len(c);
-        loop assigns g, w[0 .. n - 1], errno;
+        loop invariant layout_ok(c);
+        loop assigns g, w[0 .. qk_len(c) - 1], errno;
         loop variant c->groups - g; */
     for (size_t g = 0; g < c->groups; g++) {
         double factor[3];
-        if (!group_factors(c, max_dot, g, layer_max, mutant, factor))
-            continue;
-        oc_qk_clip_segment seg[3];
-        size_t parts = oc_qk_clip_segments(c, g, seg); /* v rows, W_kr untouched */
-        /*@ loop invariant 0 <= k <= parts;
-            loop invariant inside: \forall integer j; 0 <= j < parts ==>
-                0 <= seg[j].part <= OC_QK_PART_Q_ROTARY && seg[j].offset + seg[j].len <= n;
-            loop assigns k, w[0 .. n - 1];
-            loop variant parts - k; */
-        for (size_t k = 0; k < parts; k++) {
-            //@ assert segment_in: seg[k].offset + seg[k].len <= n;
-            scale_rows(w + seg[k].offset, seg[k].len, factor[seg[k].part]);
-        }
-        if (mutant == OC_QK_CLIP_MUT_SHARED_KEY && c->profile == OC_QK_CLIP_KIMI_MLA) {
-            size_t key = mla_shared_key(c), key_len = c->rope_dim * c->hidden;
-            //@ assert key_in: key + key_len == n;
-            scale_rows(w + key, key_len, factor[OC_QK_PART_K]);
-        }
+        //@ ghost block_ends_inside(g, c->groups, per);
+        //@ assert group_in: g * per + per <= c->groups * per == c->heads;
+        if (oc_qk_clip_factors(c, max_logit(c, max_dot, g * per, per), factor)) /* GROUP-1 */
+            oc_qk_clip_group(c, g, factor, w);
     }
     return OC_OK;
 }

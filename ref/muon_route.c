@@ -37,6 +37,15 @@
         \separated(p + (0 .. numel_of(info) - 1), m + (0 .. numel_of(info) - 1),
                    v + (0 .. numel_of(info) - 1), g + (0 .. numel_of(info) - 1),
                    work + (0 .. work_len - 1), scratch + (0 .. scratch_len - 1), hp, info, route);
+    // The arguments of a step (ROUTE-ERR-1: NULL pointers and rejected parameters allowed), as
+    // oc_routed_step_as requires them one by one.
+    predicate routed_args_ok(oc_route_hparams *hp, oc_param_info *info, float *p, float *m,
+                             float *v, float *g, oc_route *route, double *work, integer work_len,
+                             float *scratch, integer scratch_len) =
+        (hp == \null || \valid_read(hp)) && (route == \null || \valid(route)) &&
+        info_readable(info) &&
+        (param_ok(info) ==>
+         routed_buffers_ok(hp, info, p, m, v, g, route, work, work_len, scratch, scratch_len));
 */
 
 /* rest one dim further, and prefix as dims[0] times rest: calling this ghost function puts
@@ -51,17 +60,6 @@
 */
 
 static const char bias[] = ".bias";   /* ROUTE-WD-1: Megatron's name.endswith(".bias") */
-static const char embed[] = "embed";   /* the head-by-name mutant's test */
-
-static const char *const mutant_names[OC_ROUTE_MUTANT_COUNT] = {
-    "correct",        "head-by-name", "attribute-ignored",
-    "gain-to-muon",   "non-2d-to-muon",    "decay-on-gains"};
-
-/*@ assigns \result \from mu, mutant_names[0 .. OC_ROUTE_MUTANT_COUNT - 1]; */
-const char *oc_route_mutant_name(oc_route_mutant mu)
-{
-    return (unsigned)mu < OC_ROUTE_MUTANT_COUNT ? mutant_names[mu] : NULL;
-}
 
 /* A dim below the bound's quotient keeps the product within the bound (the provers find this
  * in this small context, not in the loop's). */
@@ -134,42 +132,18 @@ size_t oc_param_numel(const oc_param_info *info)
     return c.status == OC_OK ? c.n : 0;
 }
 
-/* ROUTE-RULE-1 (Megatron-LM _is_nonlinear_or_embedding), or the mutant's rule. */
-/*@ requires param_ok(info);
-    assigns \nothing; */
-static oc_route route_of(const oc_param_info *info, oc_route_mutant mutant)
-{
-    switch (mutant) {
-    case OC_ROUTE_MUT_ATTRIBUTE_IGNORED:
-        return info->ndim == 2 ? OC_ROUTE_MUON : OC_ROUTE_ADAMW;
-    case OC_ROUTE_MUT_HEAD_BY_NAME:
-        //@ assert embed_str: \valid_read(&embed[0] + (0 .. 5)) && embed[5] == '\0';
-        //@ assert valid_read_string(&embed[0]);
-        return info->ndim == 2 && strstr(info->name, embed) == NULL ? OC_ROUTE_MUON
-                                                                     : OC_ROUTE_ADAMW;
-    case OC_ROUTE_MUT_GAIN_TO_MUON:
-        if (info->ndim == 1)
-            return OC_ROUTE_MUON;
-        break;
-    case OC_ROUTE_MUT_NON_2D_TO_MUON:
-        if (info->ndim > 2)
-            return OC_ROUTE_MUON;
-        break;
-    default:
-        break;
-    }
-    return info->ndim == 2 && !info->is_embedding_or_output ? OC_ROUTE_MUON : OC_ROUTE_ADAMW;
-}
-
+/* ROUTE-RULE-1 (Megatron-LM _is_nonlinear_or_embedding). */
 /*@ requires info_readable(info);
     assigns \nothing; */
 oc_route oc_param_route(const oc_param_info *info)
 {
-    return oc_param_check(info) == OC_OK ? route_of(info, OC_ROUTE_CORRECT) : OC_ROUTE_ADAMW;
+    return oc_param_check(info) == OC_OK && info->ndim == 2 && !info->is_embedding_or_output
+               ? OC_ROUTE_MUON
+               : OC_ROUTE_ADAMW;
 }
 
 /* The matrix Muon sees: the 2-D shape; a 1-D parameter as 1 x n and a 3-D / 4-D one as
- * dims[0] x rest (only the mutants route those to Muon). */
+ * dims[0] x rest (only a mistaken route takes those to Muon, conformance/mutants/muon_route.c). */
 typedef struct matrix_shape {
     size_t rows, cols;
 } matrix_shape;
@@ -219,15 +193,13 @@ int oc_param_decays(const oc_param_info *info)
     assigns *route, p[0 .. numel_of(info) - 1], m[0 .. numel_of(info) - 1],
             v[0 .. numel_of(info) - 1], work[0 .. work_len - 1], scratch[0 .. scratch_len - 1],
             errno; */
-oc_status oc_ref_routed_step(const oc_route_hparams *hp, const oc_param_info *info, int64_t step,
-                             float *p, float *m, float *v, const float *g, oc_route *route,
-                             double *work, size_t work_len, float *scratch, size_t scratch_len,
-                             oc_route_mutant mutant)
+oc_status oc_routed_step_as(const oc_route_hparams *hp, const oc_param_info *info, int64_t step,
+                            oc_route r, int decays, float *p, float *m, float *v, const float *g,
+                            oc_route *route, double *work, size_t work_len, float *scratch,
+                            size_t scratch_len)
 {
     if (hp == NULL || route == NULL)
         return OC_ERR_NULL_POINTER;
-    if ((unsigned)mutant >= OC_ROUTE_MUTANT_COUNT)
-        return OC_ERR_BAD_PROFILE;
     const checked_numel c = check_numel(info);
     const size_t n = c.n;
     oc_status st = c.status;
@@ -242,19 +214,31 @@ oc_status oc_ref_routed_step(const oc_route_hparams *hp, const oc_param_info *in
         return OC_ERR_BAD_HPARAM;
     if ((st = oc_buffer_check(v, n, sizeof(float))) != OC_OK)
         return st;
-    oc_route r = route_of(info, mutant);
     if (r == OC_ROUTE_MUON) {
         matrix_shape view = matrix_view(info, c);
         if (scratch_len < 3 * n)
             return OC_ERR_BAD_SHAPE;
-        st = oc_ref_muon_step(&hp->muon, view.rows, view.cols, p, m, g, work, work_len, scratch,
-                              OC_MUON_CORRECT); /* MUON-* */
+        st = oc_ref_muon_step(&hp->muon, view.rows, view.cols, p, m, g, work, work_len, scratch); /* MUON-* */
     } else {
-        if (!oc_param_decays(info) && mutant != OC_ROUTE_MUT_DECAY_ON_GAINS)
+        if (!decays)
             adamw.weight_decay = 0; /* ROUTE-WD-1 */
         st = oc_ref_adam_step(&adamw, step, n, p, m, v, NULL, g); /* ADAM-* */
     }
     if (st == OC_OK)
         *route = r;
     return st;
+}
+
+/*@ requires routed_args_ok(hp, info, p, m, v, g, route, work, work_len, scratch, scratch_len);
+    assigns *route, p[0 .. numel_of(info) - 1], m[0 .. numel_of(info) - 1],
+            v[0 .. numel_of(info) - 1], work[0 .. work_len - 1], scratch[0 .. scratch_len - 1],
+            errno; */
+oc_status oc_ref_routed_step(const oc_route_hparams *hp, const oc_param_info *info, int64_t step,
+                             float *p, float *m, float *v, const float *g, oc_route *route,
+                             double *work, size_t work_len, float *scratch, size_t scratch_len)
+{
+    oc_route r = oc_param_route(info); /* ROUTE-RULE-1 */
+    int decays = oc_param_decays(info); /* ROUTE-WD-1 */
+    return oc_routed_step_as(hp, info, step, r, decays, p, m, v, g, route, work, work_len,
+                             scratch, scratch_len);
 }

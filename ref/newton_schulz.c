@@ -62,42 +62,10 @@ static const float profile_sets[OC_NS_PROFILE_COUNT][PROFILE_MAX_TUPLES][3] = {
 };
 static const int profile_counts[OC_NS_PROFILE_COUNT] = {1, 5, 8, 8, 4, 5, 10, 5};
 
-static const char *const mutant_names[OC_NS_MUTANT_COUNT] = {
-    "correct",           "wrong-coefficients",     "schedule-reversed",
-    "gram-wrong-side",   "spectral-normalisation", "max-normalisation",
-    "eps-omitted",       "eps-mode-swapped",       "one-step-fewer",
-    "one-step-more",
-};
-
-static const char *const mutant_descriptions[OC_NS_MUTANT_COUNT] = {
-    "the reference itself",
-    "the simple tuple (3.4445, -4.7750, 2.0315) in every step (the quintic set for the simple profile)",
-    "the schedule's tuples applied from the last to the first",
-    "square inputs: A = X^T X instead of X X^T, still multiplied from the left (B X)",
-    "G divided by its largest singular value (power iteration) instead of its Frobenius norm",
-    "G divided by its largest |entry| instead of its Frobenius norm",
-    "no eps in the normalisation: d = s ||G||_F (0/0 for a zero input)",
-    "eps added where the profile takes max(s ||G||_F, eps), or the reverse",
-    "steps - 1 iterations",
-    "steps + 1 iterations",
-};
-
 static const char *const profile_names[OC_NS_PROFILE_COUNT] = {
     "simple", "quintic", "polar-express", "polar-express-safety", "aol", "cans", "deepseekv4",
     "cubic5",
 };
-
-/*@ assigns \result \from mu, mutant_names[0 .. OC_NS_MUTANT_COUNT - 1]; */
-const char *oc_ns_mutant_name(oc_ns_mutant mu)
-{
-    return (unsigned)mu < OC_NS_MUTANT_COUNT ? mutant_names[mu] : NULL;
-}
-
-/*@ assigns \result \from mu, mutant_descriptions[0 .. OC_NS_MUTANT_COUNT - 1]; */
-const char *oc_ns_mutant_description(oc_ns_mutant mu)
-{
-    return (unsigned)mu < OC_NS_MUTANT_COUNT ? mutant_descriptions[mu] : NULL;
-}
 
 /*@ assigns \result \from pr, profile_names[0 .. OC_NS_PROFILE_COUNT - 1]; */
 const char *oc_ns_profile_name(oc_ns_profile pr)
@@ -206,8 +174,9 @@ oc_status oc_ns_check(const oc_ns_hparams *hp, size_t rows, size_t cols)
     return OC_OK;
 }
 
-/* The workspace of a k x n X (k <= n): X and X' (k n each), A and B (k^2 each), and the power
- * iteration's two vectors (k each). */
+/* The workspace of a k x n X (k <= n): X and X' (k n each), A and B (k^2 each), and two
+ * vectors of k (the scratch of a power iteration: the spectral-normalisation mistake of
+ * conformance/mutants/newton_schulz.c runs in the same workspace). */
 /*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
     assigns \nothing;
     ensures \result == 2 * (k * n) + 2 * (k * k) + 2 * k;
@@ -239,39 +208,26 @@ int oc_ns_tuple_index(const oc_ns_hparams *hp, int i)
     return i < hp->ncoef ? i : hp->ncoef - 1;
 }
 
-/* NS-SCHED-1 (and the schedule mutants): the tuple of iteration i of `steps`. */
-/*@ requires \valid_read(hp) && 1 <= hp->ncoef <= OC_NS_MAX_COEFS;
-    requires 0 <= hp->profile < OC_NS_PROFILE_COUNT;
-    requires 0 <= i < steps <= OC_NS_MAX_STEPS + 1;
-    requires \valid(abc + (0 .. 2));
+/* NS-SCHED-1: the tuple (a, b, c) of iteration i. */
+/*@ requires \valid_read(hp) && 1 <= hp->ncoef <= OC_NS_MAX_COEFS && 0 <= i;
+    requires \valid(abc + (0 .. 2)) && \separated(abc + (0 .. 2), hp);
     assigns abc[0 .. 2];
 */
-static void tuple_at(const oc_ns_hparams *hp, oc_ns_mutant mu, int i, int steps, double *abc)
+void oc_ns_tuple(const oc_ns_hparams *hp, int i, double abc[3])
 {
-    int idx = mu == OC_NS_MUT_SCHEDULE_REVERSED ? steps - 1 - i : i;
-    if (mu == OC_NS_MUT_WRONG_COEFFICIENTS) {
-        oc_ns_profile other = hp->profile == OC_NS_SIMPLE ? OC_NS_QUINTIC : OC_NS_SIMPLE;
-        int t = idx % profile_counts[other];
-        abc[0] = profile_sets[other][t][0];
-        abc[1] = profile_sets[other][t][1];
-        abc[2] = profile_sets[other][t][2];
-        return;
-    }
-    int t = oc_ns_tuple_index(hp, idx);
+    int t = oc_ns_tuple_index(hp, i);
     abc[0] = hp->coef[t][0];
     abc[1] = hp->coef[t][1];
     abc[2] = hp->coef[t][2];
 }
 
-/* A = X X^T (k x k) of the k x n matrix X; with `wrong_side` (square X only, the mutant)
- * A = X^T X. NS-ITER-1. */
+/* NS-ITER-1: A = X X^T (k x k) of the k x n matrix X. */
 /*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
     requires \valid_read(x + (0 .. k * n - 1)) && \valid(a + (0 .. k * k - 1));
     requires \separated(a + (0 .. k * k - 1), x + (0 .. k * n - 1));
-    requires gram_side: wrong_side != 0 ==> k == n;
     assigns a[0 .. k * k - 1];
 */
-static void gram(const double *x, size_t k, size_t n, int wrong_side, double *a)
+void oc_ns_gram(const double *x, size_t k, size_t n, double *a)
 {
     /*@ loop invariant 0 <= i <= k;
         loop assigns i, a[0 .. k * k - 1];
@@ -289,11 +245,9 @@ static void gram(const double *x, size_t k, size_t n, int wrong_side, double *a)
                 loop variant n - l;
             */
             for (size_t l = 0; l < n; l++) {
-                /*@ assert (i + 1) * n <= k * n && (j + 1) * n <= k * n && (l + 1) * n <= n * n; */
-                /*@ assert i * n + l < k * n && j * n + l < k * n && l * n + i < n * n &&
-                           l * n + j < n * n;
-                */
-                s += wrong_side ? x[l * n + i] * x[l * n + j] : x[i * n + l] * x[j * n + l];
+                /*@ assert (i + 1) * n <= k * n && (j + 1) * n <= k * n; */
+                /*@ assert i * n + l < k * n && j * n + l < k * n; */
+                s += x[i * n + l] * x[j * n + l];
             }
             /*@ assert (i + 1) * k <= k * k && i * k + j < k * k; */
             a[i * k + j] = s;
@@ -339,34 +293,32 @@ static void poly_product(const double *l, const double *r, const double *base, s
         }
 }
 
-/* One power-iteration product w = A v of the k x k matrix A; returns |w|. */
-/*@ requires 1 <= k && k * k <= OC_NS_MAX_ELEMS;
-    requires \valid_read(a + (0 .. k * k - 1)) && \valid_read(v + (0 .. k - 1));
-    requires \valid(w + (0 .. k - 1));
-    requires \separated(w + (0 .. k - 1), a + (0 .. k * k - 1), v + (0 .. k - 1));
-    assigns w[0 .. k - 1];
+/* NS-ITER-1, NS-DOM-1: one iteration X <- a X + (b A + c A A) X given A (k x k), with B and
+ * X' in bm and t; OC_ERR_NONFINITE when an entry leaves [-2^64, 2^64]. */
+/*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
+    requires \valid(x + (0 .. k * n - 1)) && \valid(t + (0 .. k * n - 1));
+    requires \valid_read(a + (0 .. k * k - 1)) && \valid(bm + (0 .. k * k - 1));
+    requires \valid_read(abc + (0 .. 2));
+    requires \separated(x + (0 .. k * n - 1), t + (0 .. k * n - 1), a + (0 .. k * k - 1),
+                        bm + (0 .. k * k - 1), abc + (0 .. 2));
+    assigns x[0 .. k * n - 1], t[0 .. k * n - 1], bm[0 .. k * k - 1];
 */
-static double power_product(const double *a, const double *v, size_t k, double *w)
+oc_status oc_ns_iteration(double *x, size_t k, size_t n, const double abc[3], const double *a,
+                          double *bm, double *t)
 {
-    double norm2 = 0.0;
-    /*@ loop invariant 0 <= i <= k;
-        loop assigns i, norm2, w[0 .. k - 1];
-        loop variant k - i;
+    //@ assert square_fits: k * k <= k * n;
+    poly_product(a, a, a, k, k, abc[1], abc[2], bm);
+    poly_product(bm, x, x, k, n, abc[0], 1.0, t);
+    /*@ loop invariant 0 <= i <= k * n;
+        loop assigns i, x[0 .. k * n - 1];
+        loop variant k * n - i;
     */
-    for (size_t i = 0; i < k; i++) {
-        double s = 0.0;
-        /*@ loop invariant 0 <= l <= k;
-            loop assigns l, s;
-            loop variant k - l;
-        */
-        for (size_t l = 0; l < k; l++) {
-            /*@ assert (i + 1) * k <= k * k && i * k + l < k * k; */
-            s += a[i * k + l] * v[l];
-        }
-        w[i] = s;
-        norm2 += s * s;
+    for (size_t i = 0; i < k * n; i++) {
+        if (!(t[i] >= -DOMAIN_LIMIT && t[i] <= DOMAIN_LIMIT))
+            return OC_ERR_NONFINITE;                             /* NS-DOM-1 */
+        x[i] = t[i];
     }
-    return sqrt(norm2);
+    return OC_OK;
 }
 
 /* p / q, apart so that the loops that divide carry no floating-point division (WP). */
@@ -376,100 +328,52 @@ static double quotient(double p, double q)
     return p / q;
 }
 
-/* v = w / norm, k entries. */
-/*@ requires 1 <= k && \valid_read(w + (0 .. k - 1)) && \valid(v + (0 .. k - 1));
-    requires \separated(v + (0 .. k - 1), w + (0 .. k - 1));
-    assigns v[0 .. k - 1];
+/* NS-NORM-1: ||X||_F of the len entries of X. */
+/*@ requires \valid_read(x + (0 .. len - 1));
+    assigns \nothing;
 */
-static void scale_to_unit(const double *w, size_t k, double norm, double *v)
+double oc_ns_frobenius(const double *x, size_t len)
 {
-    /*@ loop invariant 0 <= i <= k;
-        loop assigns i, v[0 .. k - 1];
-        loop variant k - i;
+    double sumsq = 0.0; /* squares of fp32 values are exact in binary64 */
+    /*@ loop invariant 0 <= i <= len;
+        loop assigns i, sumsq;
+        loop variant len - i;
     */
-    for (size_t i = 0; i < k; i++)
-        v[i] = quotient(w[i], norm);
+    for (size_t i = 0; i < len; i++) {
+        double e = fabs(x[i]);
+        sumsq += e * e;
+    }
+    return sqrt(sumsq);
 }
 
-/* The spectral-normalisation mutant's sigma_max(X): power iteration on A = X X^T (k x k),
- * w and v scratch vectors of k entries. */
-/*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
-    requires \valid_read(x + (0 .. k * n - 1));
-    requires \valid(a + (0 .. k * k - 1)) && \valid(v + (0 .. k - 1)) && \valid(w + (0 .. k - 1));
-    requires \separated(a + (0 .. k * k - 1), x + (0 .. k * n - 1), v + (0 .. k - 1), w + (0 .. k - 1));
-    assigns a[0 .. k * k - 1], v[0 .. k - 1], w[0 .. k - 1];
+/* NS-NORM-1: the divisor d of X = G / d for the norm ||G||: s ||G|| + eps, or max(s ||G||, eps). */
+/*@ requires \valid_read(hp);
+    assigns \nothing;
 */
-static double largest_singular_value(const double *x, size_t k, size_t n, double *a, double *v,
-                                     double *w)
+double oc_ns_divisor(const oc_ns_hparams *hp, double norm)
 {
-    double lambda = 0.0;
-    //@ assert square_fits: k * k <= k * n;
-    gram(x, k, n, 0, a);
-    /*@ loop invariant 0 <= i <= k;
-        loop assigns i, v[0 .. k - 1];
-        loop variant k - i;
-    */
-    for (size_t i = 0; i < k; i++)
-        v[i] = 1.0;
-    /*@ loop invariant 0 <= it <= 200;
-        loop assigns it, lambda, v[0 .. k - 1], w[0 .. k - 1];
-        loop variant 200 - it;
-    */
-    for (int it = 0; it < 200; it++) {
-        double norm = power_product(a, v, k, w); /* not > 0 exactly when |w|^2 is not */
-        if (!(norm > 0.0))
-            return 0.0;
-        lambda = norm; /* |v| = 1 after the first pass: lambda -> sigma_max^2 */
-        scale_to_unit(w, k, norm, v);
-    }
-    return sqrt(lambda);
+    double sn = hp->norm_scale * norm;
+    if (hp->eps_mode == OC_NS_EPS_ADD)
+        return sn + hp->eps;
+    return sn > hp->eps ? sn : hp->eps; /* sn is never NaN */
 }
 
-/* NS-NORM-1 (and the normalisation mutants): the divisor d of X = G / d. */
-/*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
-    requires \is_finite(eps) && 0x1p-149 <= eps <= 1.0;
-    requires \is_finite(s) && 1.0 <= s <= 2.0;
-    requires \valid_read(x + (0 .. k * n - 1));
-    requires \valid(a + (0 .. k * k - 1)) && \valid(v + (0 .. 2 * k - 1));
-    requires \separated(a + (0 .. k * k - 1), x + (0 .. k * n - 1), v + (0 .. 2 * k - 1));
-    assigns a[0 .. k * k - 1], v[0 .. 2 * k - 1];
+/* NS-NORM-1, NS-DOM-1: X = X / d, OC_ERR_NONFINITE when an entry leaves [-2^64, 2^64]. */
+/*@ requires \valid(x + (0 .. len - 1));
+    assigns x[0 .. len - 1];
 */
-static double divisor(double s, double eps, int add, oc_ns_mutant mu, const double *x, size_t k,
-                      size_t n, double *a, double *v)
+oc_status oc_ns_normalise(double *x, size_t len, double d)
 {
-    double norm = 0.0;
-    if (mu == OC_NS_MUT_SPECTRAL_NORM) {
-        norm = largest_singular_value(x, k, n, a, v, v + k);
-    } else if (mu == OC_NS_MUT_MAX_NORM) {
-        /*@ loop invariant 0 <= i <= k * n;
-            loop assigns i, norm;
-            loop variant k * n - i;
-        */
-        for (size_t i = 0; i < k * n; i++) {
-            double e = fabs(x[i]);
-            if (e > norm)
-                norm = e;
-        }
-    } else {
-        double sumsq = 0.0; /* squares of fp32 values are exact in binary64 */
-        /*@ loop invariant 0 <= i <= k * n;
-            loop assigns i, sumsq;
-            loop variant k * n - i;
-        */
-        for (size_t i = 0; i < k * n; i++) {
-            double e = fabs(x[i]);
-            sumsq += e * e;
-        }
-        norm = sqrt(sumsq);
+    /*@ loop invariant 0 <= i <= len;
+        loop assigns i, x[0 .. len - 1];
+        loop variant len - i;
+    */
+    for (size_t i = 0; i < len; i++) {
+        x[i] = quotient(x[i], d);                                /* NS-NORM-1 */
+        if (!(x[i] >= -DOMAIN_LIMIT && x[i] <= DOMAIN_LIMIT))
+            return OC_ERR_NONFINITE;                             /* NS-DOM-1 */
     }
-    if (mu == OC_NS_MUT_EPS_MODE_SWAPPED)
-        add = !add;
-    double sn = s * norm;
-    if (mu == OC_NS_MUT_EPS_OMITTED)
-        return sn;
-    if (add)
-        return sn + eps;
-    return sn > eps ? sn : eps; /* max(s ||G||, eps); sn is never NaN */
+    return OC_OK;
 }
 
 /* The k x n matrix X from G, transposed if G is tall (NS-SHAPE-1); OC_ERR_NONFINITE (NS-IN-1)
@@ -479,7 +383,7 @@ static double divisor(double s, double eps, int add, oc_ns_mutant mu, const doub
     requires \valid_read(g + (0 .. k * n - 1)) && \valid(x + (0 .. k * n - 1));
     assigns x[0 .. k * n - 1];
 */
-static oc_status load(const float *g, size_t cols, int tall, size_t k, size_t n, double *x)
+oc_status oc_ns_load(const float *g, size_t cols, int tall, size_t k, size_t n, double *x)
 {
     /*@ loop invariant 0 <= i <= k;
         loop assigns i, x[0 .. k * n - 1];
@@ -507,7 +411,7 @@ static oc_status load(const float *g, size_t cols, int tall, size_t k, size_t n,
     requires \valid_read(x + (0 .. rows * cols - 1)) && \valid(out + (0 .. rows * cols - 1));
     assigns out[0 .. rows * cols - 1];
 */
-static void store(const double *x, size_t rows, size_t cols, int tall, size_t n, float *out)
+void oc_ns_store(const double *x, size_t rows, size_t cols, int tall, size_t n, float *out)
 {
     /*@ loop invariant 0 <= r <= rows;
         loop assigns r, out[0 .. rows * cols - 1];
@@ -526,84 +430,88 @@ static void store(const double *x, size_t rows, size_t cols, int tall, size_t n,
 }
 
 /* NS-NORM-1 .. NS-STORE-1 for the checked call: X (k x n, transposed if tall), X', A, B (k x k)
- * and the power iteration's vectors (2 k) are the workspace parts. */
-/*@ requires \valid_read(hp) && ns_hparams_ok(hp, rows, cols) && 0 <= mutant < OC_NS_MUTANT_COUNT;
+ * are workspace parts. */
+/*@ requires \valid_read(hp) && ns_hparams_ok(hp, rows, cols);
     requires 1 <= k <= n && k * n == rows * cols;
     requires tall != 0 ? k == cols && n == rows : k == rows && n == cols;
     requires \valid_read(g + (0 .. rows * cols - 1)) && \valid(out + (0 .. rows * cols - 1));
     requires \valid(x + (0 .. k * n - 1)) && \valid(t + (0 .. k * n - 1));
     requires \valid(a + (0 .. k * k - 1)) && \valid(bm + (0 .. k * k - 1));
-    requires \valid(v + (0 .. 2 * k - 1));
     requires \separated(x + (0 .. k * n - 1), t + (0 .. k * n - 1), a + (0 .. k * k - 1),
-                        bm + (0 .. k * k - 1), v + (0 .. 2 * k - 1));
+                        bm + (0 .. k * k - 1));
     assigns out[0 .. rows * cols - 1], x[0 .. k * n - 1], t[0 .. k * n - 1],
-            a[0 .. k * k - 1], bm[0 .. k * k - 1], v[0 .. 2 * k - 1];
+            a[0 .. k * k - 1], bm[0 .. k * k - 1];
 */
-static oc_status orthogonalise(const oc_ns_hparams *hp, oc_ns_mutant mutant, size_t rows,
-                               size_t cols, int tall, size_t k, size_t n, const float *g,
-                               float *out, double *x, double *t, double *a, double *bm,
-                               double *v)
+static oc_status orthogonalise(const oc_ns_hparams *hp, size_t rows, size_t cols, int tall,
+                               size_t k, size_t n, const float *g, float *out, double *x,
+                               double *t, double *a, double *bm)
 {
-    double s = hp->norm_scale, eps = hp->eps; /* NS-NORM-1 */
-    int add = hp->eps_mode == OC_NS_EPS_ADD;
-    oc_status st = load(g, cols, tall, k, n, x);
+    oc_status st = oc_ns_load(g, cols, tall, k, n, x);
     if (st != OC_OK)
         return st;
-    double d = divisor(s, eps, add, mutant, x, k, n, a, v);
-    /*@ loop invariant 0 <= i <= k * n;
-        loop assigns i, x[0 .. k * n - 1];
-        loop variant k * n - i;
-    */
-    for (size_t i = 0; i < k * n; i++) {
-        x[i] = quotient(x[i], d);                                /* NS-NORM-1 */
-        if (!(x[i] >= -DOMAIN_LIMIT && x[i] <= DOMAIN_LIMIT))
-            return OC_ERR_NONFINITE;                             /* NS-DOM-1 */
-    }
-    int steps = hp->steps + (mutant == OC_NS_MUT_ONE_STEP_MORE) - (mutant == OC_NS_MUT_ONE_STEP_FEWER);
-    int wrong_side = mutant == OC_NS_MUT_GRAM_WRONG_SIDE && k == n;
+    if ((st = oc_ns_normalise(x, k * n, oc_ns_divisor(hp, oc_ns_frobenius(x, k * n)))) != OC_OK)
+        return st;                                                /* NS-NORM-1, NS-DOM-1 */
     //@ assert square_fits: k * k <= k * n;
-    /*@ loop invariant 0 <= it <= steps;
-        loop assigns it, x[0 .. k * n - 1], t[0 .. k * n - 1], a[0 .. k * k - 1],
+    /*@ loop invariant 0 <= it <= hp->steps;
+        loop assigns it, st, x[0 .. k * n - 1], t[0 .. k * n - 1], a[0 .. k * k - 1],
                      bm[0 .. k * k - 1];
-        loop variant steps - it;
+        loop variant hp->steps - it;
     */
-    for (int it = 0; it < steps; it++) {
+    for (int it = 0; it < hp->steps; it++) {
         double abc[3];
-        tuple_at(hp, mutant, it, steps, abc);                    /* NS-SCHED-1 */
-        gram(x, k, n, wrong_side, a);                            /* NS-ITER-1 */
-        poly_product(a, a, a, k, k, abc[1], abc[2], bm);
-        poly_product(bm, x, x, k, n, abc[0], 1.0, t);
-        /*@ loop invariant 0 <= i <= k * n;
-            loop assigns i, x[0 .. k * n - 1];
-            loop variant k * n - i;
-        */
-        for (size_t i = 0; i < k * n; i++) {
-            if (!(t[i] >= -DOMAIN_LIMIT && t[i] <= DOMAIN_LIMIT))
-                return OC_ERR_NONFINITE;                         /* NS-DOM-1 */
-            x[i] = t[i];
-        }
+        oc_ns_tuple(hp, it, abc);                                 /* NS-SCHED-1 */
+        oc_ns_gram(x, k, n, a);                                   /* NS-ITER-1 */
+        if ((st = oc_ns_iteration(x, k, n, abc, a, bm, t)) != OC_OK)
+            return st;
     }
-    store(x, rows, cols, tall, n, out);
+    oc_ns_store(x, rows, cols, tall, n, out);
     return OC_OK;
 }
 
-/* Hands out the workspace parts at offsets 0, k n, 2 k n, 2 k n + k^2 and 2 k n + 2 k^2. */
-/*@ requires \valid_read(hp) && ns_hparams_ok(hp, rows, cols) && 0 <= mutant < OC_NS_MUTANT_COUNT;
+/* Hands out the workspace parts at offsets 0, k n, 2 k n and 2 k n + k^2. */
+/*@ requires \valid_read(hp) && ns_hparams_ok(hp, rows, cols);
     requires 1 <= k <= n && k * n == rows * cols;
     requires tall != 0 ? k == cols && n == rows : k == rows && n == cols;
     requires \valid_read(g + (0 .. rows * cols - 1)) && \valid(out + (0 .. rows * cols - 1));
     requires \valid(work + (0 .. 2 * (k * n) + 2 * (k * k) + 2 * k - 1));
     assigns out[0 .. rows * cols - 1], work[0 .. 2 * (k * n) + 2 * (k * k) + 2 * k - 1];
 */
-static oc_status orthogonalise_in(const oc_ns_hparams *hp, oc_ns_mutant mutant, size_t rows,
-                                  size_t cols, int tall, size_t k, size_t n, const float *g,
-                                  float *out, double *work)
+static oc_status orthogonalise_in(const oc_ns_hparams *hp, size_t rows, size_t cols, int tall,
+                                  size_t k, size_t n, const float *g, float *out, double *work)
 {
     //@ assert square_fits: k * k <= k * n;
     size_t kn = k * n, kk = k * k;
     double *a = work + 2 * kn;
-    return orthogonalise(hp, mutant, rows, cols, tall, k, n, g, out, work, work + kn, a, a + kk,
-                         a + 2 * kk);
+    return orthogonalise(hp, rows, cols, tall, k, n, g, out, work, work + kn, a, a + kk);
+}
+
+/* NS-ERR-1: the checks of oc_ref_newton_schulz, all before any write. */
+/*@ requires \valid_read(hp);
+    assigns \nothing;
+    ensures \result == OC_OK ==> ns_hparams_ok(hp, rows, cols);
+    ensures \result == OC_OK ==> work_len >= 2 * (rows * cols) +
+        2 * ((rows < cols ? rows : cols) * (rows < cols ? rows : cols)) +
+        2 * (rows < cols ? rows : cols);
+*/
+oc_status oc_ns_check_args(const oc_ns_hparams *hp, size_t rows, size_t cols, const float *g,
+                           const float *out, const double *work, size_t work_len)
+{
+    oc_status st = oc_ns_check(hp, rows, cols);
+    if (st != OC_OK)
+        return st;
+    size_t elems = rows * cols;
+    int tall = rows > cols; /* NS-SHAPE-1 */
+    size_t k = tall ? cols : rows, n = tall ? rows : cols;
+    //@ assert shape: 1 <= k <= n && k * n == rows * cols && k * n <= OC_NS_MAX_ELEMS;
+    size_t need = work_of(k, n); /* oc_ns_work_len(rows, cols) */
+    if ((st = oc_buffer_check(g, elems, sizeof(float))) != OC_OK ||
+        (st = oc_buffer_check(out, elems, sizeof(float))) != OC_OK ||
+        (st = oc_buffer_check(work, need, sizeof(double))) != OC_OK ||
+        (st = oc_buffer_disjoint(g, elems * sizeof(float), out, elems * sizeof(float))) != OC_OK)
+        return st;
+    if (work_len < need)
+        return OC_ERR_BAD_SHAPE; /* NS-ERR-1: the workspace is part of the call's shape */
+    return OC_OK;
 }
 
 /*@ requires \valid_read(hp);
@@ -624,26 +532,15 @@ static oc_status orthogonalise_in(const oc_ns_hparams *hp, oc_ns_mutant mutant, 
     disjoint behaviors;
 */
 oc_status oc_ref_newton_schulz(const oc_ns_hparams *hp, size_t rows, size_t cols, const float *g,
-                               float *out, double *work, size_t work_len, oc_ns_mutant mutant)
+                               float *out, double *work, size_t work_len)
 {
     if (hp == NULL)
         return OC_ERR_NULL_POINTER;
-    if ((unsigned)mutant >= OC_NS_MUTANT_COUNT)
-        return OC_ERR_BAD_PROFILE;
-    oc_status st = oc_ns_check(hp, rows, cols);
+    oc_status st = oc_ns_check_args(hp, rows, cols, g, out, work, work_len);
     if (st != OC_OK)
         return st;
-    size_t elems = rows * cols;
     int tall = rows > cols; /* NS-SHAPE-1 */
     size_t k = tall ? cols : rows, n = tall ? rows : cols;
     //@ assert shape: 1 <= k <= n && k * n == rows * cols && k * n <= OC_NS_MAX_ELEMS;
-    size_t need = work_of(k, n); /* oc_ns_work_len(rows, cols) */
-    if ((st = oc_buffer_check(g, elems, sizeof(float))) != OC_OK ||
-        (st = oc_buffer_check(out, elems, sizeof(float))) != OC_OK ||
-        (st = oc_buffer_check(work, need, sizeof(double))) != OC_OK ||
-        (st = oc_buffer_disjoint(g, elems * sizeof(float), out, elems * sizeof(float))) != OC_OK)
-        return st;
-    if (work_len < need)
-        return OC_ERR_BAD_SHAPE; /* NS-ERR-1: the workspace is part of the call's shape */
-    return orthogonalise_in(hp, mutant, rows, cols, tall, k, n, g, out, work);
+    return orthogonalise_in(hp, rows, cols, tall, k, n, g, out, work);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "judge.h"
 #include "vectors.h"
+#include "../mutants/muon_clip.h"
 
 static const char *qk_clip_mutant(int mu) { return oc_qk_clip_mutant_name((oc_qk_clip_mutant)mu); }
 static int qk_clip_nstate(const oc_hparams *hp) { return (void)hp, 1; }

@@ -12,6 +12,7 @@
 #include "safetensors.h"
 #include "tolcap.h"
 #include "vectors.h"
+#include "../mutants/muon_route.h"
 
 static const char *route_mutant(int mu) { return oc_route_mutant_name((oc_route_mutant)mu); }
 static int route_nstate(const oc_hparams *hp) { return (void)hp, 3; }

@@ -11,6 +11,8 @@
 #include "judge.h"
 #include "../../common/singular_values.h"
 #include "vectors.h"
+#include "../mutants/muon.h"
+#include "../mutants/newton_schulz.h"
 
 static const char *ns_mutant(int mu) { return oc_ns_mutant_name((oc_ns_mutant)mu); }
 static int ns_nstate(const oc_hparams *hp) { return (void)hp, 1; }

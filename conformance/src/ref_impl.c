@@ -10,6 +10,10 @@
 #include "../mutants/lion.h"
 #include "../mutants/loss_scale.h"
 #include "../mutants/mixed.h"
+#include "../mutants/muon.h"
+#include "../mutants/muon_clip.h"
+#include "../mutants/muon_route.h"
+#include "../mutants/newton_schulz.h"
 #include "../mutants/resume.h"
 #include "../mutants/schedule.h"
 #include "../mutants/sgd.h"
@@ -148,8 +152,8 @@ static oc_status ref_ns(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t 
     double *work = malloc((len ? len : 1) * sizeof *work);
     if (!work)
         return OC_ERR_INTERNAL;
-    oc_status st = oc_ref_newton_schulz(hp, rows, cols, g, out, work, len,
-                                        (oc_ns_mutant)mutant_for(ctx, &oc_algo_newton_schulz));
+    oc_status st = oc_ns_mutant_orthogonalise(
+        (oc_ns_mutant)mutant_for(ctx, &oc_algo_newton_schulz), hp, rows, cols, g, out, work, len);
     free(work);
     return st;
 }
@@ -161,8 +165,8 @@ static oc_status ref_muon(void *ctx, const oc_muon_hparams *hp, size_t rows, siz
     double *work = malloc((len ? len : 1) * sizeof *work);
     float *scratch = malloc((3 * rows * cols + 1) * sizeof *scratch);
     oc_status st = work && scratch
-                       ? oc_ref_muon_step(hp, rows, cols, p, m, g, work, len, scratch,
-                                          (oc_muon_mutant)mutant_for(ctx, &oc_algo_muon))
+                       ? oc_muon_mutant_step((oc_muon_mutant)mutant_for(ctx, &oc_algo_muon), hp,
+                                             rows, cols, p, m, g, work, len, scratch)
                        : OC_ERR_INTERNAL;
     free(work);
     free(scratch);
@@ -177,9 +181,9 @@ static oc_status ref_muon_blocks(void *ctx, const oc_muon_hparams *hp,
     double *work = malloc((len ? len : 1) * sizeof *work);
     float *scratch = malloc((slen + 1) * sizeof *scratch);
     oc_status st = work && scratch
-                       ? oc_ref_muon_block_step(hp, part, rows, cols, p, m, g, work, len, scratch,
-                                                slen, (oc_muon_block_mutant)mutant_for(
-                                                          ctx, &oc_algo_muon_blocks))
+                       ? oc_muon_block_mutant_step(
+                             (oc_muon_block_mutant)mutant_for(ctx, &oc_algo_muon_blocks), hp,
+                             part, rows, cols, p, m, g, work, len, scratch, slen)
                        : OC_ERR_INTERNAL;
     free(work);
     free(scratch);
@@ -191,15 +195,15 @@ static oc_status ref_routed(void *ctx, const oc_route_hparams *hp, const oc_para
                             oc_route *route)
 {
     if (oc_param_check(info) != OC_OK)
-        return oc_ref_routed_step(hp, info, step, p, m, v, g, route, NULL, 0, NULL, 0,
-                                  OC_ROUTE_CORRECT); /* the reference's status, nothing written */
+        return oc_ref_routed_step(hp, info, step, p, m, v, g, route, NULL, 0, NULL,
+                                  0); /* the reference's status, nothing written */
     size_t len = oc_routed_work_len(info), slen = oc_routed_scratch_len(info);
     double *work = malloc((len ? len : 1) * sizeof *work);
     float *scratch = malloc((slen + 1) * sizeof *scratch);
     oc_status st = work && scratch
-                       ? oc_ref_routed_step(hp, info, step, p, m, v, g, route, work, len, scratch,
-                                            slen, (oc_route_mutant)mutant_for(
-                                                      ctx, &oc_algo_muon_route))
+                       ? oc_route_mutant_step((oc_route_mutant)mutant_for(ctx, &oc_algo_muon_route),
+                                              hp, info, step, p, m, v, g, route, work, len,
+                                              scratch, slen)
                        : OC_ERR_INTERNAL;
     free(work);
     free(scratch);
@@ -218,7 +222,8 @@ static oc_status ref_guarded(void *ctx, const oc_guard_config *cfg, const oc_los
 static oc_status ref_qk_clip(void *ctx, const oc_qk_clip_config *c, const float *max_dot,
                             float *w)
 {
-    return oc_ref_qk_clip(c, max_dot, w, (oc_qk_clip_mutant)mutant_for(ctx, &oc_algo_qk_clip));
+    return oc_qk_clip_mutant_clip((oc_qk_clip_mutant)mutant_for(ctx, &oc_algo_qk_clip), c, max_dot,
+                                  w);
 }
 
 static oc_status ref_te_storage(void *ctx, const oc_te_config *c, oc_te_direction dir, size_t n,

@@ -9,6 +9,7 @@
 #include "optcert/impl.h"
 #include "optcert/muon.h"
 #include "f32_muon.h"
+#include "../mutants/muon.h"
 
 /* The rows of block `which` (0 q, 1 k, 2 v) of rank `rank` as Megatron's
  * grad.view(groups, q + k + v, -1) split along dim 1 gives them (emerging_optimizers.py
@@ -62,7 +63,7 @@ static oc_status block_step(const oc_muon_hparams *hp, const oc_muon_partition *
     size_t len = oc_muon_work_len(rows, cols), slen = oc_muon_block_scratch_len(rows, cols);
     double *work = malloc((len ? len : 1) * sizeof *work);
     float *scratch = malloc((slen + 1) * sizeof *scratch);
-    oc_status st = oc_ref_muon_block_step(hp, part, rows, cols, p, m, g, work, len, scratch, slen, mu);
+    oc_status st = oc_muon_block_mutant_step(mu, hp, part, rows, cols, p, m, g, work, len, scratch, slen);
     free(work);
     free(scratch);
     return st;
@@ -74,7 +75,7 @@ static oc_status plain_step(const oc_muon_hparams *hp, size_t rows, size_t cols,
     size_t len = oc_muon_work_len(rows, cols);
     double *work = malloc((len ? len : 1) * sizeof *work);
     float *scratch = malloc((3 * rows * cols + 1) * sizeof *scratch);
-    oc_status st = oc_ref_muon_step(hp, rows, cols, p, m, g, work, len, scratch, OC_MUON_CORRECT);
+    oc_status st = oc_ref_muon_step(hp, rows, cols, p, m, g, work, len, scratch);
     free(work);
     free(scratch);
     return st;
@@ -195,12 +196,12 @@ static void test_rejections(void)
     double *work = malloc(len * sizeof *work);
     memcpy(p0, p, n * sizeof *p);
     CU_ASSERT_EQUAL(oc_ref_muon_block_step(&hp, &part, 16, cols, p, m, g, work, len, scratch,
-                                           3 * n, OC_MUON_BLOCK_CORRECT), OC_ERR_BAD_SHAPE);
+                                           3 * n), OC_ERR_BAD_SHAPE);
     g[17] = NAN;
     CU_ASSERT_EQUAL(oc_ref_muon_block_step(&hp, &part, 16, cols, p, m, g, work, len, scratch,
-                                           5 * n, OC_MUON_BLOCK_CORRECT), OC_ERR_NONFINITE);
+                                           5 * n), OC_ERR_NONFINITE);
     CU_ASSERT_EQUAL(oc_ref_muon_block_step(&hp, NULL, 16, cols, p, m, g, work, len, scratch,
-                                           5 * n, OC_MUON_BLOCK_CORRECT), OC_ERR_NULL_POINTER);
+                                           5 * n), OC_ERR_NULL_POINTER);
     CU_ASSERT(memcmp(p, p0, n * sizeof *p) == 0);
     free(p), free(m), free(g), free(p0), free(scratch), free(work);
 }

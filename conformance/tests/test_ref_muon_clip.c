@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "certify.h"
+#include "../mutants/muon_clip.h"
 #include "cunit_main.h"
 #include "optcert/muon_clip.h"
 
@@ -29,18 +30,18 @@ static void test_closed_form(void)
     fill(w, 24);
     memcpy(w0, w, sizeof w);
     CU_ASSERT_EQUAL_FATAL(oc_qk_clip_rows(&c), 24u); /* 2 groups of (1 + 2) x 4 rows */
-    CU_ASSERT_EQUAL_FATAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL_FATAL(oc_ref_qk_clip(&c, md, w), OC_OK);
     for (size_t i = 0; i < 24; i++)
         CU_ASSERT_EQUAL(w[i], i < 8 ? w0[i] / 2 : w0[i]);
     /* the mutants: gamma on both quarters q and k; no sqrt(d) clips head 1 too (S 200) */
     fill(w, 24);
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_MUT_GAMMA_ON_BOTH), OC_OK);
+    CU_ASSERT_EQUAL(oc_qk_clip_mutant_clip(OC_QK_CLIP_MUT_GAMMA_ON_BOTH, &c, md, w), OC_OK);
     CU_ASSERT_EQUAL(w[0], w0[0] / 4);
     fill(w, 24);
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_MUT_NO_SQRT_D), OC_OK);
+    CU_ASSERT_EQUAL(oc_qk_clip_mutant_clip(OC_QK_CLIP_MUT_NO_SQRT_D, &c, md, w), OC_OK);
     CU_ASSERT_EQUAL(w[12], (float)(w0[12] * sqrt(0.5)));
     fill(w, 24);
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_MUT_ALL_HEADS), OC_OK);
+    CU_ASSERT_EQUAL(oc_qk_clip_mutant_clip(OC_QK_CLIP_MUT_ALL_HEADS, &c, md, w), OC_OK);
     CU_ASSERT_EQUAL(w[12], w0[12] / 2);
 }
 
@@ -53,11 +54,11 @@ static void test_groups(void)
     float md[4] = {10, 400, 50, 90}, w[8], w0[8];
     fill(w, 8);
     memcpy(w0, w, sizeof w);
-    CU_ASSERT_EQUAL_FATAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL_FATAL(oc_ref_qk_clip(&c, md, w), OC_OK);
     for (size_t i = 0; i < 8; i++)
         CU_ASSERT_EQUAL(w[i], i < 3 ? w0[i] / 2 : w0[i]);
     c.profile = OC_QK_CLIP_KIMI; /* per head: grouped layouts are rejected */
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_BAD_SHAPE);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w), OC_ERR_BAD_SHAPE);
 }
 
 /* MUONCLIP-LAYOUT-MLA, -LOGIT-MLA, -SCALE-MLA: 2 heads, d_c 3 + d_r 1 (d 4), d_v 1, one
@@ -74,21 +75,21 @@ static void test_mla(void)
     fill(w, 17);
     memcpy(w0, w, sizeof w);
     CU_ASSERT_EQUAL_FATAL(oc_qk_clip_len(&c), 17u);
-    CU_ASSERT_EQUAL_FATAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_OK);
+    CU_ASSERT_EQUAL_FATAL(oc_ref_qk_clip(&c, md, w), OC_OK);
     for (size_t i = 0; i < 17; i++)
         CU_ASSERT_EQUAL(w[i], w0[i] / want[i]);
     /* the mutants: W_qr0 by sqrt(gamma) = 1/2; W_kr by sqrt(gamma) */
     fill(w, 17);
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_MUT_ROTARY_Q_SQRT), OC_OK);
+    CU_ASSERT_EQUAL(oc_qk_clip_mutant_clip(OC_QK_CLIP_MUT_ROTARY_Q_SQRT, &c, md, w), OC_OK);
     CU_ASSERT_EQUAL(w[3], w0[3] / 2);
     fill(w, 17);
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_MUT_SHARED_KEY), OC_OK);
+    CU_ASSERT_EQUAL(oc_qk_clip_mutant_clip(OC_QK_CLIP_MUT_SHARED_KEY, &c, md, w), OC_OK);
     CU_ASSERT_EQUAL(w[16], w0[16] / 2);
     c.rope_dim = 0; /* MLA needs rotary rows */
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_BAD_SHAPE);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w), OC_ERR_BAD_SHAPE);
     c.rope_dim = 1;
     c.groups = 1; /* per head */
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_BAD_SHAPE);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w), OC_ERR_BAD_SHAPE);
 }
 
 /* MUONCLIP-CFG-1, MUONCLIP-ERR-1: rejected with nothing written. */
@@ -98,27 +99,26 @@ static void test_rejections(void)
     fill(w, 24);
     memcpy(w0, w, sizeof w);
     oc_qk_clip_config c = mha();
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_NONFINITE);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w), OC_ERR_NONFINITE);
     md[1] = 1;
     w[23] = INFINITY;
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_NONFINITE);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w), OC_ERR_NONFINITE);
     w[23] = w0[23];
     c.tau = 0;
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_BAD_HPARAM);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w), OC_ERR_BAD_HPARAM);
     c = mha();
     c.alpha = -0.5;
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_BAD_HPARAM);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w), OC_ERR_BAD_HPARAM);
     c = mha();
     c.groups = 0;
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_CORRECT), OC_ERR_BAD_SHAPE);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w), OC_ERR_BAD_SHAPE);
     c = mha();
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, NULL, w, OC_QK_CLIP_CORRECT), OC_ERR_NULL_POINTER);
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w, OC_QK_CLIP_MUTANT_COUNT), OC_ERR_BAD_PROFILE);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, NULL, w), OC_ERR_NULL_POINTER);
     /* MUONCLIP-ERR-1: logits overlapping the weight, a misaligned weight */
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, w + 22, w, OC_QK_CLIP_CORRECT), OC_ERR_ALIASING);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, w + 22, w), OC_ERR_ALIASING);
     _Alignas(16) unsigned char raw[sizeof w + 1] = {0};
     float *misaligned = (float *)(void *)(raw + 1);
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, misaligned, OC_QK_CLIP_CORRECT), OC_ERR_MISALIGNED);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, misaligned), OC_ERR_MISALIGNED);
     CU_ASSERT_EQUAL(memcmp(w, w0, sizeof w), 0);
 }
 
@@ -132,10 +132,10 @@ static oc_status float_clip(void *ctx, const oc_qk_clip_config *c, const float *
     float *copy = calloc(n + 1, sizeof *copy);
     if (!copy)
         return OC_ERR_INTERNAL;
-    oc_status st = oc_ref_qk_clip(c, max_dot, n ? copy : NULL, OC_QK_CLIP_CORRECT);
+    oc_status st = oc_ref_qk_clip(c, max_dot, n ? copy : NULL);
     if (st == OC_OK) {
         memcpy(copy, w, n * sizeof *copy);
-        st = oc_ref_qk_clip(c, max_dot, copy, OC_QK_CLIP_CORRECT);
+        st = oc_ref_qk_clip(c, max_dot, copy);
     }
     free(copy);
     if (st != OC_OK)

@@ -8,6 +8,7 @@
 #include "f32_muon.h"
 #include "optcert/impl.h"
 #include "optcert/muon_route.h"
+#include "../mutants/muon_route.h"
 
 static oc_route_hparams megatron(void)
 {
@@ -37,7 +38,7 @@ static oc_status routed(const oc_route_hparams *hp, const oc_param_info *info, f
     size_t slen = oc_param_check(info) == OC_OK ? oc_routed_scratch_len(info) : 1;
     double *work = malloc(len * sizeof *work);
     float *scratch = malloc(slen * sizeof *scratch);
-    oc_status st = oc_ref_routed_step(hp, info, 3, p, m, v, g, route, work, len, scratch, slen, mu);
+    oc_status st = oc_route_mutant_step(mu, hp, info, 3, p, m, v, g, route, work, len, scratch, slen);
     free(work);
     free(scratch);
     return st;
@@ -113,7 +114,7 @@ static void test_steps(void)
             double *work = malloc(len * sizeof *work);
             float *scratch = malloc(3 * n * sizeof *scratch);
             CU_ASSERT_EQUAL(oc_ref_muon_step(&hp.muon, info->dims[0], info->dims[1], p2, m2, g,
-                                             work, len, scratch, OC_MUON_CORRECT), OC_OK);
+                                             work, len, scratch), OC_OK);
             free(work), free(scratch);
         } else {
             oc_adam_hparams a = hp.adamw;

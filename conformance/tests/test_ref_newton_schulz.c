@@ -18,7 +18,7 @@ static oc_status run_ref(const oc_ns_hparams *hp, size_t rows, size_t cols, cons
 {
     size_t len = oc_ns_work_len(rows, cols);
     double *work = malloc((len ? len : 1) * sizeof *work);
-    oc_status st = oc_ref_newton_schulz(hp, rows, cols, g, out, work, len, OC_NS_CORRECT);
+    oc_status st = oc_ref_newton_schulz(hp, rows, cols, g, out, work, len);
     free(work);
     return st;
 }
@@ -209,9 +209,7 @@ static void test_rejects(void)
     do {                                                                                      \
         hp = good;                                                                            \
         expr;                                                                                 \
-        CU_ASSERT_EQUAL(oc_ref_newton_schulz(&hp, rows, cols, gg, out, work, 256,             \
-                                             OC_NS_CORRECT),                                  \
-                        status);                                                              \
+        CU_ASSERT_EQUAL(oc_ref_newton_schulz(&hp, rows, cols, gg, out, work, 256), status);   \
         CU_ASSERT(memcmp(out, sentinel, sizeof out) == 0);                                    \
     } while (0)
     REJECTS((void)0, 0, 4, g, OC_ERR_BAD_SHAPE);
@@ -236,13 +234,10 @@ static void test_rejects(void)
             4, g, OC_ERR_NONFINITE);
 #undef REJECTS
     hp = good;
-    CU_ASSERT_EQUAL(oc_ref_newton_schulz(&hp, 3, 4, g, out, work, oc_ns_work_len(3, 4) - 1,
-                                         OC_NS_CORRECT),
+    CU_ASSERT_EQUAL(oc_ref_newton_schulz(&hp, 3, 4, g, out, work, oc_ns_work_len(3, 4) - 1),
                     OC_ERR_BAD_SHAPE);
-    CU_ASSERT_EQUAL(oc_ref_newton_schulz(&hp, 3, 4, g, (float *)g, work, 256, OC_NS_CORRECT),
+    CU_ASSERT_EQUAL(oc_ref_newton_schulz(&hp, 3, 4, g, (float *)g, work, 256),
                     OC_ERR_ALIASING);
-    CU_ASSERT_EQUAL(oc_ref_newton_schulz(&hp, 3, 4, g, out, work, 256, OC_NS_MUTANT_COUNT),
-                    OC_ERR_BAD_PROFILE);
     CU_ASSERT(memcmp(out, sentinel, sizeof out) == 0);
 }
 
@@ -436,7 +431,7 @@ static oc_status run_muon(const oc_muon_hparams *hp, size_t rows, size_t cols, f
     size_t len = oc_muon_work_len(rows, cols);
     double *work = malloc((len ? len : 1) * sizeof *work);
     float *scratch = malloc((3 * rows * cols + 1) * sizeof *scratch);
-    oc_status st = oc_ref_muon_step(hp, rows, cols, p, m, g, work, len, scratch, OC_MUON_CORRECT);
+    oc_status st = oc_ref_muon_step(hp, rows, cols, p, m, g, work, len, scratch);
     free(work);
     free(scratch);
     return st;
@@ -534,9 +529,7 @@ static void test_muon_rejects(void)
     do {                                                                                      \
         hp = good;                                                                            \
         expr;                                                                                 \
-        CU_ASSERT_EQUAL(oc_ref_muon_step(&hp, 3, 4, p, m, gg, work, 512, scratch,             \
-                                         OC_MUON_CORRECT),                                    \
-                        status);                                                              \
+        CU_ASSERT_EQUAL(oc_ref_muon_step(&hp, 3, 4, p, m, gg, work, 512, scratch), status);   \
         CU_ASSERT(memcmp(p, p0, sizeof p) == 0 && memcmp(m, m0, sizeof m) == 0);              \
     } while (0)
     MUON_REJECTS(hp.momentum = 1.0, g, OC_ERR_BAD_HPARAM);
@@ -551,7 +544,7 @@ static void test_muon_rejects(void)
     MUON_REJECTS((void)0, bad, OC_ERR_NONFINITE);
 #undef MUON_REJECTS
     CU_ASSERT_EQUAL(oc_ref_muon_step(&good, 3, 4, p, m, g, work, oc_muon_work_len(3, 4) - 1,
-                                     scratch, OC_MUON_CORRECT),
+                                     scratch),
                     OC_ERR_BAD_SHAPE);
     CU_ASSERT(memcmp(p, p0, sizeof p) == 0 && memcmp(m, m0, sizeof m) == 0);
 }

@@ -100,12 +100,12 @@ typedef oc_status (*oc_loss_scale_update_fn)(void *ctx, const oc_loss_scaler *c,
 typedef oc_status (*oc_clip_step_fn)(void *ctx, const oc_clip_config *c, size_t nviews,
                                      oc_clip_view *views, float *total_norm, int *skipped);
 
-/* As oc_ref_newton_schulz without the workspace and the mutant: out (rows x cols fp32,
+/* As oc_ref_newton_schulz without the workspace: out (rows x cols fp32,
  * row-major) written only on success. NULL if OC_CAP_NEWTON_SCHULZ is not claimed. */
 typedef oc_status (*oc_newton_schulz_fn)(void *ctx, const oc_ns_hparams *hp, size_t rows,
                                          size_t cols, const float *g, float *out);
 
-/* As oc_ref_muon_step without the workspace and the mutant: p and m (rows x cols fp32)
+/* As oc_ref_muon_step without the workspace: p and m (rows x cols fp32)
  * updated in place, unchanged on error. NULL if OC_CAP_MUON is not claimed. */
 typedef oc_status (*oc_muon_step_fn)(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols,
                                      float *p, float *m, const float *g);
@@ -119,18 +119,18 @@ typedef oc_status (*oc_guarded_step_fn)(void *ctx, const oc_guard_config *cfg,
                                         int64_t increment, float *grad_norm,
                                         oc_step_outcome *outcome);
 
-/* As oc_ref_qk_clip without the mutant: the fused QKV weight w clipped in place, unchanged
+/* As oc_ref_qk_clip: the fused QKV weight w clipped in place, unchanged
  * on error. NULL if OC_CAP_QK_CLIP is not claimed. */
 typedef oc_status (*oc_qk_clip_fn)(void *ctx, const oc_qk_clip_config *c, const float *max_dot,
                                    float *w);
 
-/* As oc_ref_muon_block_step without the workspaces and the mutant: p and m updated in
+/* As oc_ref_muon_block_step without the workspaces: p and m updated in
  * place, unchanged on error. NULL if OC_CAP_MUON_BLOCKS is not claimed. */
 typedef oc_status (*oc_muon_block_step_fn)(void *ctx, const oc_muon_hparams *hp,
                                            const oc_muon_partition *part, size_t rows, size_t cols,
                                            float *p, float *m, const float *g);
 
-/* As oc_ref_routed_step without the workspaces and the mutant: the parameter routed
+/* As oc_ref_routed_step without the workspaces: the parameter routed
  * (*route) and stepped in place, nothing written on error. NULL if OC_CAP_MUON_ROUTE is
  * not claimed. */
 typedef oc_status (*oc_routed_step_fn)(void *ctx, const oc_route_hparams *hp,

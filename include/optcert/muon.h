@@ -37,17 +37,6 @@ typedef struct oc_muon_hparams {
     double extra_scale;        /* > 0, finite (Moonlight 0.2)                     MUON-SCALE-1 */
 } oc_muon_hparams;
 
-typedef enum oc_muon_mutant {
-    OC_MUON_CORRECT = 0,
-    OC_MUON_MUT_WRONG_SCALE,          /* shape_scaling <-> spectral, unit_rms_norm -> spectral */
-    OC_MUON_MUT_NESTEROV_MISSING,     /* direction m' even with Nesterov */
-    OC_MUON_MUT_DECAY_AFTER_UPDATE,   /* p' = (p - lr s O)(1 - lr wd) */
-    OC_MUON_MUT_DECAY_ADJUSTED_LR,    /* p *= 1 - lr s wd (the scaled lr) */
-    OC_MUON_MUT_MOMENTUM_FORM_SWAPPED,/* EMA <-> SGD buffer */
-    OC_MUON_MUTANT_COUNT
-} oc_muon_mutant;
-
-const char *oc_muon_mutant_name(oc_muon_mutant mu);
 const char *oc_muon_profile_name(oc_muon_profile pr);
 oc_status oc_muon_profile_parse(const char *name, oc_muon_profile *out);
 
@@ -71,7 +60,19 @@ size_t oc_muon_work_len(size_t rows, size_t cols);
  * floats). On error nothing is written to p and m (MUON-ERR-1). */
 oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, float *p,
                            float *m, const float *g, double *work, size_t work_len,
-                           float *scratch, oc_muon_mutant mutant);
+                           float *scratch);
+
+/* The pieces of the step (conformance/mutants/muon.c recombines them).
+ * MUON-ERR-1: what a step over nblocks blocks checks before it writes (hyper-parameters,
+ * shape, buffers, the workspace and scratch lengths, finite p, m, g). */
+oc_status oc_muon_step_check(const oc_muon_hparams *hp, size_t nblocks, size_t rows, size_t cols,
+                             const float *p, const float *m, const float *g, const double *work,
+                             size_t work_len, const float *scratch, size_t scratch_len);
+/* MUON-MOM-1, MUON-NEST-1: the new momentum m_new and the direction dir of n elements. */
+void oc_muon_momentum_step(const oc_muon_hparams *hp, size_t n, const float *m,
+                           const float *g, float *m_new, float *dir);
+/* MUON-WD-1, MUON-UPD-1, MUON-STORE-1: the new parameter p (1 - decay) - step o in binary32. */
+float oc_muon_update(double p, double o, double step, double decay);
 
 /* ---- Blocks: split QKV and blockwise tensor parallelism (rules MUON-BLK-*) ---- */
 
@@ -102,17 +103,6 @@ typedef struct oc_muon_block {
     size_t row0, run, stride, nruns, col0, ncols, scale_rows, scale_cols;
 } oc_muon_block;
 
-typedef enum oc_muon_block_mutant {
-    OC_MUON_BLOCK_CORRECT = 0,
-    OC_MUON_BLOCK_MUT_QKV_NOT_SPLIT,      /* the fused QKV weight orthogonalised as one matrix */
-    OC_MUON_BLOCK_MUT_QKV_CONTIGUOUS,     /* [all q; all k; all v] instead of per query group */
-    OC_MUON_BLOCK_MUT_SCALE_SHAPE_SWAPPED,/* local shape for global, or the reverse */
-    OC_MUON_BLOCK_MUT_TP_NOT_BLOCKED,     /* the full matrix orthogonalised (duplicated mode) */
-    OC_MUON_BLOCK_MUTANT_COUNT
-} oc_muon_block_mutant;
-
-const char *oc_muon_block_mutant_name(oc_muon_block_mutant mu);
-
 /* MUON-BLK-TP-1, MUON-BLK-QKV-1: OC_OK when the partition fits a rows x cols parameter. */
 oc_status oc_muon_partition_check(const oc_muon_partition *part, size_t rows, size_t cols);
 
@@ -127,11 +117,20 @@ void oc_muon_block_at(const oc_muon_partition *part, size_t rows, size_t cols, s
 size_t oc_muon_block_scratch_len(size_t rows, size_t cols);
 
 /* One Muon step (MUON-*) in which the direction is orthogonalised block by block
- * (MUON-BLK-ORTH-1) and each block scaled by its own factor (MUON-BLK-SCALE-1). Workspace as
+ * (MUON-BLK-ORTH-1) and each block scaled by its own factor (MUON-BLK-SCALE-1): the blocks of
+ * the partition (oc_muon_block_at) given to oc_muon_blocks_step. Workspace as
  * oc_ref_muon_step, scratch oc_muon_block_scratch_len floats. On error nothing is written. */
 oc_status oc_ref_muon_block_step(const oc_muon_hparams *hp, const oc_muon_partition *part,
                                  size_t rows, size_t cols, float *p, float *m, const float *g,
                                  double *work, size_t work_len, float *scratch,
-                                 size_t scratch_len, oc_muon_block_mutant mutant);
+                                 size_t scratch_len);
+
+/* The step over nblocks (1 .. 192) blocks that partition the rows x cols matrix, each
+ * orthogonalised on its own (MUON-BLK-ORTH-1; one block: the whole matrix, as the plain step)
+ * and scaled by its own factor (MUON-BLK-SCALE-1); checks as oc_muon_step_check. */
+oc_status oc_muon_blocks_step(const oc_muon_hparams *hp, size_t nblocks,
+                              const oc_muon_block *blocks, size_t rows, size_t cols, float *p,
+                              float *m, const float *g, double *work, size_t work_len,
+                              float *scratch, size_t scratch_len);
 
 #endif

@@ -31,17 +31,6 @@ typedef struct oc_qk_clip_config {
     size_t kv_cols;  /* columns of W_kv up (kv_lora_rank)        MUONCLIP-LAYOUT-MLA */
 } oc_qk_clip_config;
 
-typedef enum oc_qk_clip_mutant {
-    OC_QK_CLIP_CORRECT = 0,
-    OC_QK_CLIP_MUT_GAMMA_ON_BOTH,   /* W_q and W_k both times gamma (instead of gamma^alpha ...) */
-    OC_QK_CLIP_MUT_ALL_HEADS,       /* one gamma from the layer's max, applied to every head */
-    OC_QK_CLIP_MUT_NO_SQRT_D,       /* S = max q.k, not divided by sqrt(d) */
-    OC_QK_CLIP_MUT_ROTARY_Q_SQRT,   /* kimi-mla: W_qr by gamma^alpha instead of gamma */
-    OC_QK_CLIP_MUT_SHARED_KEY,      /* kimi-mla: W_kr by gamma^(1-alpha) of every clipped head */
-    OC_QK_CLIP_MUTANT_COUNT
-} oc_qk_clip_mutant;
-
-const char *oc_qk_clip_mutant_name(oc_qk_clip_mutant mu);
 const char *oc_qk_clip_profile_name(oc_qk_clip_profile pr);
 oc_status oc_qk_clip_profile_parse(const char *name, oc_qk_clip_profile *out);
 
@@ -72,11 +61,26 @@ typedef struct oc_qk_clip_segment {
  * g < groups. v rows and the shared rotary key W_kr are in none of them. */
 size_t oc_qk_clip_segments(const oc_qk_clip_config *c, size_t g, oc_qk_clip_segment seg[3]);
 
+/* MUONCLIP-ERR-1: the checks of oc_ref_qk_clip, all made before any write (the configuration,
+ * the buffers, every max_dot and w entry finite). */
+oc_status oc_qk_clip_check_args(const oc_qk_clip_config *c, const float *max_dot, const float *w);
+
+/* The pieces of the clip (conformance/mutants/muon_clip.c recombines them):
+ * MUONCLIP-LOGIT-1 (-MLA): the logit S = max_dot / sqrt(d) of one head. */
+double oc_qk_clip_logit(const oc_qk_clip_config *c, float max_dot);
+/* MUONCLIP-GAMMA-1: 1 when a group (head) of largest logit s is clipped, with its factors
+ * indexed by oc_qk_clip_part (MUONCLIP-SCALE-1, MUONCLIP-SCALE-MLA); 0 otherwise. */
+int oc_qk_clip_factors(const oc_qk_clip_config *c, double s, double factor[3]);
+/* MUONCLIP-STORE-1: w[0 .. len) times f, each rounded once to binary32. */
+void oc_qk_clip_scale(float *w, size_t len, double f);
+/* The segments of group g (oc_qk_clip_segments) of the weight w scaled by their factors. */
+void oc_qk_clip_group(const oc_qk_clip_config *c, size_t g, const double factor[3], float *w);
+
 /* Clips the fused QKV weight w (oc_qk_clip_len fp32, row-major, Megatron's per-group
- * [q heads of the group; k; v] layout, or the MLA layout of MUONCLIP-LAYOUT-MLA) in place, given max_dot[h], the largest raw
- * dot product q_i . k_j of head h over the batch (before the 1/sqrt(d) softmax scale). On
- * error nothing is written (MUONCLIP-ERR-1). */
-oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float *w,
-                         oc_qk_clip_mutant mutant);
+ * [q heads of the group; k; v] layout, or the MLA layout of MUONCLIP-LAYOUT-MLA) in place, given
+ * max_dot[h], the largest raw dot product q_i . k_j of head h over the batch (before the
+ * 1/sqrt(d) softmax scale): each group whose largest logit (MUONCLIP-GROUP-1) exceeds tau is
+ * scaled. On error nothing is written (MUONCLIP-ERR-1). */
+oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float *w);
 
 #endif

@@ -32,18 +32,6 @@ typedef struct oc_route_hparams {
     oc_adam_hparams adamw;
 } oc_route_hparams;
 
-typedef enum oc_route_mutant {
-    OC_ROUTE_CORRECT = 0,
-    OC_ROUTE_MUT_HEAD_BY_NAME,      /* 2-D and "embed" not in the name: the head goes to Muon */
-    OC_ROUTE_MUT_ATTRIBUTE_IGNORED, /* every 2-D parameter to Muon (embedding, head included) */
-    OC_ROUTE_MUT_GAIN_TO_MUON,      /* 1-D parameters to Muon as 1 x n matrices */
-    OC_ROUTE_MUT_NON_2D_TO_MUON,    /* 3-D / 4-D to Muon flattened to dims[0] x rest */
-    OC_ROUTE_MUT_DECAY_ON_GAINS,    /* AdamW decay also on 1-D parameters and biases */
-    OC_ROUTE_MUTANT_COUNT
-} oc_route_mutant;
-
-const char *oc_route_mutant_name(oc_route_mutant mu);
-
 /* ROUTE-PARAM-1: OC_OK when info describes a parameter (name, 1 .. 4 dims, each >= 1, at most
  * 2^24 elements). */
 oc_status oc_param_check(const oc_param_info *info);
@@ -61,17 +49,25 @@ oc_route oc_param_route(const oc_param_info *info);
 int oc_param_decays(const oc_param_info *info);
 
 /* Doubles of workspace and floats of scratch for oc_ref_routed_step on this parameter (enough
- * for every mutant's matrix view). */
+ * for either route's matrix view: 1 x n, or dims[0] x the rest). */
 size_t oc_routed_work_len(const oc_param_info *info);
 size_t oc_routed_scratch_len(const oc_param_info *info);
 
-/* One step of the mixed optimizer on one parameter: routes it (ROUTE-RULE-1, written to
- * *route), then the Muon step (MUON-*, state m; v untouched) or the AdamW step (ADAM-*, step
- * count `step`, states m, v; decay multiplier ROUTE-WD-1). On error nothing is written
- * (ROUTE-ERR-1). */
+/* The step of the mixed optimizer on one parameter given its route r and whether AdamW decays
+ * it: the Muon step (MUON-*, state m; v untouched) on the parameter's matrix view (the 2-D
+ * shape, 1 x n for 1-D, dims[0] x the rest above 2-D), or the AdamW step (ADAM-*, step count
+ * `step`, states m, v; decay multiplier 0 unless `decays`), with the checks of ROUTE-HP-1; r
+ * written to *route. On error nothing is written (ROUTE-ERR-1). The mistaken routes of
+ * conformance/mutants/muon_route.c are built on it. */
+oc_status oc_routed_step_as(const oc_route_hparams *hp, const oc_param_info *info, int64_t step,
+                            oc_route r, int decays, float *p, float *m, float *v, const float *g,
+                            oc_route *route, double *work, size_t work_len, float *scratch,
+                            size_t scratch_len);
+
+/* One step of the mixed optimizer on one parameter: oc_routed_step_as with the route of
+ * ROUTE-RULE-1 (oc_param_route) and the decay of ROUTE-WD-1 (oc_param_decays). */
 oc_status oc_ref_routed_step(const oc_route_hparams *hp, const oc_param_info *info, int64_t step,
                              float *p, float *m, float *v, const float *g, oc_route *route,
-                             double *work, size_t work_len, float *scratch, size_t scratch_len,
-                             oc_route_mutant mutant);
+                             double *work, size_t work_len, float *scratch, size_t scratch_len);
 
 #endif

@@ -11,7 +11,7 @@
 #define OC_NS_MAX_COEF_ABS 128.0   /* |a|, |b|, |c|                             NS-HP-1 */
 
 /* Named coefficient sets (NS-PROF-*): the vectors carry the tuples explicitly; the profile
- * names where they come from and selects the reference's canonical set for the mutants. */
+ * names where they come from and selects the reference's canonical set (oc_ns_profile_defaults). */
 typedef enum oc_ns_profile {
     OC_NS_SIMPLE = 0,           /* Keller (3.4445, -4.7750, 2.0315), x / (||x|| + eps)   NS-PROF-SIMPLE */
     OC_NS_QUINTIC,              /* Megatron/Emerging default, modded-nanogpt 5 tuples     NS-PROF-QUINTIC */
@@ -45,22 +45,6 @@ typedef struct oc_ns_hparams {
     double norm_scale;                  /* s in [1, 2]                             NS-HP-1 */
 } oc_ns_hparams;
 
-typedef enum oc_ns_mutant {
-    OC_NS_CORRECT = 0,
-    OC_NS_MUT_WRONG_COEFFICIENTS,   /* the simple set (the quintic set for the simple profile) */
-    OC_NS_MUT_SCHEDULE_REVERSED,    /* tuples applied last to first */
-    OC_NS_MUT_GRAM_WRONG_SIDE,      /* square X: A = X^T X, still left-multiplied */
-    OC_NS_MUT_SPECTRAL_NORM,        /* G / (sigma_max(G) + eps) instead of the Frobenius norm */
-    OC_NS_MUT_MAX_NORM,             /* G / (max |g_ij| + eps) */
-    OC_NS_MUT_EPS_OMITTED,          /* d = s*||G||_F */
-    OC_NS_MUT_EPS_MODE_SWAPPED,     /* add <-> max */
-    OC_NS_MUT_ONE_STEP_FEWER,
-    OC_NS_MUT_ONE_STEP_MORE,
-    OC_NS_MUTANT_COUNT
-} oc_ns_mutant;
-
-const char *oc_ns_mutant_name(oc_ns_mutant mu);
-const char *oc_ns_mutant_description(oc_ns_mutant mu);
 const char *oc_ns_profile_name(oc_ns_profile pr);
 oc_status oc_ns_profile_parse(const char *name, oc_ns_profile *out);
 
@@ -85,6 +69,30 @@ size_t oc_ns_work_len(size_t rows, size_t cols);
  * OC_ERR_NONFINITE if an intermediate entry leaves [-2^64, 2^64] (NS-DOM-1: only possible for
  * coefficient schedules that diverge). */
 oc_status oc_ref_newton_schulz(const oc_ns_hparams *hp, size_t rows, size_t cols, const float *g,
-                               float *out, double *work, size_t work_len, oc_ns_mutant mutant);
+                               float *out, double *work, size_t work_len);
+
+/* The pieces of oc_ref_newton_schulz (conformance/mutants/newton_schulz.c recombines them), on
+ * X, k x n with k = min(rows, cols) <= n (NS-SHAPE-1), in binary64.
+ * NS-ERR-1: the checks of oc_ref_newton_schulz (hp not NULL), all made before any write. */
+oc_status oc_ns_check_args(const oc_ns_hparams *hp, size_t rows, size_t cols, const float *g,
+                           const float *out, const double *work, size_t work_len);
+/* NS-SHAPE-1, NS-IN-1: X from g (transposed if tall, rows > cols); OC_ERR_NONFINITE for a
+ * non-finite entry. */
+oc_status oc_ns_load(const float *g, size_t cols, int tall, size_t k, size_t n, double *x);
+/* NS-NORM-1: ||X||_F of len entries; the divisor s ||G|| + eps or max(s ||G||, eps) of a norm;
+ * X / d (NS-DOM-1: OC_ERR_NONFINITE when an entry leaves [-2^64, 2^64]). */
+double oc_ns_frobenius(const double *x, size_t len);
+double oc_ns_divisor(const oc_ns_hparams *hp, double norm);
+oc_status oc_ns_normalise(double *x, size_t len, double d);
+/* NS-SCHED-1: the tuple (a, b, c) of iteration i. */
+void oc_ns_tuple(const oc_ns_hparams *hp, int i, double abc[3]);
+/* NS-ITER-1: A = X X^T (k x k); one iteration X <- a X + (b A + c A A) X given A, B and X' in
+ * bm (k x k) and t (k x n) (NS-DOM-1 as above). */
+void oc_ns_gram(const double *x, size_t k, size_t n, double *a);
+oc_status oc_ns_iteration(double *x, size_t k, size_t n, const double abc[3], const double *a,
+                          double *bm, double *t);
+/* NS-STORE-1: out = X (transposed back if tall, n = max(rows, cols)), each entry rounded once
+ * to binary32. */
+void oc_ns_store(const double *x, size_t rows, size_t cols, int tall, size_t n, float *out);
 
 #endif

@@ -140,7 +140,7 @@ const char *oc_fast_ns_precision_name(oc_fast_ns_precision prec);
  * 2 k n + 2 k^2, k = min(rows, cols), n = max(rows, cols). */
 size_t oc_fast_ns_work_len(size_t rows, size_t cols);
 
-/* FAST-NS-1: the contract of oc_ref_newton_schulz without the mutant (NS-ERR-1: same checks and
+/* FAST-NS-1: the contract of oc_ref_newton_schulz (NS-ERR-1: same checks and
  * statuses, out written only on success) on CBLAS. work: work_len floats (at least
  * oc_fast_ns_work_len), or NULL to allocate them for this call. */
 oc_status oc_fast_newton_schulz(const oc_ns_hparams *hp, oc_fast_ns_precision prec, size_t rows,
@@ -161,12 +161,12 @@ oc_status oc_fast_newton_schulz_sharded(const oc_ns_hparams *hp, oc_fast_ns_prec
                                         const oc_comm *group, oc_muon_tp_dim dim, size_t rows,
                                         size_t cols, const float *g, float *out);
 
-/* FAST-MUON-1: the contract of oc_ref_muon_step without the workspace and the mutant (p, m
+/* FAST-MUON-1: the contract of oc_ref_muon_step without the workspace (p, m
  * unchanged on error): binary32 momentum and update around oc_fast_newton_schulz. */
 oc_status oc_fast_muon_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec, size_t rows,
                             size_t cols, float *p, float *m, const float *g);
 
-/* FAST-MUON-2: the contract of oc_ref_muon_block_step without the workspaces and the mutant
+/* FAST-MUON-2: the contract of oc_ref_muon_block_step without the workspaces
  * (same checks and statuses, p, m unchanged on error): each block gathered, orthogonalised by
  * oc_fast_newton_schulz and scaled by its own factor, as oc_fast_muon_step. */
 oc_status oc_fast_muon_block_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec,
@@ -192,7 +192,7 @@ oc_status oc_fast_muon_tp_step(const oc_muon_hparams *hp, oc_fast_ns_precision p
                                const oc_muon_partition *part, size_t rows, size_t cols, float *p,
                                float *m, const float *g);
 
-/* FAST-ROUTE-1: the contract of oc_ref_routed_step without the workspaces and the mutant: the
+/* FAST-ROUTE-1: the contract of oc_ref_routed_step without the workspaces: the
  * reference's route (oc_param_route), then oc_fast_muon_step or oc_fast_adam_step. */
 oc_status oc_fast_routed_step(const oc_route_hparams *hp, oc_fast_ns_precision prec,
                               const oc_param_info *info, int64_t step, float *p, float *m,
@@ -206,7 +206,7 @@ oc_status oc_fast_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler 
                                oc_sub_optimizer *subs, int64_t *position, int64_t increment,
                                float *grad_norm, oc_step_outcome *outcome);
 
-/* FAST-MUONCLIP-1: the contract of oc_ref_qk_clip without the mutant (w unchanged on error). */
+/* FAST-MUONCLIP-1: the contract of oc_ref_qk_clip (w unchanged on error). */
 oc_status oc_fast_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float *w);
 
 #endif
