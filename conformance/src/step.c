@@ -222,7 +222,14 @@ static oc_status step_cap_tolerances(const char *path, const oc_case *c, oc_tolc
             const oc_sub_optimizer *sub = &m->sub[k];
             const oc_algo *a = algo[sub->kind];
             const int ns = sub_nstate(sub);
-            const int64_t t = (int64_t)row[HEAD + k];
+            const double counter = row[HEAD + k]; /* a golden value: checked before the cast */
+            if (!(counter >= 0 && counter <= 0x1p62 && counter == floor(counter))) {
+                s = oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: expected step counter of "
+                            "sub-optimizer %zu in row %zu is not an integer in [0, 2^62]", path,
+                            c->tcid, k, r);
+                break;
+            }
+            const int64_t t = (int64_t)counter;
             oc_hparams hp;
             memset(&hp, 0, sizeof hp);
             memcpy(&hp, &sub->hp, sizeof sub->hp); /* its adam, sgd or lion member */

@@ -253,6 +253,9 @@ fam step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['optimizers'][
 rejected step-megatron "step-megatron.json: tcId 5: sub-optimizer 0 is outside what STEP-TOL-2 derives bounds for"
 fam step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['optimizers'][1]['profile'] = 'ema'"
 rejected step-megatron "step-megatron.json: tcId 5: sub-optimizer 1 is outside what STEP-TOL-2 derives bounds for"
+# A golden step counter that is no integer (read as the bias correction's t): refused before any cast.
+tol step-megatron 5 value stored 6 1e300
+rejected step-megatron "step-megatron.json: tcId 5: expected step counter of sub-optimizer 0 in row 0 is not an integer in \[0, 2^62\]"
 rm -rf "$tmp/step-megatron"
 # VEC-FMT-18: a valid distributed clip case whose view names a rank outside its tp/pp/dp sizes.
 fam clip-megatron "t = [t for t in tests if t['tcId'] == 17][0]; t['views'][1]['pp'] = 2"
