@@ -83,6 +83,11 @@ oc_claim oc_impl_runner(const oc_impl_v3 *impl, const oc_case *c, oc_runner *r)
     if (!c->family)
         return OC_UNCLAIMED_ALGORITHM;
     oc_family_base(c->family, base, sizeof base, &resume, &mixed);
+    /* the entry is cast to the case's algorithm's type: only a family of that algorithm's
+     * (the loader refuses a file that says otherwise) */
+    const oc_known_family *k = oc_known_family_find(base);
+    if (!k || strcmp(k->algorithm, c->algo->name) != 0)
+        return OC_UNCLAIMED_ALGORITHM;
     for (int o = 0; o < OC_MAX_OPTIONS; o++)
         if (bits & (1u << o))
             need[o] = c->algo->options[o];

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include "abi3.h"
 #include "judge.h"
 #include "safetensors.h"
 #include "tolcap.h"
@@ -319,6 +320,21 @@ static oc_status check_unique(const char *path, const oc_family *fam, oc_diag *d
     return s;
 }
 
+/* VEC-ABI-1: whether family `name`, or the family its steps run on (without "resume-" and
+ * "-mixed"), is one optcert knows with another algorithm than `algorithm` (into *known). */
+static int family_algorithm_differs(const char *name, const char *algorithm,
+                                    const oc_known_family **known)
+{
+    char base[128];
+    int resume, mixed;
+    oc_family_base(name, base, sizeof base, &resume, &mixed);
+    const char *names[2] = {name, base};
+    for (int k = 0; k < 2; k++)
+        if ((*known = oc_known_family_find(names[k])) && strcmp((*known)->algorithm, algorithm))
+            return 1;
+    return 0;
+}
+
 oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
 {
     memset(fam, 0, sizeof *fam);
@@ -337,6 +353,7 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
         return oc_fail(d, OC_ERR_FORMAT, "%s: line %d: malformed JSON: %s", json_path, je.line,
                        je.text);
     }
+    const oc_known_family *known = NULL;
     const char *schema = json_string_value(json_object_get(fam->doc, "schema"));
     const char *tensors = json_string_value(json_object_get(fam->doc, "tensors"));
     json_t *groups = json_object_get(fam->doc, "testGroups");
@@ -352,6 +369,11 @@ oc_status oc_family_load(const char *json_path, oc_family *fam, oc_diag *d)
                     json_path);
     } else if (!oc_algo_find(fam->algorithm)) {
         s = oc_fail(d, OC_ERR_FORMAT, "%s: unknown algorithm '%s'", json_path, fam->algorithm);
+    } else if (family_algorithm_differs(fam->name, fam->algorithm, &known)) {
+        /* VEC-ABI-1: an implementation's entry for that family has another algorithm's type */
+        s = oc_fail(d, OC_ERR_FORMAT, "%s: family '%s' runs on %s's entry (algorithm '%s'), "
+                    "not algorithm '%s'", json_path, fam->name, known->name, known->algorithm,
+                    fam->algorithm);
     } else if (tensors && (!*tensors || strcmp(tensors, ".") == 0 || strchr(tensors, '/') ||
                            strstr(tensors, ".."))) {
         s = oc_fail(d, OC_ERR_FORMAT, "%s: tensors must be a file name in the same directory",

@@ -263,6 +263,14 @@ rejected clip-megatron "clip-megatron.json: tcId 17: views\\[1\\].pp = 2, but th
 fam clip-megatron "t = [t for t in tests if t['tcId'] == 16][0]; t['views'][5]['dp'] = 7"
 rejected clip-megatron "clip-megatron.json: tcId 16: views\\[5\\].dp = 7, but the group's dpSize is 3"
 rm -rf "$tmp/clip-megatron"
+# VEC-ABI-1: a file that names a family optcert knows with another algorithm (fuzz_vectors found
+# a muon-blocks file named muon-moonlight: its runner called the Muon step's entry as the block
+# step's); also through the family a resume- family runs on.
+fam muon-split-qkv "d['family'] = 'muon-moonlight'"
+rejected muon-split-qkv "muon-split-qkv.json: family 'muon-moonlight' runs on muon-moonlight's entry (algorithm 'muon'), not algorithm 'muon-blocks'"
+fam muon-split-qkv "d['family'] = 'resume-muon-moonlight'"
+rejected muon-split-qkv "muon-split-qkv.json: family 'resume-muon-moonlight' runs on muon-moonlight's entry (algorithm 'muon'), not algorithm 'muon-blocks'"
+rm -rf "$tmp/muon-split-qkv"
 # VEC-FMT-18: a valid case whose Muon block partition or MuonClip layout does not fit its shape.
 fam muon-split-qkv "d['testGroups'][0]['hparams']['qkvHeadDim'] = 5"
 rejected muon-split-qkv "muon-split-qkv.json: tcId 1: the partition (tpSize, tpDim, qkvHeads, qkvGroups, qkvHeadDim) does not fit rows x cols = \[48, 32\]"
