@@ -167,27 +167,33 @@ typedef struct ns_gram {
 } ns_gram;
 
 /* A (stored triangle) to a full symmetric matrix, the operand of A A^T; B = A on the stored
- * triangle, the C operand of B = c A A^T + b B. bf16: A rounded first (FAST-NS-2). In tiles of
- * TILE x TILE, so that the transposed writes stay in cache; part p does the tile rows p,
- * p + parts, ... (their lengths fall by one tile a row: interleaving balances the parts). */
-#define TILE 64
+ * triangle, the C operand of B = c A A^T + b B. bf16: A rounded first (FAST-NS-2). By blocks of
+ * BLK x BLK: a block of the stored triangle is read by rows into a local block and written to
+ * its mirror by rows, so the mirror is written by whole cache lines instead of one float per
+ * line. Part p does the block rows p, p + parts, ... (their lengths fall by one block a row:
+ * interleaving balances the parts). */
+#define BLK 16
 static void complete_part(const void *ctx, int part, int parts, int *bad)
 {
     const ns_gram *m = ctx;
     float *a = m->a, *b = m->b;
-    size_t k = m->k, tiles = (k + TILE - 1) / TILE;
+    size_t k = m->k;
     (void)bad;
-    for (size_t tr = (size_t)part; tr < tiles; tr += (size_t)parts)
-        for (size_t c0 = tr * TILE; c0 < k; c0 += TILE) {
-            size_t r_end = tr * TILE + TILE < k ? tr * TILE + TILE : k;
-            size_t c_end = c0 + TILE < k ? c0 + TILE : k;
-            for (size_t r = tr * TILE; r < r_end; r++)
-                for (size_t c = c0 > r ? c0 : r; c < c_end; c++) {
-                    float v = m->bf16 ? bf16_round(a[r * k + c]) : a[r * k + c];
-                    a[r * k + c] = v;
-                    a[c * k + r] = v;
-                    b[r * k + c] = v;
+    for (size_t r0 = (size_t)part * BLK; r0 < k; r0 += (size_t)parts * BLK)
+        for (size_t c0 = r0; c0 < k; c0 += BLK) {
+            size_t rn = k - r0 < BLK ? k - r0 : BLK, cn = k - c0 < BLK ? k - c0 : BLK;
+            float t[BLK][BLK];
+            for (size_t i = 0; i < rn; i++)
+                for (size_t j = r0 + i > c0 ? r0 + i - c0 : 0; j < cn; j++) {
+                    float v = a[(r0 + i) * k + c0 + j];
+                    if (m->bf16)
+                        a[(r0 + i) * k + c0 + j] = v = bf16_round(v);
+                    b[(r0 + i) * k + c0 + j] = v;
+                    t[j][i] = v;
                 }
+            for (size_t j = 0; j < cn; j++)
+                for (size_t i = 0; i < rn && r0 + i < c0 + j; i++)
+                    a[(c0 + j) * k + r0 + i] = t[j][i];
         }
 }
 
@@ -206,17 +212,39 @@ static void finish_part(const void *ctx, int part, int parts, int *bad)
     }
 }
 
+/* FAST-NS-5: the screen of NS-DOM-1 on an iterate x from the diagonal of A = x x^T. An entry
+ * of x that is NaN or beyond 2^64 makes its row's A_ii = sum_j x_ij^2 NaN or +inf (a square
+ * beyond 2^128 rounds to +inf, every term is >= 0); so a finite diagonal proves x within the
+ * domain, and only a non-finite one needs the pass over x. */
+static int gram_diagonal_finite(const float *a, size_t k)
+{
+    int bad = 0;
+    for (size_t i = 0; i < k; i++)
+        bad |= (a[i * k + i] - a[i * k + i]) != 0.0f;
+    return !bad;
+}
+
 /* One iteration of NS-ITER-1, y = (a I + b A + c A A) x with A = x x^T, in the factored form
  * whose products are all symmetric: A by SYRK (k^2 n), A A = A A^T by SYRK (k^3), B' x by SYMM
  * (2 k^2 n). With a group (FAST-NS-4) x is this rank's columns of X and A the sum over the
- * ranks of their x x^T (all-reduced; the unstored triangle is summed too and then ignored). */
+ * ranks of their x x^T (all-reduced; the unstored triangle is summed too and then ignored).
+ * check_x: x is the previous iterate, still to be checked against NS-DOM-1 (FAST-NS-5); a
+ * group agrees on the flag (one integer MAX, on every rank whatever its screen said). */
 static oc_status iterate(const ns_shape *s, const double abc[3], const float *x, float *y,
-                         float *a, float *b, int bf16, const oc_comm *group)
+                         float *a, float *b, int bf16, int check_x, const oc_comm *group)
 {
     blasint k = (blasint)s->k, n = (blasint)s->n;
     cblas_ssyrk(s->layout, s->uplo, CblasNoTrans, k, n, 1.0f, x, s->ldx, 0.0f, a, k);
     if (group && group->size > 1 && group->allreduce_sum(group->ctx, a, s->k * s->k) != OC_OK)
         return OC_ERR_IO;
+    if (check_x) {
+        ns_vec check = {NULL, (float *)x, s->k * s->n, 0.0, 0}; /* read only: no rounding */
+        int bad = !gram_diagonal_finite(a, s->k) && run_pass(domain_part, &check, check.len);
+        if (group && group->size > 1 && group->allreduce_max_int(group->ctx, &bad) != OC_OK)
+            return OC_ERR_IO;
+        if (bad)
+            return OC_ERR_NONFINITE;
+    }
     ns_gram m = {a, b, s->k, (float)abc[0], bf16};
     run_pass(complete_part, &m, s->k * s->k / 2);
     cblas_ssyrk(s->layout, s->uplo, CblasNoTrans, k, k, (float)abc[2], a, k, (float)abc[1], b, k);
@@ -240,13 +268,16 @@ static oc_status iterate_all(const oc_ns_hparams *hp, const ns_shape *s, int bf1
     oc_status st = OC_OK;
     for (int it = 0; it < hp->steps && st == OC_OK; it++) {
         int tuple = oc_ns_tuple_index(hp, it); /* NS-SCHED-1 */
-        st = iterate(s, hp->coef[tuple], x, y, a, b, bf16, group);
-        ns_vec check = {NULL, y, len, 0.0, bf16};
-        int bad = st == OC_OK && run_pass(domain_part, &check, len);
-        if (st == OC_OK && group && group->size > 1 &&
-            group->allreduce_max_int(group->ctx, &bad) != OC_OK)
-            st = OC_ERR_IO;
-        st = st != OC_OK ? st : bad ? OC_ERR_NONFINITE : OC_OK;
+        /* NS-DOM-1 on each iterate: in bf16 mode by the pass that rounds it (FAST-NS-2); in
+         * fp32 mode by the next iteration's screen, the last one by the pass (FAST-NS-5) */
+        st = iterate(s, hp->coef[tuple], x, y, a, b, bf16, it > 0 && !bf16, group);
+        if (st == OC_OK && (bf16 || it == hp->steps - 1)) {
+            ns_vec check = {NULL, y, len, 0.0, bf16};
+            int bad = run_pass(domain_part, &check, len);
+            if (group && group->size > 1 && group->allreduce_max_int(group->ctx, &bad) != OC_OK)
+                st = OC_ERR_IO;
+            st = st != OC_OK ? st : bad ? OC_ERR_NONFINITE : OC_OK;
+        }
         float *next = y;
         y = x;
         x = next;

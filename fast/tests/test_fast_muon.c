@@ -201,6 +201,34 @@ static void ns_expect(const oc_ns_hparams *hp, size_t rows, size_t cols, const f
     free(work);
 }
 
+/* FAST-NS-5, the screen of NS-DOM-1 by the Gram diagonal. Row 0 of an 8 x 64 G holds 64 ones
+ * (X_0 = 2^-3), grown by 128 a step (the last tuple repeated after the schedule's end).
+ * An overflowing diagonal alone is no error: grown nine times, then by 4 (2^62), then kept
+ * (a = 1): from the eleventh step A_00 = 64 x 2^124 overflows, the pass over X finds every
+ * entry <= 2^64 and the result is the reference's, 2^62. An iterate beyond 2^64 is one even
+ * when a later one comes back: grown ten times (2^67), then divided by 128 twice (2^53): the
+ * reference's OC_ERR_NONFINITE, out untouched. */
+static void test_ns_domain_screen(void)
+{
+    oc_ns_hparams hp;
+    float g[8 * 64] = {0}, out[8 * 64];
+    double work[4096];
+    for (int j = 0; j < 64; j++)
+        g[j] = 1.0f;
+    identity_schedule(&hp, 128.0, 14);
+    hp.schedule = OC_NS_REPEAT_LAST, hp.ncoef = 11, hp.coef[9][0] = 4.0, hp.coef[10][0] = 1.0;
+    CU_ASSERT_EQUAL(oc_ref_newton_schulz(&hp, 8, 64, g, out, work, 4096), OC_OK);
+    CU_ASSERT_EQUAL(out[0], 0x1p62f);
+    CU_ASSERT_EQUAL(oc_fast_newton_schulz(&hp, OC_FAST_NS_FP32, 8, 64, g, out, NULL, 0), OC_OK);
+    size_t wrong = 0;
+    for (int i = 0; i < 8 * 64; i++)
+        wrong += out[i] != (i < 64 ? 0x1p62f : 0.0f);
+    CU_ASSERT_EQUAL(wrong, 0);
+    identity_schedule(&hp, 128.0, 12);
+    hp.schedule = OC_NS_REPEAT_LAST, hp.ncoef = 11, hp.coef[10][0] = 1.0 / 128;
+    ns_expect(&hp, 8, 64, g, out, OC_ERR_NONFINITE);
+}
+
 /* NS-ERR-1, NS-DOM-1: the reference's statuses, nothing written. */
 static void test_ns_bad_input(void)
 {
@@ -477,6 +505,7 @@ void register_suites(void)
               {"newton-schulz caller's workspace", test_ns_workspace},
               {"newton-schulz passes split among threads: every element", test_ns_split_passes},
               {"newton-schulz split domain check: every part", test_ns_split_domain},
+              {"newton-schulz domain screen: exact, whatever the later iterates", test_ns_domain_screen},
               {"newton-schulz bad input: reference status, nothing written", test_ns_bad_input},
               {"muon bad input: reference status, nothing written", test_muon_bad_input},
               {"qk-clip within MUONCLIP-TOL-1, bad input", test_qk_clip},
