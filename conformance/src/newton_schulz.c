@@ -9,6 +9,8 @@
 #include "optcert/muon.h"
 #include "algos.h"
 #include "judge.h"
+#include "tolcap.h"
+#include "../../common/ns_tolerance.h"
 #include "../../common/singular_values.h"
 #include "vectors.h"
 #include "../mutants/muon.h"
@@ -219,6 +221,40 @@ static int ns_explains(const oc_case *c, const oc_outputs *got, const oc_outputs
     return 1;
 }
 
+/* VEC-TOL-2 for NS-TOL-1: a valid case's table re-evaluated by the model the generator writes
+ * it with (common/ns_tolerance.c), from the harness's own d (NS-NORM-1 in binary64) and
+ * singular values of G / d (common/singular_values.c); every entry at most VEC-TOL-2's slack
+ * (2^-20) above it, which covers the two evaluations' rounding (measured: 3e-12 relative,
+ * spec/vectors.md). */
+_Static_assert((int)OC_NCLASSES == (int)NS_NCLASSES, "the classes of VEC-FMT-12's table");
+static oc_status ns_cap_tolerances(const char *path, const oc_case *c, oc_tolcap_stats *stats,
+                                   oc_diag *d)
+{
+    const oc_ns_hparams *hp = &c->hp.ns;
+    size_t rows = c->steps, cols = c->n, len = rows * cols, k = rows < cols ? rows : cols;
+    double *g = malloc(len * sizeof *g), *sv = malloc(k * sizeof *sv), sum = 0, tol[NS_NCLASSES][2];
+    int failed = !g || !sv;
+    for (size_t i = 0; i < len && !failed; i++) {
+        g[i] = c->in[0][i];
+        sum += g[i] * g[i]; /* each square exact in binary64 */
+    }
+    double norm = sqrt(sum) * hp->norm_scale; /* NS-NORM-1 */
+    double dd = hp->eps_mode == OC_NS_EPS_ADD ? norm + hp->eps : fmax(norm, hp->eps);
+    failed = failed || ns_singular_values(g, rows, cols, sv) != 0;
+    for (size_t i = 0; i < k && !failed; i++)
+        sv[i] /= dd;
+    failed = failed || ns_tolerances(hp, sv, k, len / k, tol) != 0;
+    free(g), free(sv);
+    if (failed)
+        return oc_fail(d, OC_ERR_INTERNAL, "out of memory checking tolerances of %s", path);
+    oc_status st = OC_OK;
+    for (size_t i = 0; i < 2 * NS_NCLASSES && st == OC_OK; i++) {
+        double t = tol[i / 2][i % 2]; /* 0 for G = 0: the exact output, nothing to widen */
+        st = oc_tolcap_within(path, c, 0, i, t > 0 ? oc_tolcap_widen(t) : t, stats, d);
+    }
+    return st;
+}
+
 const oc_algo oc_algo_newton_schulz = {
     .name = "newton-schulz",
     .group_type = "NewtonSchulz",
@@ -233,6 +269,7 @@ const oc_algo oc_algo_newton_schulz = {
     .alg = OC_ALG_COUNT,
     .judge = oc_judge_matrix,
     .explains = ns_explains,
+    .cap_tolerances = ns_cap_tolerances,
 };
 
 /* ---- The Muon step (MUON-*) ---- */

@@ -832,6 +832,22 @@ static void test_tolerance_caps_tight_routes_step_VEC_TOL_2(void)
     }
 }
 
+/* VEC-TOL-2 on the Newton-Schulz families (NS-TOL-1): every entry of every table within
+ * 1 + 2^-10 of the harness's re-evaluation of the model (measured when the cap was written:
+ * 1,048 entries, largest ratio 1 + 2^-20 + 4.5e-12: the slack and the two SVDs, spec/vectors.md). */
+static void test_tolerance_caps_tight_ns_VEC_TOL_2(void)
+{
+    static const char *const names[] = {"ns-simple", "ns-quintic", "ns-polar-express",
+                                        "ns-polar-express-safety", "ns-aol", "ns-cans",
+                                        "ns-deepseekv4", "ns-cubic5"};
+    oc_tolcap_stats stats = {0, 0, 0};
+    for (size_t f = 0; f < sizeof names / sizeof names[0]; f++)
+        caps_of_family(names[f], &stats);
+    CU_ASSERT(stats.entries >= 1048);
+    CU_ASSERT_EQUAL(stats.wider, 0);
+    CU_ASSERT(stats.worst >= 1 && stats.worst <= 1 + 0x1p-10);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Broken safetensors files (VEC-FMT-7)                                                       */
 
@@ -1395,6 +1411,7 @@ void register_suites(void)
               {"VEC-TOL-2 caps on the generator's bounds", test_tolerance_caps_tight_VEC_TOL_2},
               {"VEC-TOL-2 caps of AdamW routes and the guarded step",
                test_tolerance_caps_tight_routes_step_VEC_TOL_2},
+              {"VEC-TOL-2 caps of the Newton-Schulz tables", test_tolerance_caps_tight_ns_VEC_TOL_2},
               {"VEC-FMT-7 file shorter than 8 bytes", test_st_shorter_than_8_bytes_VEC_FMT_7},
               {"VEC-FMT-7 header length beyond the file",
                test_st_header_longer_than_file_VEC_FMT_7},

@@ -39,15 +39,6 @@ static void mat_clear(mat *m)
     free(m->ptr);
 }
 
-/* NS-SCHED-1: cycle takes tuple i mod ncoef, repeat_last stays on the last tuple once the
- * list is used up. */
-int ns_tuple_of(const oc_ns_hparams *hp, int i)
-{
-    if (hp->schedule == OC_NS_REPEAT_LAST && i >= hp->ncoef)
-        return hp->ncoef - 1;
-    return hp->schedule == OC_NS_REPEAT_LAST ? i : i % hp->ncoef;
-}
-
 /* NS-PROF-*: the tuples spec/muon.md §2 publishes, each decimal rounded to binary32 (NS-HP-1:
  * the C float literal is that rounding). Polar Express with and without the safety factor
  * share their tuples. */
