@@ -55,7 +55,7 @@ static void divided_differences(const double abc[3], double x, double y, double 
 }
 
 int ns_tolerances(const oc_ns_hparams *hp, const double *sv0, size_t k, size_t n,
-                  double tol[NS_NCLASSES][2])
+                  double tol[NS_NCLASSES][2], double *exact_norm)
 {
     int steps = hp->steps;
     double *traj = malloc((size_t)(steps + 1) * k * sizeof *traj);
@@ -73,6 +73,8 @@ int ns_tolerances(const oc_ns_hparams *hp, const double *sv0, size_t k, size_t n
             traj[(m + 1) * k + i] = s * (abc[0] + s2 * (abc[1] + s2 * abc[2]));
         }
     }
+    if (exact_norm)
+        *exact_norm = sqrt(sumsq(traj + (size_t)steps * k, k));
     for (int cls = 0; cls < NS_NCLASSES; cls++) {
         double uc = class_u[cls][0], ua = class_u[cls][1], us = class_u[cls][2];
         double cfac = 1 + sqrt((double)n) * ua / uc;

@@ -19,8 +19,9 @@ int ns_tuple_of(const oc_ns_hparams *hp, int i);
 
 /* NS-TOL-1: for the normalised input X0 = G / d with singular values sv0[0 .. k-1] (k <= n),
  * fills tol[class][0] (bound on ||Y - Y*||_F) and tol[class][1] (bound on
- * max_i |sigma_i(Y) - sigma_i(Y*)|) for every class. Returns 0, or -1 if out of memory. */
+ * max_i |sigma_i(Y) - sigma_i(Y*)|) for every class, and *exact_norm (if not NULL) with
+ * ||Y*||_F, from the singular values of the exact result. Returns 0, or -1 if out of memory. */
 int ns_tolerances(const oc_ns_hparams *hp, const double *sv0, size_t k, size_t n,
-                  double tol[NS_NCLASSES][2]);
+                  double tol[NS_NCLASSES][2], double *exact_norm);
 
 #endif

@@ -44,7 +44,7 @@ static void ns_ratios(const oc_ns_hparams *hp, size_t rows, size_t cols, const f
     for (size_t i = 0; i < len; i++)
         x0[i] = g[i] / d;
     CU_ASSERT_FATAL(ns_singular_values(x0, rows, cols, sv) == 0);
-    CU_ASSERT_FATAL(ns_tolerances(hp, sv, k, n, tol) == 0);
+    CU_ASSERT_FATAL(ns_tolerances(hp, sv, k, n, tol, NULL) == 0);
     ratio[0] = (sqrt(diff) + tol[NS_CLASS_EXACT][0]) / tol[NS_CLASS_FP32][0];
     ratio[1] = (sqrt(diff) + tol[NS_CLASS_EXACT][0]) / tol[NS_CLASS_BF16][0];
     free(x0);

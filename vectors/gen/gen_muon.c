@@ -9,6 +9,7 @@
 #include "family.h"
 #include "gen.h"
 #include "ns_model.h"
+#include "../../common/muon_tolerance.h"
 #include "rng.h"
 
 static gen_rng rng;
@@ -106,21 +107,6 @@ static void exact_step(mpfr_t s, const oc_muon_hparams *hp, size_t rows, size_t 
     mpfr_mul_d(s, s, hp->lr, MPFR_RNDN);                            /* lr * scale */
 }
 
-/* MUON-SCALE-1 in binary64 for the tolerances of MUON-TOL-1 (a bound, not a golden value):
- * extraScale f(rows, cols), f = sqrt(max(1, rows/cols)) (shape_scaling), sqrt(max(rows, cols))
- * (spectral) or sqrt(rows/cols) (unit_rms_norm). */
-static double scale_bound_factor(const oc_muon_hparams *hp, size_t rows, size_t cols)
-{
-    double r = (double)rows, c = (double)cols, f;
-    if (hp->scale == OC_MUON_SHAPE_SCALING)
-        f = sqrt(fmax(1.0, r / c));
-    else if (hp->scale == OC_MUON_SPECTRAL)
-        f = sqrt(fmax(r, c));
-    else
-        f = sqrt(r / c);
-    return hp->extra_scale * f;
-}
-
 /* One block of MUON-BLK-ORTH-1: `groups` runs of `len` consecutive rows, run j starting at
  * row `first + j * period`, over the columns [col0, col0 + ncols); its rows stacked in that
  * order form a (len * groups) x ncols matrix; scale_rows x scale_cols is the shape
@@ -196,7 +182,6 @@ void gen_muon_exact(const oc_muon_hparams *hp, const oc_muon_partition *part, si
     double *kept = malloc(n * sizeof *kept), *sv0 = malloc(k * sizeof *sv0);
     double *bout64 = malloc(n * sizeof *bout64);
     double ns_tol[NS_NCLASSES][2];
-    double (*tol_p)[2] = gd->tol_p, (*tol_m)[2] = gd->tol_m;
     double orth_tol[NS_NCLASSES][2] = {{0}}, orth_norm = 0; /* sums of lr s_b T, lr s_b ||O_b|| */
     mpfr_t x, y, s;
     mpfr_inits2(prec, x, y, s, (mpfr_ptr)0);
@@ -225,9 +210,9 @@ void gen_muon_exact(const oc_muon_hparams *hp, const oc_muon_partition *part, si
         for (size_t t = 0; t < bn; t++)
             bin[t] = d32[block_index(b, cols, t)];
         ns_exact(&hp->ns, br, b->ncols, bin, prec, bout32, bout64, sv0);
-        ns_tolerances(&hp->ns, sv0, bk, bn / bk, ns_tol);
+        ns_tolerances(&hp->ns, sv0, bk, bn / bk, ns_tol, NULL);
         exact_step(s, hp, b->scale_rows, b->scale_cols);
-        double step = hp->lr * scale_bound_factor(hp, b->scale_rows, b->scale_cols);
+        double step = hp->lr * muon_scale_bound_factor(hp, b->scale_rows, b->scale_cols);
         for (size_t t = 0; t < bn; t++) {
             size_t i = block_index(b, cols, t);
             o32[i] = bout32[t];
@@ -252,19 +237,9 @@ void gen_muon_exact(const oc_muon_hparams *hp, const oc_muon_partition *part, si
             p64[i] = mpfr_get_d(x, MPFR_RNDN);
         }
     }
-    /* MUON-TOL-1: the momentum elementwise (three roundings, or one for the exact class); the
-     * parameter: lr * scale times the orthogonalisation's bound of the class, plus four
-     * roundings of the elementwise update (summed over blocks, MUON-BLK-TOL-1). */
-    double pnorm = norm2(p64, n), mnorm = norm2(m64, n), wnorm = norm2(w, n);
-    double keptnorm = norm2(kept, n);
-    for (int cl = 0; cl < NS_NCLASSES; cl++) {
-        double u = 0x1p-24, elem_m = cl == NS_CLASS_EXACT ? u * mnorm : u * mnorm + 3 * u * wnorm;
-        double elem_p = cl == NS_CLASS_EXACT ? u * pnorm + u * orth_norm
-                                             : u * pnorm + 4 * u * (keptnorm + orth_norm);
-        tol_m[cl][0] = tol_m[cl][1] = elem_m * (1 + 0x1p-20);
-        tol_p[cl][0] = (orth_tol[cl][0] + elem_p) * (1 + 0x1p-20);
-        tol_p[cl][1] = (orth_tol[cl][1] + elem_p) * (1 + 0x1p-20);
-    }
+    /* MUON-TOL-1 (common/muon_tolerance.c, summed over blocks, MUON-BLK-TOL-1) */
+    muon_tolerances(orth_tol, orth_norm, norm2(p64, n), norm2(m64, n), norm2(w, n),
+                    norm2(kept, n), gd->tol_p, gd->tol_m);
     mpfr_clears(x, y, s, (mpfr_ptr)0);
     free(d32), free(o32), free(o64), free(w), free(kept), free(sv0), free(bin), free(bout32);
     free(bout64), free(blocks);

@@ -293,7 +293,7 @@ static void emit(family *f, const oc_ns_hparams *hp, ns_case *c, mpfr_prec_t pre
     json_object_set_new(test, "inputs", inputs);
     if (valid) {
         ns_exact(hp, c->rows, c->cols, c->g, prec, y32, y64, sv0);
-        ns_tolerances(hp, sv0, k, n, tol);
+        ns_tolerances(hp, sv0, k, n, tol, NULL);
         family_add_tensor(f, id, "x.out", "F32", c->rows, c->cols, y32, x, "f32");
         family_add_tensor(f, id, "x.out.f64", "F64", c->rows, c->cols, y64, x, "f64");
         family_add_tensor(f, id, "x.tol", "F64", NS_NCLASSES, 2, tol, x, "tol");
