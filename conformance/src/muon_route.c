@@ -132,12 +132,15 @@ static oc_status route_load_case(const char *path, const oc_st_file *st, json_t 
 
 /* VEC-TOL-2 for an AdamW route: each element is one AdamW step t = firstStep from the inputs
  * (ADAM-TOL-2 from a zero bound, as the generator's), its decay multiplied by 0 for a 1-D
- * parameter or a name ending in ".bias" (ROUTE-WD-1). A Muon route's tables are a per-case
- * derivation the harness does not redo: VEC-TOL-1's cap alone. */
+ * parameter or a name ending in ".bias" (ROUTE-WD-1). A Muon route: the Muon step's tables
+ * (MUON-TOL-1 on p, m, g). */
 static oc_status route_cap_tolerances(const char *path, const oc_case *c, oc_tolcap_stats *stats,
                                       oc_diag *d)
 {
     oc_param_info info;
+    if (expected_route(c) == OC_ROUTE_MUON)
+        return oc_tolcap_muon_tables(path, c, &c->hp.route.muon, c->in[0], c->in[1], c->in[3],
+                                     stats, d);
     if (expected_route(c) != OC_ROUTE_ADAMW || param_of(c, &info))
         return OC_OK;
     oc_hparams hp = {.adam = c->hp.route.adamw};

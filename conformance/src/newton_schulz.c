@@ -375,24 +375,24 @@ static void muon_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_
     step_run(impl, c, o, st, dirty, muon_call);
 }
 
-/* VEC-TOL-2 for MUON-TOL-1 (the step without a partition: one block), by the model the
- * generator writes the tables with (common/muon_tolerance.c): the direction from the golden
+/* VEC-TOL-2 for MUON-TOL-1 (the step without a partition: one block; tolcap.h), by the model
+ * the generator writes the tables with (common/muon_tolerance.c): the direction from the golden
  * momentum (MUON-MOM-1; with Nesterov mu m' + take g, MUON-NEST-1, rounded to binary32 through
  * binary64: at most one binary32 ulp from the generator's where that is a tie), NS-TOL-1's
  * model on it and ||O*||_F from the same singular values, the golden norms of p' and m', the
  * inputs' ||mu |m| + take |g| || and ||(1 - lr wd) p||. */
-static oc_status muon_cap_tolerances(const char *path, const oc_case *c, oc_tolcap_stats *stats,
-                                     oc_diag *d)
+oc_status oc_tolcap_muon_tables(const char *path, const oc_case *c, const oc_muon_hparams *hp,
+                                const float *p, const float *m, const float *g,
+                                oc_tolcap_stats *stats, oc_diag *d)
 {
-    const oc_muon_hparams *hp = &c->hp.muon;
     size_t rows = c->steps, cols = c->n, len = rows * cols, k = rows < cols ? rows : cols;
     double mu = hp->momentum, take = hp->form == OC_MUON_SGD ? 1.0 : 1.0 - mu;
     double keep = 1.0 - hp->lr * hp->weight_decay, pn = 0, mn = 0, wn = 0, kn = 0;
     double *dir = malloc(len * sizeof *dir), *sv = malloc(k * sizeof *sv);
     for (size_t i = 0; dir && i < len; i++) {
-        double m1 = c->exp[1].stored[i], g = c->in[2][i];
-        double w = mu * fabs((double)c->in[1][i]) + take * fabs(g), kept = c->in[0][i] * keep;
-        dir[i] = hp->nesterov ? (double)(float)(mu * m1 + take * g) : m1;
+        double m1 = c->exp[1].stored[i], gi = g[i];
+        double w = mu * fabs((double)m[i]) + take * fabs(gi), kept = p[i] * keep;
+        dir[i] = hp->nesterov ? (double)(float)(mu * m1 + take * gi) : m1;
         pn += c->exp[0].f64[i] * c->exp[0].f64[i], mn += c->exp[1].f64[i] * c->exp[1].f64[i];
         wn += w * w, kn += kept * kept;
     }
@@ -409,6 +409,12 @@ static oc_status muon_cap_tolerances(const char *path, const oc_case *c, oc_tolc
     muon_tolerances(orth_tol, step * onorm, sqrt(pn), sqrt(mn), sqrt(wn), sqrt(kn), tol_p, tol_m);
     oc_status st = table_within(path, c, 0, tol_p, stats, d);
     return st ? st : table_within(path, c, 1, tol_m, stats, d);
+}
+
+static oc_status muon_cap_tolerances(const char *path, const oc_case *c, oc_tolcap_stats *stats,
+                                     oc_diag *d)
+{
+    return oc_tolcap_muon_tables(path, c, &c->hp.muon, c->in[0], c->in[1], c->in[2], stats, d);
 }
 
 const oc_algo oc_algo_muon = {
