@@ -139,8 +139,8 @@ static oc_status route_cap_tolerances(const char *path, const oc_case *c, oc_tol
 {
     oc_param_info info;
     if (expected_route(c) == OC_ROUTE_MUON)
-        return oc_tolcap_muon_tables(path, c, &c->hp.route.muon, c->in[0], c->in[1], c->in[3],
-                                     stats, d);
+        return oc_tolcap_muon_tables(path, c, &c->hp.route.muon, NULL, c->in[0], c->in[1],
+                                     c->in[3], stats, d);
     if (expected_route(c) != OC_ROUTE_ADAMW || param_of(c, &info))
         return OC_OK;
     oc_hparams hp = {.adam = c->hp.route.adamw};

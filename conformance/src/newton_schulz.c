@@ -375,20 +375,52 @@ static void muon_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_
     step_run(impl, c, o, st, dirty, muon_call);
 }
 
-/* VEC-TOL-2 for MUON-TOL-1 (the step without a partition: one block; tolcap.h), by the model
+/* VEC-TOL-2 for MUON-TOL-1 and MUON-BLK-TOL-1 (tolcap.h), by the model
  * the generator writes the tables with (common/muon_tolerance.c): the direction from the golden
  * momentum (MUON-MOM-1; with Nesterov mu m' + take g, MUON-NEST-1, rounded to binary32 through
  * binary64: at most one binary32 ulp from the generator's where that is a tie), NS-TOL-1's
  * model on it and ||O*||_F from the same singular values, the golden norms of p' and m', the
  * inputs' ||mu |m| + take |g| || and ||(1 - lr wd) p||. */
-oc_status oc_tolcap_muon_tables(const char *path, const oc_case *c, const oc_muon_hparams *hp,
-                                const float *p, const float *m, const float *g,
-                                oc_tolcap_stats *stats, oc_diag *d)
+/* MUON-BLK-TOL-1: NS-TOL-1's tables and ||O*||_F of each block of the direction dir (the
+ * blocks of ref's oc_muon_block_at, which the generator's partition must match: the cap of a
+ * mismatched one refuses the file), each times its step lr * scale, summed into orth_tol and
+ * *orth_norm. 0, or -1 if out of memory. */
+static int block_tables(const oc_muon_hparams *hp, const oc_muon_partition *part,
+                        const double *dir, size_t rows, size_t cols,
+                        double orth_tol[NS_NCLASSES][2], double *orth_norm)
 {
-    size_t rows = c->steps, cols = c->n, len = rows * cols, k = rows < cols ? rows : cols;
+    double *blk = malloc(rows * cols * sizeof *blk), *sv = malloc((rows < cols ? rows : cols) * sizeof *sv);
+    int failed = !blk || !sv;
+    for (size_t bi = 0; bi < oc_muon_block_count(part) && !failed; bi++) {
+        oc_muon_block b;
+        oc_muon_block_at(part, rows, cols, bi, &b);
+        size_t br = b.run * b.nruns, bn = br * b.ncols, bk = br < b.ncols ? br : b.ncols, t = 0;
+        for (size_t j = 0; j < b.nruns; j++)
+            for (size_t r = 0; r < b.run; r++)
+                for (size_t col = 0; col < b.ncols; col++)
+                    blk[t++] = dir[(b.row0 + j * b.stride + r) * cols + b.col0 + col];
+        double ns_tol[NS_NCLASSES][2], onorm;
+        if ((failed = normalised_singular_values(&hp->ns, blk, br, b.ncols, sv) != 0 ||
+                      ns_tolerances(&hp->ns, sv, bk, bn / bk, ns_tol, &onorm) != 0))
+            break;
+        double step = hp->lr * muon_scale_bound_factor(hp, b.scale_rows, b.scale_cols);
+        for (int cl = 0; cl < NS_NCLASSES; cl++)
+            orth_tol[cl][0] += step * ns_tol[cl][0], orth_tol[cl][1] += step * ns_tol[cl][1];
+        *orth_norm += step * onorm;
+    }
+    free(blk), free(sv);
+    return failed ? -1 : 0;
+}
+
+oc_status oc_tolcap_muon_tables(const char *path, const oc_case *c, const oc_muon_hparams *hp,
+                                const oc_muon_partition *part, const float *p, const float *m,
+                                const float *g, oc_tolcap_stats *stats, oc_diag *d)
+{
+    static const oc_muon_partition whole = {1, OC_MUON_TP_NONE, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
+    size_t rows = c->steps, cols = c->n, len = rows * cols;
     double mu = hp->momentum, take = hp->form == OC_MUON_SGD ? 1.0 : 1.0 - mu;
     double keep = 1.0 - hp->lr * hp->weight_decay, pn = 0, mn = 0, wn = 0, kn = 0;
-    double *dir = malloc(len * sizeof *dir), *sv = malloc(k * sizeof *sv);
+    double *dir = malloc(len * sizeof *dir);
     for (size_t i = 0; dir && i < len; i++) {
         double m1 = c->exp[1].stored[i], gi = g[i];
         double w = mu * fabs((double)m[i]) + take * fabs(gi), kept = p[i] * keep;
@@ -396,17 +428,12 @@ oc_status oc_tolcap_muon_tables(const char *path, const oc_case *c, const oc_muo
         pn += c->exp[0].f64[i] * c->exp[0].f64[i], mn += c->exp[1].f64[i] * c->exp[1].f64[i];
         wn += w * w, kn += kept * kept;
     }
-    double ns_tol[NS_NCLASSES][2], orth_tol[NS_NCLASSES][2], onorm, tol_p[NS_NCLASSES][2],
-        tol_m[NS_NCLASSES][2];
-    int failed = !dir || !sv || normalised_singular_values(&hp->ns, dir, rows, cols, sv) != 0 ||
-                 ns_tolerances(&hp->ns, sv, k, len / k, ns_tol, &onorm) != 0;
-    free(dir), free(sv);
+    double orth_tol[NS_NCLASSES][2] = {{0}}, onorm = 0, tol_p[NS_NCLASSES][2], tol_m[NS_NCLASSES][2];
+    int failed = !dir || block_tables(hp, part ? part : &whole, dir, rows, cols, orth_tol, &onorm);
+    free(dir);
     if (failed)
         return oc_fail(d, OC_ERR_INTERNAL, "out of memory checking tolerances of %s", path);
-    double step = hp->lr * muon_scale_bound_factor(hp, rows, cols); /* MUON-SCALE-1 */
-    for (int cl = 0; cl < NS_NCLASSES; cl++)
-        orth_tol[cl][0] = step * ns_tol[cl][0], orth_tol[cl][1] = step * ns_tol[cl][1];
-    muon_tolerances(orth_tol, step * onorm, sqrt(pn), sqrt(mn), sqrt(wn), sqrt(kn), tol_p, tol_m);
+    muon_tolerances(orth_tol, onorm, sqrt(pn), sqrt(mn), sqrt(wn), sqrt(kn), tol_p, tol_m);
     oc_status st = table_within(path, c, 0, tol_p, stats, d);
     return st ? st : table_within(path, c, 1, tol_m, stats, d);
 }
@@ -414,7 +441,8 @@ oc_status oc_tolcap_muon_tables(const char *path, const oc_case *c, const oc_muo
 static oc_status muon_cap_tolerances(const char *path, const oc_case *c, oc_tolcap_stats *stats,
                                      oc_diag *d)
 {
-    return oc_tolcap_muon_tables(path, c, &c->hp.muon, c->in[0], c->in[1], c->in[2], stats, d);
+    return oc_tolcap_muon_tables(path, c, &c->hp.muon, NULL, c->in[0], c->in[1], c->in[2], stats,
+                                 d);
 }
 
 const oc_algo oc_algo_muon = {
@@ -505,6 +533,13 @@ static void blocks_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, o
     step_run(impl, c, o, st, dirty, blocks_call);
 }
 
+static oc_status blocks_cap_tolerances(const char *path, const oc_case *c,
+                                       oc_tolcap_stats *stats, oc_diag *d)
+{
+    return oc_tolcap_muon_tables(path, c, &c->hp.muon, &c->hp.blocks.part, c->in[0], c->in[1],
+                                 c->in[2], stats, d);
+}
+
 const oc_algo oc_algo_muon_blocks = {
     .name = "muon-blocks",
     .group_type = "MuonBlockStep",
@@ -519,4 +554,5 @@ const oc_algo oc_algo_muon_blocks = {
     .alg = OC_ALG_COUNT,
     .judge = oc_judge_matrix,
     .explains = ns_explains,
+    .cap_tolerances = blocks_cap_tolerances,
 };

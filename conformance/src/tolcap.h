@@ -36,11 +36,12 @@ void oc_tolcap_grad_sensitivity(const oc_algo *a, const oc_hparams *hp, int64_t 
                                 double *add);
 /* A bound widened by the slack of VEC-TOL-2 (and to the next binary64). */
 double oc_tolcap_widen(double e);
-/* MUON-TOL-1's p and m tables (outputs 0 and 1) of a Muon step without a partition from
- * inputs p, m, g (conformance/src/newton_schulz.c): the Muon family's and a Muon route's cap. */
+/* MUON-TOL-1's p and m tables (outputs 0 and 1) of a Muon step over the blocks of part (NULL:
+ * the whole matrix, MUON-BLK-TOL-1) from inputs p, m, g (conformance/src/newton_schulz.c): the
+ * cap of the Muon step, its block step and a Muon route. */
 oc_status oc_tolcap_muon_tables(const char *path, const oc_case *c, const oc_muon_hparams *hp,
-                                const float *p, const float *m, const float *g,
-                                oc_tolcap_stats *stats, oc_diag *d);
+                                const oc_muon_partition *part, const float *p, const float *m,
+                                const float *g, oc_tolcap_stats *stats, oc_diag *d);
 /* Entry i of expected output k against cap: OC_ERR_FORMAT above it; counted in stats. */
 oc_status oc_tolcap_within(const char *path, const oc_case *c, int k, size_t i, double cap,
                            oc_tolcap_stats *stats, oc_diag *d);

@@ -221,7 +221,8 @@ rm -rf "$tmp/ns-simple"
 # and v (a 1-D parameter: ROUTE-WD-1); the guarded step's norm, a clipped gradient and a state
 # entry after six iterations (STEP-TOL-2); a Newton-Schulz table's fp32 Frobenius bound, bf16
 # band and exact-class bound (NS-TOL-1: a converged and a sign-changing trajectory); a Muon
-# step's p and m bounds and a Muon route's (MUON-TOL-1).
+# step's p and m bounds, a Muon route's, and the block step's over 2 and 4 ranks and a QKV split
+# (MUON-TOL-1, MUON-BLK-TOL-1).
 capped() { # family tcId output index [tensor field, default tolFp32]
     field=${5:-tolFp32}
     tol "$1" "$2" "$3" "$field" "$4" "get(t['expected'][out]['$field'], i) * 1.5"
@@ -256,6 +257,8 @@ capped muon-keller 1 p 2 tol
 capped muon-megatron 3 m 7 tol
 capped muon-moonlight 5 p 1 tol
 capped muon-adamw-route 3 m 2 tol
+capped muon-tp-blockwise 2 p 3 tol
+capped muon-split-qkv 5 p 6 tol
 # VEC-FMT-18: a valid guarded-step case whose Adam STEP-TOL-2 derives no bound for (amsgrad);
 # SGD's ema profile likewise.
 fam step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['optimizers'][0]['hparams']['amsgrad'] = True"

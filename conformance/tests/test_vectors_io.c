@@ -844,18 +844,21 @@ static void caps_tight(const char *const *names, size_t count, size_t entries)
     CU_ASSERT(stats.worst >= 1 && stats.worst <= 1 + 0x1p-10);
 }
 
-/* VEC-TOL-2 on the Newton-Schulz families (NS-TOL-1) and the Muon step families without a
- * partition (MUON-TOL-1): every entry of every table within 1 + 2^-10 of the harness's
- * re-evaluation (measured when the caps were written: 1,048 and 768 entries, largest ratios
- * 1 + 2^-20 + 4.5e-12 and 1 + 2^-20 + 2e-15: the slack and the two SVDs, spec/vectors.md). */
+/* VEC-TOL-2 on the Newton-Schulz families (NS-TOL-1), the Muon step families (MUON-TOL-1) and
+ * the block step's (MUON-BLK-TOL-1): every entry of every table within 1 + 2^-10 of the
+ * harness's re-evaluation (measured when the caps were written: 1,048, 768 and 384 entries,
+ * largest ratios 1 + 2^-20 + 4.5e-12, 1 + 2^-20 + 2e-15 and 1 + 2^-20 + 2e-15: the slack and
+ * the two SVDs, spec/vectors.md). */
 static void test_tolerance_caps_tight_ns_muon_VEC_TOL_2(void)
 {
     static const char *const ns[] = {"ns-simple", "ns-quintic", "ns-polar-express",
                                      "ns-polar-express-safety", "ns-aol", "ns-cans",
                                      "ns-deepseekv4", "ns-cubic5"};
     static const char *const muon[] = {"muon-keller", "muon-megatron", "muon-moonlight"};
+    static const char *const blocks[] = {"muon-tp-blockwise", "muon-split-qkv"};
     caps_tight(ns, sizeof ns / sizeof ns[0], 1048);
     caps_tight(muon, sizeof muon / sizeof muon[0], 768);
+    caps_tight(blocks, sizeof blocks / sizeof blocks[0], 384);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1421,7 +1424,7 @@ void register_suites(void)
               {"VEC-TOL-2 caps on the generator's bounds", test_tolerance_caps_tight_VEC_TOL_2},
               {"VEC-TOL-2 caps of AdamW routes and the guarded step",
                test_tolerance_caps_tight_routes_step_VEC_TOL_2},
-              {"VEC-TOL-2 caps of the Newton-Schulz and Muon step tables",
+              {"VEC-TOL-2 caps of the Newton-Schulz, Muon and block step tables",
                test_tolerance_caps_tight_ns_muon_VEC_TOL_2},
               {"VEC-FMT-7 file shorter than 8 bytes", test_st_shorter_than_8_bytes_VEC_FMT_7},
               {"VEC-FMT-7 header length beyond the file",
