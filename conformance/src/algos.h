@@ -114,6 +114,10 @@ typedef struct oc_algo {
      * redo it (VEC-TOL-1's cap alone). stats may be NULL. */
     oc_status (*cap_tolerances)(const char *path, const struct oc_case *c,
                                 struct oc_tolcap_stats *stats, oc_diag *d);
+    /* VEC-ABI-1: the reference's entry point for the algorithm's families, of the type
+     * include/optcert/impl.h gives them, running the mutant its table's context selects
+     * (ref_impl.h); the reference lists every family of the algorithm with it. */
+    oc_entry_point reference;
 } oc_algo;
 
 /* Every descriptor `const oc_algo oc_algo_<name> = {...};` of the harness's sources, listed

@@ -11,6 +11,7 @@
 #include "judge.h"
 #include "../../common/singular_values.h"
 #include "vectors.h"
+#include "ref_impl.h"
 #include "../mutants/muon.h"
 #include "../mutants/newton_schulz.h"
 
@@ -219,6 +220,21 @@ static int ns_explains(const oc_case *c, const oc_outputs *got, const oc_outputs
     return 1;
 }
 
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_ns(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t cols,
+                        const float *g, float *out)
+{
+    size_t len = oc_ns_work_len(rows, cols);
+    double *work = malloc((len ? len : 1) * sizeof *work);
+    if (!work)
+        return OC_ERR_INTERNAL;
+    oc_status st =
+        oc_ns_mutant_orthogonalise((oc_ns_mutant)oc_ref_mutant_of(ctx, &oc_algo_newton_schulz), hp,
+                                   rows, cols, g, out, work, len);
+    free(work);
+    return st;
+}
+
 const oc_algo oc_algo_newton_schulz = {
     .name = "newton-schulz",
     .group_type = "NewtonSchulz",
@@ -233,6 +249,7 @@ const oc_algo oc_algo_newton_schulz = {
     .alg = OC_ALG_COUNT,
     .judge = oc_judge_matrix,
     .explains = ns_explains,
+    .reference = (oc_entry_point)ref_ns,
 };
 
 /* ---- The Muon step (MUON-*) ---- */
@@ -320,6 +337,22 @@ static void muon_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_
     step_run(impl, c, o, st, dirty, muon_call);
 }
 
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_muon(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols, float *p,
+                          float *m, const float *g)
+{
+    size_t len = oc_muon_work_len(rows, cols);
+    double *work = malloc((len ? len : 1) * sizeof *work);
+    float *scratch = malloc((3 * rows * cols + 1) * sizeof *scratch);
+    oc_status st = work && scratch
+                       ? oc_muon_mutant_step((oc_muon_mutant)oc_ref_mutant_of(ctx, &oc_algo_muon),
+                                             hp, rows, cols, p, m, g, work, len, scratch)
+                       : OC_ERR_INTERNAL;
+    free(work);
+    free(scratch);
+    return st;
+}
+
 const oc_algo oc_algo_muon = {
     .name = "muon",
     .group_type = "MuonStep",
@@ -334,6 +367,7 @@ const oc_algo oc_algo_muon = {
     .alg = OC_ALG_COUNT,
     .judge = oc_judge_matrix,
     .explains = ns_explains,
+    .reference = (oc_entry_point)ref_muon,
 };
 
 /* ---- Muon over blocks: split QKV, blockwise tensor parallelism (MUON-BLK-*) ---- */
@@ -407,6 +441,24 @@ static void blocks_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, o
     step_run(impl, c, o, st, dirty, blocks_call);
 }
 
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_muon_blocks(void *ctx, const oc_muon_hparams *hp,
+                                 const oc_muon_partition *part, size_t rows, size_t cols, float *p,
+                                 float *m, const float *g)
+{
+    size_t len = oc_muon_work_len(rows, cols), slen = oc_muon_block_scratch_len(rows, cols);
+    double *work = malloc((len ? len : 1) * sizeof *work);
+    float *scratch = malloc((slen + 1) * sizeof *scratch);
+    oc_status st = work && scratch
+                       ? oc_muon_block_mutant_step(
+                             (oc_muon_block_mutant)oc_ref_mutant_of(ctx, &oc_algo_muon_blocks), hp,
+                             part, rows, cols, p, m, g, work, len, scratch, slen)
+                       : OC_ERR_INTERNAL;
+    free(work);
+    free(scratch);
+    return st;
+}
+
 const oc_algo oc_algo_muon_blocks = {
     .name = "muon-blocks",
     .group_type = "MuonBlockStep",
@@ -421,4 +473,5 @@ const oc_algo oc_algo_muon_blocks = {
     .alg = OC_ALG_COUNT,
     .judge = oc_judge_matrix,
     .explains = ns_explains,
+    .reference = (oc_entry_point)ref_muon_blocks,
 };
