@@ -261,6 +261,9 @@ static void ada_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_s
     free(state);
 }
 
+/* The case's hyper-parameters: oc_hparams.adafactor (algos.h). */
+OC_HPARAMS(oc_adafactor_hparams, adafactor);
+
 /* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
 static oc_status ref_adafactor(void *ctx, const oc_adafactor_hparams *hp, oc_adafactor_shape sh,
                                int64_t step, oc_adafactor_state *s, const float *g)

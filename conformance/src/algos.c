@@ -110,6 +110,9 @@ static oc_status adam_step(const oc_runner *impl, const oc_hparams *hp, int64_t 
 
 static double *adam_decay(oc_hparams *hp) { return &hp->adam.weight_decay; }
 
+/* The case's hyper-parameters: oc_hparams.adam (algos.h). */
+OC_HPARAMS(oc_adam_hparams, adam);
+
 /* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
 static oc_status ref_adam(void *ctx, const oc_adam_hparams *hp, int64_t step, size_t n, float *p,
                           float *m, float *v, float *vmax, const float *g)
@@ -183,6 +186,9 @@ static oc_status sgd_step(const oc_runner *impl, const oc_hparams *hp, int64_t t
 
 static double *sgd_decay(oc_hparams *hp) { return &hp->sgd.weight_decay; }
 
+/* The case's hyper-parameters: oc_hparams.sgd (algos.h). */
+OC_HPARAMS(oc_sgd_hparams, sgd);
+
 /* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
 static oc_status ref_sgd(void *ctx, const oc_sgd_hparams *hp, int64_t step, size_t n, float *p,
                          float *buf, const float *g)
@@ -245,6 +251,9 @@ static oc_status lion_step(const oc_runner *impl, const oc_hparams *hp, int64_t 
 }
 
 static double *lion_decay(oc_hparams *hp) { return &hp->lion.weight_decay; }
+
+/* The case's hyper-parameters: oc_hparams.lion (algos.h). */
+OC_HPARAMS(oc_lion_hparams, lion);
 
 /* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
 static oc_status ref_lion(void *ctx, const oc_lion_hparams *hp, int64_t step, size_t n, float *p,

@@ -214,6 +214,9 @@ static const char *clip_quantity(const oc_case *c, int k, size_t j)
     return j == 0 ? "norm" : j == c->n - 1 ? "skipped" : "grad";
 }
 
+/* The case's hyper-parameters: oc_hparams.clip (algos.h). */
+OC_HPARAMS(oc_clip_config, clip);
+
 /* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
 static oc_status ref_clip(void *ctx, const oc_clip_config *c, size_t nviews, oc_clip_view *views,
                           float *total_norm, int *skipped)

@@ -154,6 +154,9 @@ static void ls_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_st
     free(buf[0]);
 }
 
+/* The case's hyper-parameters: oc_hparams.ls (algos.h). */
+OC_HPARAMS(oc_loss_scaler, ls);
+
 /* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
 static oc_status ref_loss_scale(void *ctx, const oc_loss_scaler *c, oc_loss_scale_state *s,
                                 int found_inf)

@@ -116,6 +116,9 @@ static void qk_clip_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, 
     free(w);
 }
 
+/* The case's hyper-parameters: oc_hparams.qk_clip (algos.h). */
+OC_HPARAMS(oc_qk_clip_config, qk_clip);
+
 /* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
 static oc_status ref_qk_clip(void *ctx, const oc_qk_clip_config *c, const float *max_dot, float *w)
 {

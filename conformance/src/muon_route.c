@@ -241,6 +241,9 @@ static int route_explains(const oc_case *c, const oc_outputs *got, const oc_outp
     return 1;
 }
 
+/* The case's hyper-parameters: oc_hparams.route (algos.h). */
+OC_HPARAMS(oc_route_hparams, route);
+
 /* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
 static oc_status ref_routed(void *ctx, const oc_route_hparams *hp, const oc_param_info *info,
                             int64_t step, float *p, float *m, float *v, const float *g,

@@ -220,6 +220,9 @@ static int ns_explains(const oc_case *c, const oc_outputs *got, const oc_outputs
     return 1;
 }
 
+/* The case's hyper-parameters: oc_hparams.ns (algos.h). */
+OC_HPARAMS(oc_ns_hparams, ns);
+
 /* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
 static oc_status ref_ns(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t cols,
                         const float *g, float *out)
@@ -337,6 +340,9 @@ static void muon_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_
     step_run(impl, c, o, st, dirty, muon_call);
 }
 
+/* The case's hyper-parameters: oc_hparams.muon (algos.h). */
+OC_HPARAMS(oc_muon_hparams, muon);
+
 /* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
 static oc_status ref_muon(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols, float *p,
                           float *m, const float *g)
@@ -440,6 +446,9 @@ static void blocks_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, o
 {
     step_run(impl, c, o, st, dirty, blocks_call);
 }
+
+/* The case's hyper-parameters: oc_hparams.blocks (algos.h). */
+OC_HPARAMS(oc_muon_blocks_hparams, blocks);
 
 /* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
 static oc_status ref_muon_blocks(void *ctx, const oc_muon_hparams *hp,

@@ -129,6 +129,9 @@ static void schedule_run(const oc_runner *impl, const oc_case *c, oc_outputs *o,
     }
 }
 
+/* The case's hyper-parameters: oc_hparams.sched (algos.h). */
+OC_HPARAMS(oc_schedule, sched);
+
 /* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
 static oc_status ref_schedule(void *ctx, const oc_schedule *s, int64_t samples, double *lr,
                               double *wd)

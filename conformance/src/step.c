@@ -503,6 +503,9 @@ static void step_judge(const oc_case *c, const oc_outputs *o, int cls, oc_case_r
     }
 }
 
+/* The case's hyper-parameters: oc_hparams.step (algos.h). */
+OC_HPARAMS(oc_step_family_config, step);
+
 /* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
 static oc_status ref_guarded(void *ctx, const oc_guard_config *cfg, const oc_loss_scaler *scaler,
                              oc_loss_scale_state *scaler_state, size_t nsub, oc_sub_optimizer *subs,

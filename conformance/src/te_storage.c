@@ -328,6 +328,9 @@ static void te_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_st
     }
 }
 
+/* The case's hyper-parameters: oc_hparams.te (algos.h). */
+OC_HPARAMS(oc_te_config, te);
+
 /* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
 static oc_status ref_te_storage(void *ctx, const oc_te_config *c, oc_te_direction dir, size_t n,
                                 oc_te_state *s, float *const *work)
