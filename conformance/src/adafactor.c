@@ -9,6 +9,7 @@
 #include <string.h>
 #include "judge.h"
 #include "vectors.h"
+#include "ref_impl.h"
 #include "../mutants/adafactor.h"
 
 #define ADA_MAX_ELEMENTS (1u << 16)
@@ -260,6 +261,25 @@ static void ada_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_s
     free(state);
 }
 
+/* The case's hyper-parameters: oc_hparams.adafactor (algos.h). */
+OC_HPARAMS(oc_adafactor_hparams, adafactor);
+
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_adafactor(void *ctx, const oc_adafactor_hparams *hp, oc_adafactor_shape sh,
+                               int64_t step, oc_adafactor_state *s, const float *g)
+{
+    if (oc_adafactor_check(hp, sh, step) != OC_OK) /* the reference's status, nothing written */
+        return oc_ref_adafactor_step(hp, sh, step, s, g, NULL, 0);
+    size_t len = oc_adafactor_work_len(sh);
+    double *work = malloc(len * sizeof *work);
+    oc_status st = work ? oc_adafactor_mutant_step(
+                              (oc_adafactor_mutant)oc_ref_mutant_of(ctx, &oc_algo_adafactor), hp,
+                              sh, step, s, g, work, len)
+                        : OC_ERR_INTERNAL;
+    free(work);
+    return st;
+}
+
 const oc_algo oc_algo_adafactor = {
     .name = "adafactor",
     .group_type = "Adafactor",
@@ -273,4 +293,5 @@ const oc_algo oc_algo_adafactor = {
     .run = ada_run,
     .alg = OC_ALG_COUNT,
     .quantity = ada_quantity,
+    .reference = (oc_entry_point)ref_adafactor,
 };

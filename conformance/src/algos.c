@@ -6,6 +6,7 @@
 #include "judge.h"
 #include "tolcap.h"
 #include "vectors.h"
+#include "ref_impl.h"
 #include "../mutants/adam.h"
 #include "../mutants/lion.h"
 #include "../mutants/mixed.h"
@@ -109,6 +110,21 @@ static oc_status adam_step(const oc_runner *impl, const oc_hparams *hp, int64_t 
 
 static double *adam_decay(oc_hparams *hp) { return &hp->adam.weight_decay; }
 
+/* The case's hyper-parameters: oc_hparams.adam (algos.h). */
+OC_HPARAMS(oc_adam_hparams, adam);
+
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_adam(void *ctx, const oc_adam_hparams *hp, int64_t step, size_t n, float *p,
+                          float *m, float *v, float *vmax, const float *g)
+{
+    if (oc_ref_mixed_mutant(ctx, &oc_algo_adam) != OC_MIXED_CORRECT) {
+        void *const state[] = {m, v, vmax};
+        return oc_ref_fp32_step(ctx, &oc_algo_adam, hp, step, n, p, state, g);
+    }
+    return oc_adam_mutant_step((oc_adam_mutant)oc_ref_own_mutant(ctx, &oc_algo_adam), hp, step, n,
+                               p, m, v, vmax, g);
+}
+
 const oc_algo oc_algo_adam = {
     .name = "adam",
     .group_type = "AdamStep",
@@ -127,6 +143,7 @@ const oc_algo oc_algo_adam = {
     .alg = OC_ALG_ADAM,
     .decay = adam_decay,
     .cap_tolerances = oc_tolcap_elementwise,
+    .reference = (oc_entry_point)ref_adam,
 };
 
 /* ---- SGD ---- */
@@ -169,6 +186,21 @@ static oc_status sgd_step(const oc_runner *impl, const oc_hparams *hp, int64_t t
 
 static double *sgd_decay(oc_hparams *hp) { return &hp->sgd.weight_decay; }
 
+/* The case's hyper-parameters: oc_hparams.sgd (algos.h). */
+OC_HPARAMS(oc_sgd_hparams, sgd);
+
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_sgd(void *ctx, const oc_sgd_hparams *hp, int64_t step, size_t n, float *p,
+                         float *buf, const float *g)
+{
+    if (oc_ref_mixed_mutant(ctx, &oc_algo_sgd) != OC_MIXED_CORRECT) {
+        void *const state[] = {buf};
+        return oc_ref_fp32_step(ctx, &oc_algo_sgd, hp, step, n, p, state, g);
+    }
+    return oc_sgd_mutant_step((oc_sgd_mutant)oc_ref_own_mutant(ctx, &oc_algo_sgd), hp, step, n, p,
+                              buf, g);
+}
+
 const oc_algo oc_algo_sgd = {
     .name = "sgd",
     .group_type = "SgdStep",
@@ -187,6 +219,7 @@ const oc_algo oc_algo_sgd = {
     .alg = OC_ALG_SGD,
     .decay = sgd_decay,
     .cap_tolerances = oc_tolcap_elementwise,
+    .reference = (oc_entry_point)ref_sgd,
 };
 
 /* ---- Lion ---- */
@@ -219,6 +252,21 @@ static oc_status lion_step(const oc_runner *impl, const oc_hparams *hp, int64_t 
 
 static double *lion_decay(oc_hparams *hp) { return &hp->lion.weight_decay; }
 
+/* The case's hyper-parameters: oc_hparams.lion (algos.h). */
+OC_HPARAMS(oc_lion_hparams, lion);
+
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_lion(void *ctx, const oc_lion_hparams *hp, int64_t step, size_t n, float *p,
+                          float *m, const float *g)
+{
+    if (oc_ref_mixed_mutant(ctx, &oc_algo_lion) != OC_MIXED_CORRECT) {
+        void *const state[] = {m};
+        return oc_ref_fp32_step(ctx, &oc_algo_lion, hp, step, n, p, state, g);
+    }
+    return oc_lion_mutant_step((oc_lion_mutant)oc_ref_own_mutant(ctx, &oc_algo_lion), hp, step, n,
+                               p, m, g);
+}
+
 const oc_algo oc_algo_lion = {
     .name = "lion",
     .group_type = "LionStep",
@@ -235,6 +283,7 @@ const oc_algo oc_algo_lion = {
     .alg = OC_ALG_LION,
     .decay = lion_decay,
     .cap_tolerances = oc_tolcap_elementwise,
+    .reference = (oc_entry_point)ref_lion,
 };
 
 const oc_algo *oc_algo_find(const char *name)

@@ -43,25 +43,20 @@ typedef struct oc_step_family_config {
     oc_loss_scaler scaler;
 } oc_step_family_config;
 
-typedef union oc_hparams {
-    oc_adam_hparams adam;
-    oc_sgd_hparams sgd;
-    oc_lion_hparams lion;
-    oc_schedule sched;
-    oc_loss_scaler ls;
-    oc_clip_config clip;
-    oc_ns_hparams ns;
-    oc_muon_hparams muon;
-    oc_qk_clip_config qk_clip;
-    oc_step_family_config step;
-    struct {
-        oc_muon_hparams muon;  /* first: the Muon fields are parsed into hp->muon */
-        oc_muon_partition part;
-    } blocks;
-    oc_route_hparams route;
-    oc_te_config te;
-    oc_adafactor_hparams adafactor;
-} oc_hparams;
+/* Muon over blocks (MUON-BLK-*): the Muon step's hyper-parameters and the partition. */
+typedef struct oc_muon_blocks_hparams {
+    oc_muon_hparams muon; /* first: the Muon fields are parsed into hp->muon */
+    oc_muon_partition part;
+} oc_muon_blocks_hparams;
+
+/* The hyper-parameters of a case, one member per algorithm: the file of each declares its
+ * member with a line `OC_HPARAMS(TYPE, NAME);` at the start of a line, from which
+ * cmake/registry.cmake generates the union (hparams_registry.h); TYPE comes from
+ * include/optcert/ (impl.h includes the families' headers) or from above. The line expands to
+ * a check that the union has that member with that type's size. */
+#include "hparams_registry.h"
+#define OC_HPARAMS(type, name)                                                                 \
+    _Static_assert(sizeof(((oc_hparams *)0)->name) == sizeof(type), "oc_hparams." #name)
 
 typedef struct oc_algo {
     const char *name;                      /* "algorithm" in the vector files */
@@ -114,6 +109,10 @@ typedef struct oc_algo {
      * redo it (VEC-TOL-1's cap alone). stats may be NULL. */
     oc_status (*cap_tolerances)(const char *path, const struct oc_case *c,
                                 struct oc_tolcap_stats *stats, oc_diag *d);
+    /* VEC-ABI-1: the reference's entry point for the algorithm's families, of the type
+     * include/optcert/impl.h gives them, running the mutant its table's context selects
+     * (ref_impl.h); the reference lists every family of the algorithm with it. */
+    oc_entry_point reference;
 } oc_algo;
 
 /* Every descriptor `const oc_algo oc_algo_<name> = {...};` of the harness's sources, listed

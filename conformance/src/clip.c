@@ -7,6 +7,7 @@
 #include <string.h>
 #include "judge.h"
 #include "vectors.h"
+#include "ref_impl.h"
 #include "../mutants/clip.h"
 
 enum { VIEW_TP, VIEW_PP, VIEW_DP, VIEW_OPT, VIEW_TP_SHARDED, VIEW_SHARED, VIEW_LEN, VIEW_FIELDS };
@@ -213,6 +214,17 @@ static const char *clip_quantity(const oc_case *c, int k, size_t j)
     return j == 0 ? "norm" : j == c->n - 1 ? "skipped" : "grad";
 }
 
+/* The case's hyper-parameters: oc_hparams.clip (algos.h). */
+OC_HPARAMS(oc_clip_config, clip);
+
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_clip(void *ctx, const oc_clip_config *c, size_t nviews, oc_clip_view *views,
+                          float *total_norm, int *skipped)
+{
+    return oc_clip_mutant_step((oc_clip_mutant)oc_ref_mutant_of(ctx, &oc_algo_clip), c, nviews,
+                               views, total_norm, skipped);
+}
+
 const oc_algo oc_algo_clip = {
     .name = "clip",
     .group_type = "ClipStep",
@@ -226,4 +238,5 @@ const oc_algo oc_algo_clip = {
     .run = clip_run,
     .alg = OC_ALG_COUNT,
     .quantity = clip_quantity,
+    .reference = (oc_entry_point)ref_clip,
 };

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "judge.h"
 #include "vectors.h"
+#include "ref_impl.h"
 #include "../mutants/loss_scale.h"
 #include "../mutants/resume.h"
 
@@ -153,6 +154,18 @@ static void ls_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_st
     free(buf[0]);
 }
 
+/* The case's hyper-parameters: oc_hparams.ls (algos.h). */
+OC_HPARAMS(oc_loss_scaler, ls);
+
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_loss_scale(void *ctx, const oc_loss_scaler *c, oc_loss_scale_state *s,
+                                int found_inf)
+{
+    int mu = oc_ref_mutant_of(ctx, &oc_algo_loss_scale); /* the restore mistakes come after LS's */
+    return oc_loss_scale_mutant_update((oc_loss_scale_mutant)(mu < OC_LS_MUTANT_COUNT ? mu : 0), c,
+                                       s, found_inf);
+}
+
 const oc_algo oc_algo_loss_scale = {
     .name = "loss-scale",
     .group_type = "LossScaleUpdate",
@@ -165,4 +178,5 @@ const oc_algo oc_algo_loss_scale = {
     .load_case = ls_load_case,
     .run = ls_run,
     .alg = OC_ALG_COUNT,
+    .reference = (oc_entry_point)ref_loss_scale,
 };

@@ -306,7 +306,7 @@ static const char *backend_path(const char *build_path)
 
 #ifdef OPTCERT_FAST_CUDA_PLUGIN
 /* The CUDA backend, after asking it whether a device can run it (FAST-CUDA-DEV-1). */
-static const oc_impl *load_fast_cuda(oc_diag *d)
+static void load_fast_cuda(plugin *p, oc_diag *d)
 {
     const char *path = backend_path(OPTCERT_FAST_CUDA_PLUGIN);
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -314,12 +314,10 @@ static const oc_impl *load_fast_cuda(oc_diag *d)
     if (h)
         *(void **)&unavailable = dlsym(h, "optcert_fast_cuda_unavailable");
     const char *why = unavailable ? unavailable() : NULL;
-    if (why) {
+    if (why)
         oc_fail(d, OC_ERR_NO_DEVICE, "no CUDA device: %s", why);
-        return NULL;
-    }
-    plugin p;
-    return load_plugin(path, &p, d) == 0 ? p.v2 : NULL;
+    else
+        load_plugin(path, p, d);
 }
 #endif
 
@@ -352,7 +350,7 @@ static int cmd_certify(const options *o)
 #endif
 #ifdef OPTCERT_FAST_CUDA_PLUGIN
     else if (strcmp(o->impl, "fast-cuda") == 0) /* the CUDA backend (fast/cuda) */
-        p.v2 = load_fast_cuda(&d);
+        load_fast_cuda(&p, &d);
 #else
     else if (strcmp(o->impl, "fast-cuda") == 0)
         oc_fail(&d, OC_ERR_NO_DEVICE, "no CUDA device: this optcert was built without the CUDA "

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "judge.h"
 #include "vectors.h"
+#include "ref_impl.h"
 #include "../mutants/muon_clip.h"
 
 static const char *qk_clip_mutant(int mu) { return oc_qk_clip_mutant_name((oc_qk_clip_mutant)mu); }
@@ -115,6 +116,16 @@ static void qk_clip_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, 
     free(w);
 }
 
+/* The case's hyper-parameters: oc_hparams.qk_clip (algos.h). */
+OC_HPARAMS(oc_qk_clip_config, qk_clip);
+
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_qk_clip(void *ctx, const oc_qk_clip_config *c, const float *max_dot, float *w)
+{
+    return oc_qk_clip_mutant_clip((oc_qk_clip_mutant)oc_ref_mutant_of(ctx, &oc_algo_qk_clip), c,
+                                  max_dot, w);
+}
+
 const oc_algo oc_algo_qk_clip = {
     .name = "muonclip",
     .group_type = "QkClip",
@@ -127,4 +138,5 @@ const oc_algo oc_algo_qk_clip = {
     .load_case = qk_clip_load_case,
     .run = qk_clip_run,
     .alg = OC_ALG_COUNT,
+    .reference = (oc_entry_point)ref_qk_clip,
 };

@@ -12,6 +12,7 @@
 #include "safetensors.h"
 #include "tolcap.h"
 #include "vectors.h"
+#include "ref_impl.h"
 #include "../mutants/muon_route.h"
 
 static const char *route_mutant(int mu) { return oc_route_mutant_name((oc_route_mutant)mu); }
@@ -243,6 +244,30 @@ static int route_explains(const oc_case *c, const oc_outputs *got, const oc_outp
     return 1;
 }
 
+/* The case's hyper-parameters: oc_hparams.route (algos.h). */
+OC_HPARAMS(oc_route_hparams, route);
+
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_routed(void *ctx, const oc_route_hparams *hp, const oc_param_info *info,
+                            int64_t step, float *p, float *m, float *v, const float *g,
+                            oc_route *route)
+{
+    if (oc_param_check(info) != OC_OK)
+        return oc_ref_routed_step(hp, info, step, p, m, v, g, route, NULL, 0, NULL,
+                                  0); /* the reference's status, nothing written */
+    size_t len = oc_routed_work_len(info), slen = oc_routed_scratch_len(info);
+    double *work = malloc((len ? len : 1) * sizeof *work);
+    float *scratch = malloc((slen + 1) * sizeof *scratch);
+    oc_status st =
+        work && scratch
+            ? oc_route_mutant_step((oc_route_mutant)oc_ref_mutant_of(ctx, &oc_algo_muon_route), hp,
+                                   info, step, p, m, v, g, route, work, len, scratch, slen)
+            : OC_ERR_INTERNAL;
+    free(work);
+    free(scratch);
+    return st;
+}
+
 const oc_algo oc_algo_muon_route = {
     .name = "muon-route",
     .group_type = "RoutedStep",
@@ -258,4 +283,5 @@ const oc_algo oc_algo_muon_route = {
     .judge = route_judge,
     .explains = route_explains,
     .cap_tolerances = route_cap_tolerances,
+    .reference = (oc_entry_point)ref_routed,
 };

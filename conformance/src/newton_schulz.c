@@ -14,6 +14,7 @@
 #include "../../common/ns_tolerance.h"
 #include "../../common/singular_values.h"
 #include "vectors.h"
+#include "ref_impl.h"
 #include "../mutants/muon.h"
 #include "../mutants/newton_schulz.h"
 
@@ -273,6 +274,24 @@ static oc_status ns_cap_tolerances(const char *path, const oc_case *c, oc_tolcap
     return table_within(path, c, 0, tol, stats, d);
 }
 
+/* The case's hyper-parameters: oc_hparams.ns (algos.h). */
+OC_HPARAMS(oc_ns_hparams, ns);
+
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_ns(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t cols,
+                        const float *g, float *out)
+{
+    size_t len = oc_ns_work_len(rows, cols);
+    double *work = malloc((len ? len : 1) * sizeof *work);
+    if (!work)
+        return OC_ERR_INTERNAL;
+    oc_status st =
+        oc_ns_mutant_orthogonalise((oc_ns_mutant)oc_ref_mutant_of(ctx, &oc_algo_newton_schulz), hp,
+                                   rows, cols, g, out, work, len);
+    free(work);
+    return st;
+}
+
 const oc_algo oc_algo_newton_schulz = {
     .name = "newton-schulz",
     .group_type = "NewtonSchulz",
@@ -288,6 +307,7 @@ const oc_algo oc_algo_newton_schulz = {
     .judge = oc_judge_matrix,
     .explains = ns_explains,
     .cap_tolerances = ns_cap_tolerances,
+    .reference = (oc_entry_point)ref_ns,
 };
 
 /* ---- The Muon step (MUON-*) ---- */
@@ -445,6 +465,25 @@ static oc_status muon_cap_tolerances(const char *path, const oc_case *c, oc_tolc
                                  d);
 }
 
+/* The case's hyper-parameters: oc_hparams.muon (algos.h). */
+OC_HPARAMS(oc_muon_hparams, muon);
+
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_muon(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols, float *p,
+                          float *m, const float *g)
+{
+    size_t len = oc_muon_work_len(rows, cols);
+    double *work = malloc((len ? len : 1) * sizeof *work);
+    float *scratch = malloc((3 * rows * cols + 1) * sizeof *scratch);
+    oc_status st = work && scratch
+                       ? oc_muon_mutant_step((oc_muon_mutant)oc_ref_mutant_of(ctx, &oc_algo_muon),
+                                             hp, rows, cols, p, m, g, work, len, scratch)
+                       : OC_ERR_INTERNAL;
+    free(work);
+    free(scratch);
+    return st;
+}
+
 const oc_algo oc_algo_muon = {
     .name = "muon",
     .group_type = "MuonStep",
@@ -460,6 +499,7 @@ const oc_algo oc_algo_muon = {
     .judge = oc_judge_matrix,
     .explains = ns_explains,
     .cap_tolerances = muon_cap_tolerances,
+    .reference = (oc_entry_point)ref_muon,
 };
 
 /* ---- Muon over blocks: split QKV, blockwise tensor parallelism (MUON-BLK-*) ---- */
@@ -540,6 +580,27 @@ static oc_status blocks_cap_tolerances(const char *path, const oc_case *c,
                                  c->in[2], stats, d);
 }
 
+/* The case's hyper-parameters: oc_hparams.blocks (algos.h). */
+OC_HPARAMS(oc_muon_blocks_hparams, blocks);
+
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_muon_blocks(void *ctx, const oc_muon_hparams *hp,
+                                 const oc_muon_partition *part, size_t rows, size_t cols, float *p,
+                                 float *m, const float *g)
+{
+    size_t len = oc_muon_work_len(rows, cols), slen = oc_muon_block_scratch_len(rows, cols);
+    double *work = malloc((len ? len : 1) * sizeof *work);
+    float *scratch = malloc((slen + 1) * sizeof *scratch);
+    oc_status st = work && scratch
+                       ? oc_muon_block_mutant_step(
+                             (oc_muon_block_mutant)oc_ref_mutant_of(ctx, &oc_algo_muon_blocks), hp,
+                             part, rows, cols, p, m, g, work, len, scratch, slen)
+                       : OC_ERR_INTERNAL;
+    free(work);
+    free(scratch);
+    return st;
+}
+
 const oc_algo oc_algo_muon_blocks = {
     .name = "muon-blocks",
     .group_type = "MuonBlockStep",
@@ -555,4 +616,5 @@ const oc_algo oc_algo_muon_blocks = {
     .judge = oc_judge_matrix,
     .explains = ns_explains,
     .cap_tolerances = blocks_cap_tolerances,
+    .reference = (oc_entry_point)ref_muon_blocks,
 };

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "judge.h"
 #include "vectors.h"
+#include "ref_impl.h"
 #include "../mutants/schedule.h"
 
 enum { SCHED_LR, SCHED_WD };
@@ -128,6 +129,17 @@ static void schedule_run(const oc_runner *impl, const oc_case *c, oc_outputs *o,
     }
 }
 
+/* The case's hyper-parameters: oc_hparams.sched (algos.h). */
+OC_HPARAMS(oc_schedule, sched);
+
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_schedule(void *ctx, const oc_schedule *s, int64_t samples, double *lr,
+                              double *wd)
+{
+    return oc_schedule_mutant_eval((oc_schedule_mutant)oc_ref_mutant_of(ctx, &oc_algo_schedule), s,
+                                   samples, lr, wd);
+}
+
 const oc_algo oc_algo_schedule = {
     .name = "schedule",
     .group_type = "ScheduleEval",
@@ -140,4 +152,5 @@ const oc_algo oc_algo_schedule = {
     .load_case = schedule_load_case,
     .run = schedule_run,
     .alg = OC_ALG_COUNT,
+    .reference = (oc_entry_point)ref_schedule,
 };

@@ -10,6 +10,7 @@
 #include "judge.h"
 #include "tolcap.h"
 #include "vectors.h"
+#include "ref_impl.h"
 #include "../mutants/guarded_step.h"
 
 #define HEAD 6
@@ -502,6 +503,19 @@ static void step_judge(const oc_case *c, const oc_outputs *o, int cls, oc_case_r
     }
 }
 
+/* The case's hyper-parameters: oc_hparams.step (algos.h). */
+OC_HPARAMS(oc_step_family_config, step);
+
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_guarded(void *ctx, const oc_guard_config *cfg, const oc_loss_scaler *scaler,
+                             oc_loss_scale_state *scaler_state, size_t nsub, oc_sub_optimizer *subs,
+                             int64_t *position, int64_t increment, float *grad_norm,
+                             oc_step_outcome *outcome)
+{
+    return oc_guard_mutant_step((oc_guard_mutant)oc_ref_mutant_of(ctx, &oc_algo_step), cfg, scaler,
+                                scaler_state, nsub, subs, position, increment, grad_norm, outcome);
+}
+
 const oc_algo oc_algo_step = {
     .name = "guarded-step",
     .group_type = "GuardedStep",
@@ -519,4 +533,5 @@ const oc_algo oc_algo_step = {
     .judge = step_judge,
     .quantity = step_quantity,
     .cap_tolerances = step_cap_tolerances,
+    .reference = (oc_entry_point)ref_guarded,
 };

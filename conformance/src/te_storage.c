@@ -7,6 +7,7 @@
 #include <string.h>
 #include "judge.h"
 #include "vectors.h"
+#include "ref_impl.h"
 #include "../mutants/te_storage.h"
 
 #define TE_MAXN (1u << 20)
@@ -327,6 +328,17 @@ static void te_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_st
     }
 }
 
+/* The case's hyper-parameters: oc_hparams.te (algos.h). */
+OC_HPARAMS(oc_te_config, te);
+
+/* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
+static oc_status ref_te_storage(void *ctx, const oc_te_config *c, oc_te_direction dir, size_t n,
+                                oc_te_state *s, float *const *work)
+{
+    return oc_te_mutant_storage((oc_te_mutant)oc_ref_mutant_of(ctx, &oc_algo_te_storage), c, dir, n,
+                                s, work);
+}
+
 const oc_algo oc_algo_te_storage = {
     .name = "te-storage",
     .group_type = "TeStorage",
@@ -340,4 +352,5 @@ const oc_algo oc_algo_te_storage = {
     .run = te_run,
     .alg = OC_ALG_COUNT,
     .quantity = te_quantity,
+    .reference = (oc_entry_point)ref_te_storage,
 };

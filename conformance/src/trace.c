@@ -352,6 +352,7 @@ static trace *load(const char *root, FILE *out)
     scan_dir(t, root, "conformance/src", ".c", IN_HARNESS, 0);
     scan_dir(t, root, "conformance/tests", ".c", IN_TESTS, 0);
     scan_dir(t, root, "conformance/tests/hostile", ".c", IN_TESTS, 0);
+    scan_dir(t, root, "conformance/tests/hostile/wrap", ".c", IN_TESTS, 0);
     scan_dir(t, root, "fast/tests", ".c", IN_TESTS, 0);
     scan_dir(t, root, "fast/cuda/tests", ".c", IN_TESTS, 0);
     scan_vectors(t, root);

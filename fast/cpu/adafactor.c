@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include "optcert/buffers.h"
 #include "optcert/fast.h"
+#include "../common/fast_families.h"
 
 static float mean_of_squares(size_t n, size_t stride, const float *x, float eps1)
 {
@@ -125,3 +126,16 @@ oc_status oc_fast_adafactor_step(const oc_adafactor_hparams *hp, oc_adafactor_sh
     free(u);
     return OC_OK;
 }
+
+/* Plugin ABI v3 (VEC-ABI-1): the adafactor-* families' entry point. */
+static oc_status adafactor_entry(void *ctx, const oc_adafactor_hparams *hp, oc_adafactor_shape sh,
+                                 int64_t step, oc_adafactor_state *s, const float *g)
+{
+    (void)ctx;
+    return oc_fast_adafactor_step(hp, sh, step, s, g);
+}
+
+const oc_fast_algorithm oc_fast_cpu_adafactor = {
+    .algorithm = "adafactor",
+    .entry = (oc_entry_point)adafactor_entry,
+};

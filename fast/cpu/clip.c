@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include "optcert/fast.h"
 #include "internal.h"
+#include "../common/fast_families.h"
 
 float oc_fast_to_f32(double x)
 {
@@ -85,3 +86,16 @@ oc_status oc_fast_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view
     *skipped = skip;
     return OC_OK;
 }
+
+/* Plugin ABI v3 (VEC-ABI-1): the clip-* families' entry point. */
+static oc_status clip_entry(void *ctx, const oc_clip_config *c, size_t nviews, oc_clip_view *views,
+                            float *total_norm, int *skipped)
+{
+    (void)ctx;
+    return oc_fast_clip_step(c, nviews, views, total_norm, skipped);
+}
+
+const oc_fast_algorithm oc_fast_cpu_clip = {
+    .algorithm = "clip",
+    .entry = (oc_entry_point)clip_entry,
+};

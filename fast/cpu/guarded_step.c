@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include "optcert/fast.h"
 #include "internal.h"
+#include "../common/fast_families.h"
 
 /* 1 if a gradient of the sub-optimizers in `which` is NaN (the inf-norm's max ignores it). */
 static int any_nan(size_t nsub, const oc_sub_optimizer *subs, unsigned which)
@@ -158,3 +159,20 @@ oc_status oc_fast_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler 
     *outcome = found_inf ? OC_STEP_SKIPPED_INF : norm_skip ? OC_STEP_SKIPPED_NORM : OC_STEP_TAKEN;
     return OC_OK;
 }
+
+/* Plugin ABI v3 (VEC-ABI-1): step-megatron's entry point, every guard mode (VEC-ABI-2). */
+static oc_status guarded_entry(void *ctx, const oc_guard_config *cfg, const oc_loss_scaler *scaler,
+                               oc_loss_scale_state *scaler_state, size_t nsub,
+                               oc_sub_optimizer *subs, int64_t *position, int64_t increment,
+                               float *grad_norm, oc_step_outcome *outcome)
+{
+    (void)ctx;
+    return oc_fast_guarded_step(cfg, scaler, scaler_state, nsub, subs, position, increment,
+                                grad_norm, outcome);
+}
+
+const oc_fast_algorithm oc_fast_cpu_guarded_step = {
+    .algorithm = "guarded-step",
+    .options = "scaled unchecked checked",
+    .entry = (oc_entry_point)guarded_entry,
+};

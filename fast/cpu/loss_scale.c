@@ -3,6 +3,7 @@
  * multiplications: the exact product rounded once, overflowing to +inf (LS-MUL-1). */
 #include <math.h>
 #include "optcert/fast.h"
+#include "../common/fast_families.h"
 
 /* LS-STATE-1: a state the configuration can be in. */
 static int reachable(const oc_loss_scaler *c, const oc_loss_scale_state *s)
@@ -48,3 +49,16 @@ oc_status oc_fast_loss_scale_update(const oc_loss_scaler *c, oc_loss_scale_state
         s->scale = grown;
     return OC_OK;
 }
+
+/* Plugin ABI v3 (VEC-ABI-1): the loss-scale-* families' entry point. */
+static oc_status loss_scale_entry(void *ctx, const oc_loss_scaler *c, oc_loss_scale_state *s,
+                                  int found_inf)
+{
+    (void)ctx;
+    return oc_fast_loss_scale_update(c, s, found_inf);
+}
+
+const oc_fast_algorithm oc_fast_cpu_loss_scale = {
+    .algorithm = "loss-scale",
+    .entry = (oc_entry_point)loss_scale_entry,
+};

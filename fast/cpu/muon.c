@@ -10,6 +10,7 @@
 #include "optcert/buffers.h"
 #include "optcert/fast.h"
 #include "internal.h"
+#include "../common/fast_families.h"
 
 /* MUON-MOM-1, MUON-NEST-1 in binary32: m' = mu m + w g, d = w g + mu m' (Nesterov) or m'. */
 static void momentum(const oc_muon_hparams *hp, size_t n, const float *m, const float *g,
@@ -219,3 +220,30 @@ oc_status oc_fast_muon_tp_step(const oc_muon_hparams *hp, oc_fast_ns_precision p
     free(m_new);
     return st;
 }
+
+/* Plugin ABI v3 (VEC-ABI-1): the entry points of the Muon step (muon-keller, -megatron,
+ * -moonlight) and of the block step (muon-split-qkv, muon-tp-blockwise), in the Newton-Schulz
+ * precision the table's ctx points to (FAST-NS-2). */
+static oc_status muon_entry(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols,
+                            float *p, float *m, const float *g)
+{
+    return oc_fast_muon_step(hp, *(const oc_fast_ns_precision *)ctx, rows, cols, p, m, g);
+}
+
+const oc_fast_algorithm oc_fast_cpu_muon = {
+    .algorithm = "muon",
+    .entry = (oc_entry_point)muon_entry,
+};
+
+static oc_status muon_blocks_entry(void *ctx, const oc_muon_hparams *hp,
+                                   const oc_muon_partition *part, size_t rows, size_t cols,
+                                   float *p, float *m, const float *g)
+{
+    const oc_fast_ns_precision *prec = ctx;
+    return oc_fast_muon_block_step(hp, *prec, part, rows, cols, p, m, g);
+}
+
+const oc_fast_algorithm oc_fast_cpu_muon_blocks = {
+    .algorithm = "muon-blocks",
+    .entry = (oc_entry_point)muon_blocks_entry,
+};

@@ -8,6 +8,7 @@
 #include "optcert/buffers.h"
 #include "optcert/fast.h"
 #include "internal.h"
+#include "../common/fast_families.h"
 
 oc_status oc_fast_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float *w)
 {
@@ -41,3 +42,16 @@ oc_status oc_fast_qk_clip(const oc_qk_clip_config *c, const float *max_dot, floa
     }
     return OC_OK;
 }
+
+/* Plugin ABI v3 (VEC-ABI-1): the muonclip-* families' entry point. */
+static oc_status qk_clip_entry(void *ctx, const oc_qk_clip_config *c, const float *max_dot,
+                               float *w)
+{
+    (void)ctx;
+    return oc_fast_qk_clip(c, max_dot, w);
+}
+
+const oc_fast_algorithm oc_fast_cpu_qk_clip = {
+    .algorithm = "muonclip",
+    .entry = (oc_entry_point)qk_clip_entry,
+};

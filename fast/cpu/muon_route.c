@@ -4,6 +4,7 @@
  * Muon step or the fast element-wise AdamW step. Nothing is written on error (ROUTE-ERR-1). */
 #include "optcert/buffers.h"
 #include "optcert/fast.h"
+#include "../common/fast_families.h"
 
 oc_status oc_fast_routed_step(const oc_route_hparams *hp, oc_fast_ns_precision prec,
                               const oc_param_info *info, int64_t step, float *p, float *m,
@@ -35,3 +36,18 @@ oc_status oc_fast_routed_step(const oc_route_hparams *hp, oc_fast_ns_precision p
         *route = r;
     return st;
 }
+
+/* Plugin ABI v3 (VEC-ABI-1): muon-adamw-route's entry point, in the Newton-Schulz precision the
+ * table's ctx points to (FAST-NS-2). */
+static oc_status routed_entry(void *ctx, const oc_route_hparams *hp, const oc_param_info *info,
+                              int64_t step, float *p, float *m, float *v, const float *g,
+                              oc_route *route)
+{
+    const oc_fast_ns_precision *prec = ctx;
+    return oc_fast_routed_step(hp, *prec, info, step, p, m, v, g, route);
+}
+
+const oc_fast_algorithm oc_fast_cpu_muon_route = {
+    .algorithm = "muon-route",
+    .entry = (oc_entry_point)routed_entry,
+};

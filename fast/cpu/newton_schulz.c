@@ -18,6 +18,7 @@
 #include "optcert/comm.h"
 #include "optcert/fast.h"
 #include "../common/elementwise.h"
+#include "../common/fast_families.h"
 
 /* NS-DOM-1: an entry beyond this magnitude (or NaN) ends the iteration. */
 #define DOMAIN_LIMIT 0x1p64f
@@ -399,3 +400,17 @@ const char *oc_fast_ns_precision_name(oc_fast_ns_precision prec)
 {
     return prec == OC_FAST_NS_BF16 ? "bf16" : prec == OC_FAST_NS_FP32 ? "fp32" : NULL;
 }
+
+/* Plugin ABI v3 (VEC-ABI-1): the ns-* families' entry point, in the precision the plugin read
+ * at load (FAST-NS-2), which the table's ctx points to, as for every Muon family. */
+static oc_status ns_entry(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t cols,
+                          const float *g, float *out)
+{
+    const oc_fast_ns_precision *prec = ctx;
+    return oc_fast_newton_schulz(hp, *prec, rows, cols, g, out, NULL, 0);
+}
+
+const oc_fast_algorithm oc_fast_cpu_newton_schulz = {
+    .algorithm = "newton-schulz",
+    .entry = (oc_entry_point)ns_entry,
+};

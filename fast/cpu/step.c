@@ -12,6 +12,7 @@
 #include "optcert/fast.h"
 #include "internal.h"
 #include "../common/step_prep.h"
+#include "../common/fast_families.h"
 
 static const oc_fast_opts default_opts = {1.0f, 1.0f, OC_FAST_MODEL_NONE};
 
@@ -233,3 +234,47 @@ oc_status oc_fast_grad_sumsq(size_t nt, const oc_fast_tensor *t, float inv_scale
     *found_nonfinite = !isfinite(sum);
     return OC_OK;
 }
+
+/* Plugin ABI v3 (VEC-ABI-1): the entry points of the element-wise families, each the
+ * multi-tensor step with a list of one tensor, with every option of their families
+ * (VEC-ABI-2). */
+static oc_status adam_entry(void *ctx, const oc_adam_hparams *hp, int64_t step, size_t n, float *p,
+                            float *m, float *v, float *vmax, const float *g)
+{
+    (void)ctx;
+    oc_fast_tensor t = {n, p, g, {m, v, hp && hp->amsgrad ? vmax : NULL}, NULL};
+    return oc_fast_adam_step(hp, step, NULL, 1, &t, NULL);
+}
+
+const oc_fast_algorithm oc_fast_cpu_adam = {
+    .algorithm = "adam",
+    .options = "amsgrad maximize",
+    .entry = (oc_entry_point)adam_entry,
+};
+
+static oc_status sgd_entry(void *ctx, const oc_sgd_hparams *hp, int64_t step, size_t n, float *p,
+                           float *buf, const float *g)
+{
+    (void)ctx;
+    oc_fast_tensor t = {n, p, g, {hp && hp->momentum != 0.0 ? buf : NULL, NULL, NULL}, NULL};
+    return oc_fast_sgd_step(hp, step, NULL, 1, &t, NULL);
+}
+
+const oc_fast_algorithm oc_fast_cpu_sgd = {
+    .algorithm = "sgd",
+    .options = "nesterov maximize",
+    .entry = (oc_entry_point)sgd_entry,
+};
+
+static oc_status lion_entry(void *ctx, const oc_lion_hparams *hp, int64_t step, size_t n, float *p,
+                            float *m, const float *g)
+{
+    (void)ctx;
+    oc_fast_tensor t = {n, p, g, {m, NULL, NULL}, NULL};
+    return oc_fast_lion_step(hp, step, NULL, 1, &t, NULL);
+}
+
+const oc_fast_algorithm oc_fast_cpu_lion = {
+    .algorithm = "lion",
+    .entry = (oc_entry_point)lion_entry,
+};

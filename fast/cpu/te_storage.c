@@ -6,6 +6,7 @@
 #include <math.h>
 #include "optcert/fast.h"
 #include "../common/elementwise.h"
+#include "../common/fast_families.h"
 
 static float f32_of(uint32_t u)
 {
@@ -138,3 +139,16 @@ oc_status oc_fast_te_storage(const oc_te_config *c, oc_te_direction dir, size_t 
         store_moment(c->moment[k], work[1 + k], n, s->moment[k], &s->scale[k]);
     return OC_OK;
 }
+
+/* Plugin ABI v3 (VEC-ABI-1): te-storage-fusedadam's entry point. */
+static oc_status te_storage_entry(void *ctx, const oc_te_config *c, oc_te_direction dir, size_t n,
+                                  oc_te_state *s, float *const *work)
+{
+    (void)ctx;
+    return oc_fast_te_storage(c, dir, n, s, work);
+}
+
+const oc_fast_algorithm oc_fast_cpu_te_storage = {
+    .algorithm = "te-storage",
+    .entry = (oc_entry_point)te_storage_entry,
+};

@@ -1,15 +1,20 @@
-/* The CUDA backend behind the implementation ABI (include/optcert/impl.h), so that
- * `optcert certify --impl fast-cuda` judges it against every vector family (FAST-CUDA-ABI-1). Each
- * entry point copies the host buffers to the device, runs the multi-tensor step with a list
- * of one tensor, and copies the results back through a host staging buffer: the caller's
- * buffers are written only after the whole step succeeded (nothing written on error). The
- * schedule is host arithmetic: the reference's, as in the CPU backend (spec/fast.md §4). */
+/* The CUDA backend behind the implementation ABI v3 (include/optcert/impl.h), so that
+ * `optcert certify --impl fast-cuda` judges it against every vector family of the algorithms it
+ * implements (FAST-CUDA-ABI-1). Each algorithm's entry point is a descriptor
+ * (`const oc_fast_algorithm`, listed by cmake/registry.cmake in fast_cuda_registry.h), and the
+ * families are claimed from the vector set's registry as the CPU backend's are
+ * (fast/common/fast_families.c); the backend has no mixed-precision and no resume entry, so it
+ * claims no "-mixed" and no "resume-" family. Each entry point copies the host buffers to the
+ * device, runs the multi-tensor step with a list of one tensor, and copies the results back
+ * through a host staging buffer: the caller's buffers are written only after the whole step
+ * succeeded (nothing written on error). The schedule is host arithmetic: the reference's, as
+ * in the CPU backend (fast/common/schedule.c, spec/fast.md §4). */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "optcert/fast_cuda.h"
-#include "optcert/impl.h"
+#include "fast_cuda_registry.h"
 #include "../common/step_prep.h"
 
 #define NBUF 5 /* param, grad, three states */
@@ -108,6 +113,12 @@ static oc_status cuda_adam(void *ctx, const oc_adam_hparams *hp, int64_t step, s
     return st != OC_OK ? st : on_device(&t, hp, step, adam_dev);
 }
 
+const oc_fast_algorithm oc_fast_cuda_adam = {
+    .algorithm = "adam",
+    .options = "amsgrad maximize",
+    .entry = (oc_entry_point)cuda_adam,
+};
+
 static oc_status cuda_sgd(void *ctx, const oc_sgd_hparams *hp, int64_t step, size_t n, float *p,
                           float *buf, const float *g)
 {
@@ -120,6 +131,12 @@ static oc_status cuda_sgd(void *ctx, const oc_sgd_hparams *hp, int64_t step, siz
     return st != OC_OK ? st : on_device(&t, hp, step, sgd_dev);
 }
 
+const oc_fast_algorithm oc_fast_cuda_sgd = {
+    .algorithm = "sgd",
+    .options = "nesterov maximize",
+    .entry = (oc_entry_point)cuda_sgd,
+};
+
 static oc_status cuda_lion(void *ctx, const oc_lion_hparams *hp, int64_t step, size_t n, float *p,
                            float *m, const float *g)
 {
@@ -131,24 +148,14 @@ static oc_status cuda_lion(void *ctx, const oc_lion_hparams *hp, int64_t step, s
     return st != OC_OK ? st : on_device(&t, hp, step, lion_dev);
 }
 
-static oc_status cuda_schedule(void *ctx, const oc_schedule *s, int64_t samples, double *lr,
-                               double *wd)
-{
-    (void)ctx;
-    return oc_ref_schedule_eval(s, samples, lr, wd);
-}
+const oc_fast_algorithm oc_fast_cuda_lion = {
+    .algorithm = "lion",
+    .entry = (oc_entry_point)cuda_lion,
+};
 
-static oc_impl fast_cuda = {
-    .abi_version = OC_IMPL_ABI_VERSION,
+static oc_impl_v3 fast_cuda = {
+    .abi_version = OC_IMPL_ABI_V3,
     .name = "optcert-fast-cuda",
-    .capabilities = OC_CAP_ADAM_TORCH | OC_CAP_ADAM_OPTAX | OC_CAP_ADAM_PAPER |
-                    OC_CAP_ADAM_KERAS | OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE |
-                    OC_CAP_SGD_TORCH | OC_CAP_SGD_EMA | OC_CAP_SGD_NESTEROV |
-                    OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON,
-    .adam_step = cuda_adam,
-    .sgd_step = cuda_sgd,
-    .lion_step = cuda_lion,
-    .schedule_eval = cuda_schedule,
 };
 
 /* FAST-CUDA-DEV-1: NULL when a device can run the backend, else the reason (the harness prints
@@ -160,8 +167,12 @@ const char *optcert_fast_cuda_unavailable(void)
 }
 
 /* The certificate names the device. */
-const oc_impl *optcert_impl_v1(void)
+const oc_impl_v3 *optcert_impl_v3(void)
 {
+    static const oc_fast_backend cuda = {
+        .algorithms = oc_fast_cuda_algorithms,
+        .nalgorithms = OC_FAST_CUDA_NALGORITHMS,
+    };
     static char version[320];
     struct cudaDeviceProp prop;
     int dev = 0;
@@ -171,5 +182,6 @@ const oc_impl *optcert_impl_v1(void)
     snprintf(version, sizeof version, "1 (multi-tensor CUDA kernels, %s, sm_%d%d)", prop.name,
              prop.major, prop.minor);
     fast_cuda.version = version;
+    oc_fast_list_families(&cuda, &fast_cuda);
     return &fast_cuda;
 }
