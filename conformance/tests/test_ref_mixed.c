@@ -133,6 +133,8 @@ static void test_specials(void)
     CU_ASSERT_EQUAL(oc_format_parse("f16", &f), OC_OK);
     CU_ASSERT_EQUAL(f, OC_FMT_F16);
     CU_ASSERT_EQUAL(oc_format_parse("fp16", &f), OC_ERR_BAD_PROFILE);
+    CU_ASSERT_EQUAL(oc_format_parse(NULL, &f), OC_ERR_BAD_PROFILE);
+    CU_ASSERT_PTR_NULL(oc_format_name(OC_FMT_COUNT));
 }
 
 enum { N = 700 }; /* more than the reference's chunk, not a multiple of it */
@@ -251,6 +253,9 @@ static void test_rejections(void)
     CU_ASSERT_EQUAL(checked_step(OC_ALG_ADAM, &adamw, &s, 1, N, c.param, c.master,
                                       overlap, c.g), OC_ERR_ALIASING);
     oc_storage bad_fmt = {OC_FMT_F16, OC_FMT_COUNT};
+    CU_ASSERT_EQUAL(checked_step(OC_ALG_ADAM, &adamw, &bad_fmt, 1, N, c.param, c.master,
+                                      st, c.g), OC_ERR_BAD_PROFILE);
+    bad_fmt = (oc_storage){OC_FMT_COUNT, OC_FMT_BF16};
     CU_ASSERT_EQUAL(checked_step(OC_ALG_ADAM, &adamw, &bad_fmt, 1, N, c.param, c.master,
                                       st, c.g), OC_ERR_BAD_PROFILE);
     oc_storage fp32 = {OC_FMT_F32, OC_FMT_F32};
