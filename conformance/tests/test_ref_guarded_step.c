@@ -234,6 +234,13 @@ static void test_rejection_writes_nothing(void)
     unknown.mode = OC_GUARD_MODE_COUNT;
     CU_ASSERT_EQUAL(oc_guarded_step_check(&unknown, &megatron, &ls, 1, nine, &position, 1, &norm,
                                           &outcome), OC_ERR_BAD_PROFILE);
+    /* a negative position or step counter (the vectors' are integers >= 0) */
+    int64_t negative = -1;
+    CU_ASSERT_EQUAL(oc_guarded_step_check(&scaled, &megatron, &ls, 1, nine, &negative, 1, &norm,
+                                          &outcome), OC_ERR_BAD_STEP);
+    nine[0].step = -1;
+    CU_ASSERT_EQUAL(oc_guarded_step_check(&scaled, &megatron, &ls, 1, nine, &position, 1, &norm,
+                                          &outcome), OC_ERR_BAD_STEP);
     CU_ASSERT(position == 7 && ls.growth_tracker == 5 && norm == -1.0f);
 }
 
