@@ -128,6 +128,7 @@ static void test_specials(void)
     CU_ASSERT_EQUAL(oc_widen(OC_FMT_F16, 0x0001), 0x1p-24f);
     CU_ASSERT_EQUAL(oc_widen(OC_FMT_BF16, 0x0001), 0x1p-133f);
     CU_ASSERT_EQUAL(oc_narrow(OC_FMT_F32, 1.0f), 0);
+    CU_ASSERT_EQUAL(oc_widen(OC_FMT_F32, 0x3f80), 0.0f); /* not a 16-bit format */
     CU_ASSERT_STRING_EQUAL(oc_format_name(OC_FMT_BF16), "bf16");
     oc_format f;
     CU_ASSERT_EQUAL(oc_format_parse("f16", &f), OC_OK);
