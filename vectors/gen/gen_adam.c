@@ -433,6 +433,17 @@ static void boundary_cases(family *f, adam_exact_ctx *cx, oc_adam_profile pr)
             c.g[i] = rng_mag(&rng, -10, 0, 1);
         emit(f, cx, &hp, &c);
     }
+    if (pr != OC_ADAM_OPTAX && pr != OC_ADAM_KERAS)
+        return;
+    /* valid: a profile without L2 decay accepts decoupled = false when there is no decay to
+     * couple (ADAM-PROF-OPTAX, ADAM-PROF-KERAS reject L2 only with weight_decay != 0) */
+    oc_adam_hparams hp = defaults(pr);
+    hp.decoupled = 0;
+    hp.weight_decay = 0.0;
+    g_scale = 1e-3f;
+    discriminating(f, cx, hp, 2, 1, "NoDecayToCouple", profile_rules[pr],
+                   "decoupled = false with weight decay 0: nothing to couple, a valid step",
+                   fill_random_state_grad);
 }
 
 static void notes(family *f)
@@ -463,6 +474,8 @@ static void notes(family *f)
          "max over raw v (torch, keras) differs from max over v_hat (optax)"},
         {"Maximize", "EDGE_CASE", "maximize = true", "the gradient is negated before the L2 term"},
         {"EpsRoot", "EDGE_CASE", "optax eps_root > 0", "eps_root is added to the bias-corrected v inside the root"},
+        {"NoDecayToCouple", "EDGE_CASE", "decoupled = false with weight decay 0",
+         "a profile without L2 decay has nothing to reject: the step is the plain one"},
         {"InvalidHyperParameter", "INVALID_INPUT", "hyper-parameter or step outside its range",
          "must be rejected with the state left unchanged"},
         {"LenientValidation", "INVALID_INPUT",
