@@ -72,11 +72,16 @@ def main(argv):
                 "wsd": "get_wsd_schedule"}[name]
 
     def run_case(h, t):
+        # the transformers schedules take no configuration to reject: an invalid case (or a
+        # negative position) is not theirs to run, and torch's SGD would refuse some of them
+        # (a negative weight decay) before the schedule exists
+        if t.get("result") != "valid" or any(p["samples"] < 0 for p in t["points"]):
+            return "unsupported", None, None
         wd = float.fromhex(h["endWd"]) * float.fromhex(h["wdMult"])
         opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=float.fromhex(h["maxLr"]),
                               weight_decay=wd)
-        s = build(name, h, opt) if t.get("result") == "valid" else None
-        if s is None or any(p["samples"] < 0 for p in t["points"]):
+        s = build(name, h, opt)
+        if s is None:
             return "unsupported", None, None
         lr = []
         for p in t["points"]:

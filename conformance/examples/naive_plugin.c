@@ -115,7 +115,7 @@ static oc_status naive_schedule_eval(void *ctx, const oc_schedule *s, int64_t n,
          (s->wsd_decay_steps <= 0 || s->wsd_decay_steps > s->decay_steps)) ||
         !(s->start_wd >= 0 && s->end_wd >= s->start_wd && isfinite(s->end_wd)) ||
         (s->wd_style == OC_WD_CONSTANT && s->start_wd != s->end_wd) || s->wd_incr_steps <= 0 ||
-        !(s->wd_mult >= 0))
+        !(s->wd_mult >= 0) || !isfinite(s->end_wd * s->wd_mult))
         return OC_ERR_BAD_HPARAM;
     if (n < 0)
         return OC_ERR_BAD_STEP;

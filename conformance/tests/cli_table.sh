@@ -27,7 +27,7 @@ awk '/^family /{h=1; w=length($0); next} h && NF==0 {exit} h { if (length($0) !=
 grep -q "^family .* worst/bound bound$" "$tmp/out" || fail "no bound class column"
 grep -q "^loss-scale-megatron-constant .* fp32$" "$tmp/out" || fail "long family name row"
 grep -q "^schedule-megatron .* fp64$" "$tmp/out" || fail "schedule bound not fp64"
-grep -q "^  adam-keras: 56 of 56 cases skipped: not claimed by the implementation (no adam capability" "$tmp/out" \
+grep -q "^  adam-keras: \([0-9][0-9]*\) of \1 cases skipped: not claimed by the implementation (no adam capability" "$tmp/out" \
     || fail "no reason for a skipped family"
 "$optcert" certify --class bf16 --family ns-simple >"$tmp/out"
 grep -q "^ns-simple .* bf16$" "$tmp/out" || fail "matrix family bound not its class"

@@ -325,6 +325,9 @@ static void test_mutant_catalogue(void)
     CU_ASSERT_EQUAL(oc_adam_profile_parse("keras", &pr), OC_OK);
     CU_ASSERT_EQUAL(pr, OC_ADAM_KERAS);
     CU_ASSERT_EQUAL(oc_adam_profile_parse("Keras", &pr), OC_ERR_BAD_PROFILE);
+    /* the names a certificate prints (ADAM-PROF-*), and none for a value outside the enum */
+    CU_ASSERT_STRING_EQUAL(oc_adam_profile_name(OC_ADAM_KERAS), "keras");
+    CU_ASSERT_PTR_NULL(oc_adam_profile_name(OC_ADAM_PROFILE_COUNT));
 }
 
 void register_suites(void)

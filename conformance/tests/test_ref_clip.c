@@ -183,6 +183,8 @@ static void test_chained_rejections(void)
     c.profile = OC_CLIP_MEGATRON;
     CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, &norm, NULL),
                     OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, NULL, f), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(NULL, 1, &v, &norm, f), OC_ERR_NULL_POINTER);
     v.optimizer = OC_CLIP_MAX_OPTIMIZERS;
     CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, &norm, f),
                     OC_ERR_BAD_HPARAM);
@@ -215,8 +217,19 @@ static void test_rejections(void)
     CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &w, NULL, &skipped), OC_ERR_NULL_POINTER);
     CU_ASSERT_EQUAL(oc_clip_mutant_step(OC_CLIP_MUTANT_COUNT, &c, 1, &w, &norm, &skipped),
                     OC_ERR_BAD_PROFILE);
+    /* the API's pointer guards (CLIP-ERR-1): the harness never passes NULL (VEC-PLUG-2) */
+    CU_ASSERT_EQUAL(oc_ref_clip_step(NULL, 1, &w, &norm, &skipped), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, NULL, &norm, &skipped), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &w, &norm, NULL), OC_ERR_NULL_POINTER);
+    CU_ASSERT(!oc_clip_view_counted(NULL, &w) && !oc_clip_view_counted(&c, NULL));
+    oc_clip_view no_grad = view(NULL, 2);
+    c = cfg(OC_CLIP_MEGATRON, 1.0);
+    CU_ASSERT_EQUAL(oc_ref_clip_step(&c, 1, &no_grad, &norm, &skipped), OC_ERR_NULL_POINTER);
     CU_ASSERT(norm == -1 && skipped == -1 && b[0] == 1 && b[1] == 2 && a[0] == 1);
     oc_clip_profile p;
+    CU_ASSERT_EQUAL(oc_clip_profile_parse(NULL, &p), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_clip_profile_parse("torch", NULL), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_clip_profile_parse("Torch", &p), OC_ERR_BAD_PROFILE);
     CU_ASSERT(oc_clip_profile_parse("torch", &p) == OC_OK && p == OC_CLIP_TORCH);
     CU_ASSERT_STRING_EQUAL(oc_clip_mutant_name(OC_CLIP_MUT_EPS_OMITTED), "eps-omitted");
 }

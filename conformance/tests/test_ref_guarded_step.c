@@ -215,6 +215,32 @@ static void test_rejection_writes_nothing(void)
     nine[0].params = many;
     CU_ASSERT_EQUAL(oc_ref_guarded_step(&scaled, &megatron, &ls, 1, nine, &position, 1, &norm,
                                         &outcome), OC_ERR_BAD_HPARAM);
+    /* STEP-ERR-1's pointer and mode guards: the harness never passes NULL or an unknown mode
+     * (VEC-PLUG-2) */
+    nine[0].nparams = 0;
+    CU_ASSERT_EQUAL(oc_guarded_step_check(NULL, &megatron, &ls, 1, nine, &position, 1, &norm,
+                                          &outcome), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_guarded_step_check(&scaled, &megatron, &ls, 1, nine, NULL, 1, &norm,
+                                          &outcome), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_guarded_step_check(&scaled, &megatron, &ls, 1, nine, &position, 1, NULL,
+                                          &outcome), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_guarded_step_check(&scaled, &megatron, &ls, 1, nine, &position, 1, &norm,
+                                          NULL), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_guarded_step_check(&scaled, &megatron, &ls, 1, NULL, &position, 1, &norm,
+                                          &outcome), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_guarded_step_check(&scaled, &megatron, NULL, 1, nine, &position, 1, &norm,
+                                          &outcome), OC_ERR_NULL_POINTER);
+    oc_guard_config unknown = scaled;
+    unknown.mode = OC_GUARD_MODE_COUNT;
+    CU_ASSERT_EQUAL(oc_guarded_step_check(&unknown, &megatron, &ls, 1, nine, &position, 1, &norm,
+                                          &outcome), OC_ERR_BAD_PROFILE);
+    /* a negative position or step counter (the vectors' are integers >= 0) */
+    int64_t negative = -1;
+    CU_ASSERT_EQUAL(oc_guarded_step_check(&scaled, &megatron, &ls, 1, nine, &negative, 1, &norm,
+                                          &outcome), OC_ERR_BAD_STEP);
+    nine[0].step = -1;
+    CU_ASSERT_EQUAL(oc_guarded_step_check(&scaled, &megatron, &ls, 1, nine, &position, 1, &norm,
+                                          &outcome), OC_ERR_BAD_STEP);
     CU_ASSERT(position == 7 && ls.growth_tracker == 5 && norm == -1.0f);
 }
 

@@ -217,6 +217,19 @@ static void test_rejections(void)
     CU_ASSERT_EQUAL(oc_ref_loss_scale_run(&c, h, 2, traj), OC_ERR_BAD_HPARAM);
     CU_ASSERT(same_state(&traj[1], &sentinel));
     CU_ASSERT_EQUAL(oc_ref_loss_scale_run(&c, NULL, 2, traj), OC_ERR_NULL_POINTER);
+    /* the API's other pointer guards (LS-CFG-1): the harness never passes NULL (VEC-PLUG-2) */
+    CU_ASSERT_EQUAL(oc_ref_loss_scale_run(NULL, h, 2, traj), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_loss_scale_run(&c, h, 2, NULL), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_loss_scale_run(&c, NULL, 0, NULL), OC_ERR_BAD_HPARAM);
+    CU_ASSERT(same_state(&traj[0], &sentinel) && same_state(&traj[1], &sentinel));
+    c = megatron();
+    CU_ASSERT_EQUAL(oc_loss_scaler_check(NULL), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_loss_scale_init(NULL, &s), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_loss_scale_init(&c, NULL), OC_ERR_NULL_POINTER);
+    oc_loss_scale_profile pr = OC_LS_TORCH;
+    CU_ASSERT_EQUAL(oc_loss_scale_profile_parse(NULL, &pr), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_loss_scale_profile_parse("torch", NULL), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(pr, OC_LS_TORCH);
 }
 
 /* oc_ref_loss_scale_run is the same trajectory as the updates one by one (LS-STATE-1). */

@@ -128,11 +128,14 @@ static void test_specials(void)
     CU_ASSERT_EQUAL(oc_widen(OC_FMT_F16, 0x0001), 0x1p-24f);
     CU_ASSERT_EQUAL(oc_widen(OC_FMT_BF16, 0x0001), 0x1p-133f);
     CU_ASSERT_EQUAL(oc_narrow(OC_FMT_F32, 1.0f), 0);
+    CU_ASSERT_EQUAL(oc_widen(OC_FMT_F32, 0x3f80), 0.0f); /* not a 16-bit format */
     CU_ASSERT_STRING_EQUAL(oc_format_name(OC_FMT_BF16), "bf16");
     oc_format f;
     CU_ASSERT_EQUAL(oc_format_parse("f16", &f), OC_OK);
     CU_ASSERT_EQUAL(f, OC_FMT_F16);
     CU_ASSERT_EQUAL(oc_format_parse("fp16", &f), OC_ERR_BAD_PROFILE);
+    CU_ASSERT_EQUAL(oc_format_parse(NULL, &f), OC_ERR_BAD_PROFILE);
+    CU_ASSERT_PTR_NULL(oc_format_name(OC_FMT_COUNT));
 }
 
 enum { N = 700 }; /* more than the reference's chunk, not a multiple of it */
@@ -251,6 +254,9 @@ static void test_rejections(void)
     CU_ASSERT_EQUAL(checked_step(OC_ALG_ADAM, &adamw, &s, 1, N, c.param, c.master,
                                       overlap, c.g), OC_ERR_ALIASING);
     oc_storage bad_fmt = {OC_FMT_F16, OC_FMT_COUNT};
+    CU_ASSERT_EQUAL(checked_step(OC_ALG_ADAM, &adamw, &bad_fmt, 1, N, c.param, c.master,
+                                      st, c.g), OC_ERR_BAD_PROFILE);
+    bad_fmt = (oc_storage){OC_FMT_COUNT, OC_FMT_BF16};
     CU_ASSERT_EQUAL(checked_step(OC_ALG_ADAM, &adamw, &bad_fmt, 1, N, c.param, c.master,
                                       st, c.g), OC_ERR_BAD_PROFILE);
     oc_storage fp32 = {OC_FMT_F32, OC_FMT_F32};

@@ -202,6 +202,9 @@ static void test_rejections(void)
                                            5 * n), OC_ERR_NONFINITE);
     CU_ASSERT_EQUAL(oc_ref_muon_block_step(&hp, NULL, 16, cols, p, m, g, work, len, scratch,
                                            5 * n), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_muon_block_step(NULL, &part, 16, cols, p, m, g, work, len, scratch,
+                                           5 * n), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_muon_partition_check(NULL, 16, cols), OC_ERR_NULL_POINTER);
     CU_ASSERT(memcmp(p, p0, n * sizeof *p) == 0);
     free(p), free(m), free(g), free(p0), free(scratch), free(work);
 }

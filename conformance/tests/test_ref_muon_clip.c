@@ -119,7 +119,13 @@ static void test_rejections(void)
     _Alignas(16) unsigned char raw[sizeof w + 1] = {0};
     float *misaligned = (float *)(void *)(raw + 1);
     CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, misaligned), OC_ERR_MISALIGNED);
+    CU_ASSERT_EQUAL(oc_ref_qk_clip(NULL, md, w), OC_ERR_NULL_POINTER);
     CU_ASSERT_EQUAL(memcmp(w, w0, sizeof w), 0);
+    /* the profile names (MUONCLIP-PROF-*): none for a value outside the enum or a misspelling */
+    oc_qk_clip_profile pr;
+    CU_ASSERT_STRING_EQUAL(oc_qk_clip_profile_name(OC_QK_CLIP_KIMI_MLA), "kimi-mla");
+    CU_ASSERT_PTR_NULL(oc_qk_clip_profile_name(OC_QK_CLIP_PROFILE_COUNT));
+    CU_ASSERT_EQUAL(oc_qk_clip_profile_parse("kimi_mla", &pr), OC_ERR_BAD_PROFILE);
 }
 
 /* Everything in float: S, gamma, powf, the product (spec/muon.md MUONCLIP-TOL-1). */

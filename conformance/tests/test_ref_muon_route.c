@@ -213,6 +213,20 @@ static void test_rejections(void)
     CU_ASSERT_EQUAL(routed(&nan_lr, &ok, p, m, v, g, &r, OC_ROUTE_CORRECT), OC_ERR_BAD_HPARAM);
     CU_ASSERT_EQUAL(routed(&hp, &ok, p, m, v, g, &r, OC_ROUTE_CORRECT), OC_ERR_NONFINITE);
     CU_ASSERT_EQUAL(routed(&hp, &ok, p, m, v, g, NULL, OC_ROUTE_CORRECT), OC_ERR_NULL_POINTER);
+    /* the API's pointer and workspace guards (ROUTE-ERR-1): the harness passes its own
+     * configuration and buffers of the sizes the reference asks for (VEC-PLUG-2) */
+    g[3] = 1;
+    size_t wl = oc_routed_work_len(&ok);
+    double *work = malloc(wl * sizeof *work);
+    float scratch[12];
+    CU_ASSERT_FATAL(work != NULL && oc_routed_scratch_len(&ok) == 12);
+    CU_ASSERT_EQUAL(oc_ref_routed_step(NULL, &ok, 3, p, m, v, g, &r, work, wl, scratch, 12),
+                    OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_routed_step(&hp, &ok, 3, p, m, NULL, g, &r, work, wl, scratch, 12),
+                    OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_routed_step(&hp, &ok, 3, p, m, v, g, &r, work, wl, scratch, 11),
+                    OC_ERR_BAD_SHAPE);
+    free(work);
     CU_ASSERT_EQUAL(r, (oc_route)7);
     CU_ASSERT_EQUAL(p[0], 1);
     CU_ASSERT_EQUAL(m[0], 0);

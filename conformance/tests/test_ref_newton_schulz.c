@@ -192,6 +192,11 @@ static void test_profiles(void)
     }
     oc_ns_profile p;
     CU_ASSERT_EQUAL(oc_ns_profile_parse("polar_express", &p), OC_ERR_BAD_PROFILE);
+    /* a value outside the enum has no name and no defaults (NS-PROF-*); hp is left as it was */
+    oc_ns_hparams hp = {.steps = 7};
+    CU_ASSERT_PTR_NULL(oc_ns_profile_name(OC_NS_PROFILE_COUNT));
+    CU_ASSERT_EQUAL(oc_ns_profile_defaults(OC_NS_PROFILE_COUNT, &hp), OC_ERR_BAD_PROFILE);
+    CU_ASSERT_EQUAL(hp.steps, 7);
 }
 
 /* NS-ERR-1, NS-HP-1, NS-IN-1, NS-DOM-1: rejected with a status, output untouched. */
@@ -238,6 +243,15 @@ static void test_rejects(void)
                     OC_ERR_BAD_SHAPE);
     CU_ASSERT_EQUAL(oc_ref_newton_schulz(&hp, 3, 4, g, (float *)g, work, 256),
                     OC_ERR_ALIASING);
+    /* the API's pointer and alignment guards (NS-ERR-1): the harness never passes such
+     * buffers (VEC-PLUG-2) */
+    _Alignas(16) unsigned char raw[sizeof g + 1] = {0};
+    const float *misaligned = (const float *)(const void *)(raw + 1);
+    CU_ASSERT_EQUAL(oc_ref_newton_schulz(NULL, 3, 4, g, out, work, 256), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_newton_schulz(&hp, 3, 4, misaligned, out, work, 256),
+                    OC_ERR_MISALIGNED);
+    CU_ASSERT_EQUAL(oc_ref_newton_schulz(&hp, 3, 4, g, NULL, work, 256), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_newton_schulz(&hp, 3, 4, g, out, NULL, 256), OC_ERR_NULL_POINTER);
     CU_ASSERT(memcmp(out, sentinel, sizeof out) == 0);
 }
 
@@ -500,7 +514,14 @@ static void test_muon_profiles_and_scales(void)
         CU_ASSERT_EQUAL(hp.ns.profile, want[i].ns);
         CU_ASSERT_EQUAL(hp.momentum, (double)0.95f);
     }
-    oc_muon_hparams hp;
+    oc_muon_hparams hp = {.momentum = 0.5};
+    oc_muon_profile parsed;
+    /* names a certificate prints, none (and no defaults) for a value outside the enum */
+    CU_ASSERT_STRING_EQUAL(oc_muon_profile_name(OC_MUON_MOONLIGHT), "moonlight");
+    CU_ASSERT_PTR_NULL(oc_muon_profile_name(OC_MUON_PROFILE_COUNT));
+    CU_ASSERT_EQUAL(oc_muon_profile_parse("Keller", &parsed), OC_ERR_BAD_PROFILE);
+    CU_ASSERT_EQUAL(oc_muon_profile_defaults(OC_MUON_PROFILE_COUNT, &hp), OC_ERR_BAD_PROFILE);
+    CU_ASSERT_EQUAL(hp.momentum, 0.5);
     oc_muon_profile_defaults(OC_MUON_KELLER, &hp);
     CU_ASSERT_DOUBLE_EQUAL(oc_muon_scale_factor(&hp, 16, 6), sqrt(16.0 / 6.0), 1e-15);
     CU_ASSERT_DOUBLE_EQUAL(oc_muon_scale_factor(&hp, 6, 16), 1.0, 1e-15);
@@ -546,6 +567,20 @@ static void test_muon_rejects(void)
     CU_ASSERT_EQUAL(oc_ref_muon_step(&good, 3, 4, p, m, g, work, oc_muon_work_len(3, 4) - 1,
                                      scratch),
                     OC_ERR_BAD_SHAPE);
+    /* the API's buffer guards (MUON-ERR-1): the harness never passes such buffers (VEC-PLUG-2) */
+    CU_ASSERT_EQUAL(oc_ref_muon_step(&good, 3, 4, NULL, m, g, work, 512, scratch),
+                    OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_muon_step(&good, 3, 4, p, NULL, g, work, 512, scratch),
+                    OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_muon_step(&good, 3, 4, p, m, NULL, work, 512, scratch),
+                    OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_muon_step(&good, 3, 4, p, m, g, NULL, 512, scratch),
+                    OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_muon_step(&good, 3, 4, p, m, g, work, 512, NULL),
+                    OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_muon_step(&good, 3, 4, p, p, g, work, 512, scratch), OC_ERR_ALIASING);
+    CU_ASSERT_EQUAL(oc_ref_muon_step(&good, 3, 4, p, m, m, work, 512, scratch), OC_ERR_ALIASING);
+    CU_ASSERT_EQUAL(oc_muon_hparams_check(NULL), OC_ERR_NULL_POINTER);
     CU_ASSERT(memcmp(p, p0, sizeof p) == 0 && memcmp(m, m0, sizeof m) == 0);
 }
 

@@ -581,6 +581,13 @@ static void test_lion_sign_exact(void)
     g = 9.0f;
     CU_ASSERT_EQUAL_FATAL(oc_ref_lion_step(&hp, 1, 1, &p, &m, &g), OC_OK);
     CU_ASSERT_EQUAL(p, 0.75f);
+    /* b1 = 2^-800 (below binary32, so no vector has it): b1*m can underflow binary64, and the
+     * sign is that of g, of m where g = 0, and 0 where both are 0 */
+    CU_ASSERT_EQUAL(oc_lion_sign(0x1p-800, -0x1p30, 0x1p-20), 1.0);
+    CU_ASSERT_EQUAL(oc_lion_sign(0x1p-800, 0x1p30, -0x1p-20), -1.0);
+    CU_ASSERT_EQUAL(oc_lion_sign(0x1p-800, 0x1p-20, 0.0), 1.0);
+    CU_ASSERT_EQUAL(oc_lion_sign(0x1p-800, -0x1p-20, -0.0), -1.0);
+    CU_ASSERT_EQUAL(oc_lion_sign(0x1p-800, -0.0, 0.0), 0.0);
 }
 
 /* LION-WD-1, LION-UPD-1: decoupled, lr-scaled decay: p' = p - lr*wd*p - lr*s; the momentum

@@ -208,6 +208,15 @@ static void test_rejections(void)
     c.master = OC_TE_MASTER_REMAINDER;
     CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 1, &s, work),
                     OC_ERR_BAD_HPARAM);
+    /* enums out of range and a missing remainder: the harness turns the schema's names into
+     * the enums and allocates every buffer (VEC-PLUG-2) */
+    c.moment[1] = OC_TE_MOM_F32;
+    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_DIRECTION_COUNT, 1, &s, work), OC_ERR_BAD_HPARAM);
+    c.master = OC_TE_MASTER_COUNT;
+    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 1, &s, work), OC_ERR_BAD_HPARAM);
+    c.master = OC_TE_MASTER_REMAINDER;
+    s.remainder = NULL;
+    CU_ASSERT_EQUAL(oc_ref_te_storage(&c, OC_TE_STORE, 1, &s, work), OC_ERR_NULL_POINTER);
     CU_ASSERT(param[0] == 0x1234 && rem[0] == 0x5678 && m[0] == 1 && v[0] == 2 && w0[0] == 7 &&
               w1[0] == 8 && w2[0] == 9);
 }

@@ -394,6 +394,58 @@ static void invalid_cases(family *f, adam_exact_ctx *cx, oc_adam_profile pr)
     }
 }
 
+/* Issue 19 item 3 (appended after every earlier case of the profile): the boundaries of
+ * ADAM-HP-1 no case above reaches (a negative eps_root where optax defines it, a negative
+ * schedule multiplier where the paper defines it), and each option ADAM-PROF-* says the
+ * profile's library lacks: amsgrad, maximize, L2 decay, a schedule multiplier other than 1.
+ * All must be rejected, the state left unchanged (ADAM-ERR-1). */
+static void boundary_cases(family *f, adam_exact_ctx *cx, oc_adam_profile pr)
+{
+    enum { EPS_ROOT, ETA_NEGATIVE, AMSGRAD, MAXIMIZE, L2, ETA };
+    static const char *const what[] = {
+        "eps_root = -2^-20", "schedule multiplier = -0.5", "amsgrad (not in the profile)",
+        "maximize (not in the profile)", "L2-coupled decay (not in the profile)",
+        "schedule multiplier 0.5 (not in the profile)"};
+    static const int torch[] = {ETA, -1};
+    static const int optax[] = {EPS_ROOT, AMSGRAD, MAXIMIZE, L2, ETA, -1};
+    static const int paper[] = {ETA_NEGATIVE, -1};
+    static const int keras[] = {MAXIMIZE, L2, ETA, -1};
+    static const int *const cases[OC_ADAM_PROFILE_COUNT] = {
+        [OC_ADAM_TORCH] = torch, [OC_ADAM_OPTAX] = optax, [OC_ADAM_PAPER] = paper,
+        [OC_ADAM_KERAS] = keras};
+    for (const int *k = cases[pr]; *k >= 0; k++) {
+        oc_adam_hparams hp = defaults(pr);
+        switch (*k) {
+        case EPS_ROOT: hp.eps_root = -0x1p-20; break;
+        case ETA_NEGATIVE: hp.schedule_multiplier = -0.5; break;
+        case AMSGRAD: hp.amsgrad = 1; break;
+        case MAXIMIZE: hp.maximize = 1; break;
+        case L2: hp.decoupled = 0; break;
+        default: hp.schedule_multiplier = 0.5;
+        }
+        int range = *k == EPS_ROOT || *k == ETA_NEGATIVE;
+        gen_case c = {.comment = what[*k], .flags = {"InvalidHyperParameter"},
+                      .rules = {range ? "ADAM-HP-1" : profile_rules[pr], "ADAM-ERR-1"},
+                      .result = "invalid", .first_step = 1};
+        gen_case_alloc(&c, 4, 1);
+        random_state(&c);
+        for (size_t i = 0; i < c.n; i++)
+            c.g[i] = rng_mag(&rng, -10, 0, 1);
+        emit(f, cx, &hp, &c);
+    }
+    if (pr != OC_ADAM_OPTAX && pr != OC_ADAM_KERAS)
+        return;
+    /* valid: a profile without L2 decay accepts decoupled = false when there is no decay to
+     * couple (ADAM-PROF-OPTAX, ADAM-PROF-KERAS reject L2 only with weight_decay != 0) */
+    oc_adam_hparams hp = defaults(pr);
+    hp.decoupled = 0;
+    hp.weight_decay = 0.0;
+    g_scale = 1e-3f;
+    discriminating(f, cx, hp, 2, 1, "NoDecayToCouple", profile_rules[pr],
+                   "decoupled = false with weight decay 0: nothing to couple, a valid step",
+                   fill_random_state_grad);
+}
+
 static void notes(family *f)
 {
     static const char *const n[][4] = {
@@ -422,6 +474,8 @@ static void notes(family *f)
          "max over raw v (torch, keras) differs from max over v_hat (optax)"},
         {"Maximize", "EDGE_CASE", "maximize = true", "the gradient is negated before the L2 term"},
         {"EpsRoot", "EDGE_CASE", "optax eps_root > 0", "eps_root is added to the bias-corrected v inside the root"},
+        {"NoDecayToCouple", "EDGE_CASE", "decoupled = false with weight decay 0",
+         "a profile without L2 decay has nothing to reject: the step is the plain one"},
         {"InvalidHyperParameter", "INVALID_INPUT", "hyper-parameter or step outside its range",
          "must be rejected with the state left unchanged"},
         {"LenientValidation", "INVALID_INPUT",
@@ -483,6 +537,7 @@ static int gen_adam(const gen_options *opt, const char *outdir)
                    "300 steps, beta2 = 0.95, lr = 1e-2, decoupled decay 0.1");
         discriminating_cases(&f, cx, (oc_adam_profile)pr);
         invalid_cases(&f, cx, (oc_adam_profile)pr);
+        boundary_cases(&f, cx, (oc_adam_profile)pr);
         rc = family_save(&f, outdir);
         family_free(&f);
     }

@@ -212,6 +212,26 @@ static size_t boundaries(const oc_schedule *s, int64_t *p)
     return n;
 }
 
+/* Invalid configurations (SCHED-CFG-1): each is `base` with one field set (an int64_t field
+ * when `integer`, else a double), evaluated at 0. */
+typedef struct bad_field { const char *what; size_t field; double value; int integer; } bad_field;
+
+static void invalid_fields(family *f, sched_ctx *cx, oc_schedule base, const bad_field *bad,
+                           size_t n)
+{
+    static const int64_t zero = 0;
+    for (size_t i = 0; i < n; i++) {
+        oc_schedule s = base;
+        char *at = (char *)&s + bad[i].field;
+        if (bad[i].integer)
+            *(int64_t *)at = (int64_t)bad[i].value;
+        else
+            *(double *)at = bad[i].value;
+        emit(f, cx, &s, bad[i].what, "InvalidSchedule", "SCHED-CFG-1 SCHED-ERR-1", "invalid", &zero,
+             1);
+    }
+}
+
 static void cases(family *f, sched_ctx *cx)
 {
     int64_t pos[64];
@@ -269,34 +289,25 @@ static void cases(family *f, sched_ctx *cx)
     emit(f, cx, &s, "batch-size ramp: positions are samples consumed, increments grow",
          "BatchRamp", "SCHED-POS-1", "valid", pos, np);
     /* invalid configurations (SCHED-CFG-1) and positions */
-    static const struct { const char *what; size_t field; double value; } bad[] = {
-        {"min_lr < 0", offsetof(oc_schedule, min_lr), -1e-5},
-        {"max_lr < min_lr", offsetof(oc_schedule, max_lr), 1e-5},
-        {"init_lr > max_lr", offsetof(oc_schedule, init_lr), 1e-3},
-        {"max_lr = NaN", offsetof(oc_schedule, max_lr), NAN},
-        {"start_wd < 0", offsetof(oc_schedule, start_wd), -0.1},
-        {"end_wd < start_wd", offsetof(oc_schedule, end_wd), 0.05},
+    static const bad_field bad[] = {
+        {"min_lr < 0", offsetof(oc_schedule, min_lr), -1e-5, 0},
+        {"max_lr < min_lr", offsetof(oc_schedule, max_lr), 1e-5, 0},
+        {"init_lr > max_lr", offsetof(oc_schedule, init_lr), 1e-3, 0},
+        {"max_lr = NaN", offsetof(oc_schedule, max_lr), NAN, 0},
+        {"start_wd < 0", offsetof(oc_schedule, start_wd), -0.1, 0},
+        {"end_wd < start_wd", offsetof(oc_schedule, end_wd), 0.05, 0},
     };
     int64_t zero = 0, neg = -1;
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        s = defaults(OC_LR_COSINE);
-        s.wd_style = OC_WD_LINEAR;
-        *(double *)((char *)&s + bad[i].field) = bad[i].value;
-        emit(f, cx, &s, bad[i].what, "InvalidSchedule", "SCHED-CFG-1 SCHED-ERR-1", "invalid", &zero,
-             1);
-    }
-    static const struct { const char *what; size_t field; int64_t value; } badi[] = {
-        {"decay_steps = 0", offsetof(oc_schedule, decay_steps), 0},
-        {"warmup_steps = decay_steps", offsetof(oc_schedule, warmup_steps), 100000},
-        {"WSD decay longer than the decay", offsetof(oc_schedule, wsd_decay_steps), 100001},
-        {"wd_incr_steps = 0", offsetof(oc_schedule, wd_incr_steps), 0},
+    oc_schedule linear_wd = defaults(OC_LR_COSINE);
+    linear_wd.wd_style = OC_WD_LINEAR;
+    invalid_fields(f, cx, linear_wd, bad, sizeof bad / sizeof bad[0]);
+    static const bad_field badi[] = {
+        {"decay_steps = 0", offsetof(oc_schedule, decay_steps), 0, 1},
+        {"warmup_steps = decay_steps", offsetof(oc_schedule, warmup_steps), 100000, 1},
+        {"WSD decay longer than the decay", offsetof(oc_schedule, wsd_decay_steps), 100001, 1},
+        {"wd_incr_steps = 0", offsetof(oc_schedule, wd_incr_steps), 0, 1},
     };
-    for (size_t i = 0; i < sizeof badi / sizeof badi[0]; i++) {
-        s = defaults(OC_LR_WSD);
-        *(int64_t *)((char *)&s + badi[i].field) = badi[i].value;
-        emit(f, cx, &s, badi[i].what, "InvalidSchedule", "SCHED-CFG-1 SCHED-ERR-1", "invalid",
-             &zero, 1);
-    }
+    invalid_fields(f, cx, defaults(OC_LR_WSD), badi, sizeof badi / sizeof badi[0]);
     s = defaults(OC_LR_COSINE);
     s.end_wd = 0.2;
     emit(f, cx, &s, "constant wd style with start_wd != end_wd", "InvalidSchedule",
@@ -340,6 +351,27 @@ static void cases(family *f, sched_ctx *cx)
     np = boundaries(&s, pos);
     emit(f, cx, &s, "cosine weight-decay increment from 0 to 0.05", "WeightDecayIncrement",
          "SCHED-WD-1 SCHED-MULT-1", "valid", pos, np);
+    /* appended (issue 19 item 3): the SCHED-CFG-1 boundaries no invalid case above reaches: an
+     * infinite max_lr, a negative init_lr, a negative warmup, a WSD decay of 0 samples, an
+     * infinite end_wd, a negative multiplier, and end_wd * wd_mult beyond binary64 */
+    static const bad_field bad2[] = {
+        {"max_lr = +inf", offsetof(oc_schedule, max_lr), INFINITY, 0},
+        {"init_lr < 0", offsetof(oc_schedule, init_lr), -1e-5, 0},
+        {"end_wd = +inf", offsetof(oc_schedule, end_wd), INFINITY, 0},
+        {"wd_mult < 0", offsetof(oc_schedule, wd_mult), -0.5, 0},
+    };
+    invalid_fields(f, cx, linear_wd, bad2, sizeof bad2 / sizeof bad2[0]);
+    static const bad_field overflow[] = {
+        {"end_wd * wd_mult overflows binary64 (end_wd 4, wd_mult 2^1023)",
+         offsetof(oc_schedule, wd_mult), 0x1p1023, 0}};
+    oc_schedule big_wd = linear_wd;
+    big_wd.end_wd = 4.0;
+    invalid_fields(f, cx, big_wd, overflow, 1);
+    static const bad_field badi2[] = {
+        {"warmup_steps < 0", offsetof(oc_schedule, warmup_steps), -1, 1},
+        {"wsd_decay_steps = 0", offsetof(oc_schedule, wsd_decay_steps), 0, 1},
+    };
+    invalid_fields(f, cx, defaults(OC_LR_WSD), badi2, sizeof badi2 / sizeof badi2[0]);
 }
 
 static void notes(family *f)

@@ -612,6 +612,42 @@ static int nonfinite_inf_norm_cases(step_gen *g)
     return rc;
 }
 
+/* Issue 19 item 3, after every earlier case: an SGD without momentum (its state is the
+ * parameter alone) in the scaled mode at scale 1 (unscaling changes nothing); and the
+ * STEP-CFG-1 / STEP-ERR-1 boundaries no invalid case reaches: a sub-optimizer whose counter
+ * cannot advance (step 2^63 - 1), a position the increment would carry past 2^63 - 1, a loss
+ * scaler outside LS-CFG-1 in the scaled mode. */
+static int boundary_cases(step_gen *g)
+{
+    int rc = 0;
+    step_case c = base(OC_GUARD_SCALED, 1.0, INFINITY, 2);
+    c.scaler.initial_scale = c.scale = 1.0f;
+    static const size_t na[] = {6}, ns[] = {5};
+    add_sub(g, &c, OC_SUB_ADAM, 4, 1, na);
+    add_sub(g, &c, OC_SUB_SGD, 2, 1, ns);
+    c.sub[1].sgd.momentum = 0;
+    rc |= emit(g, &c, "fp16 scaled at scale 1 (the gradients are unscaled by 1), an SGD without "
+               "momentum: two clipped steps", "Clip",
+               "STEP-UNSCALE-1 STEP-CLIP-1 STEP-NORM-1 STEP-TAKE-1 STEP-SCHED-1 STEP-SCALER-1",
+               "valid", -3, 0);
+    static const char *const what[] = {
+        "the SGD's step counter is 2^63 - 1: it cannot advance",
+        "position + increment beyond 2^63 - 1",
+        "the loss scaler's backoff_factor = 2 (LS-CFG-1)"};
+    for (int k = 0; k < 3; k++) {
+        c = base(OC_GUARD_SCALED, 1.0, INFINITY, 1);
+        chain3(g, &c);
+        if (k == 0)
+            c.sub[1].step = INT64_MAX;
+        else if (k == 1)
+            c.position = INT64_MAX - 16;
+        else
+            c.scaler.backoff_factor = 2.0f;
+        rc |= emit(g, &c, what[k], "InvalidInput", "STEP-CFG-1 STEP-ERR-1", "invalid", -3, 0);
+    }
+    return rc;
+}
+
 static void notes(family *f)
 {
     static const char *const n[][4] = {
@@ -646,7 +682,8 @@ static int gen_step(const gen_options *opt, const char *outdir)
     int rc = family_init(&f, "step-megatron", "guarded-step", "megatron", rules, opt);
     if (rc == 0) {
         notes(&f);
-        rc = valid_cases(&g) || invalid_cases(&g) || nonfinite_inf_norm_cases(&g)
+        rc = valid_cases(&g) || invalid_cases(&g) || nonfinite_inf_norm_cases(&g) ||
+                     boundary_cases(&g)
                  ? -1 : family_save(&f, outdir);
         family_free(&f);
     }
