@@ -19,7 +19,9 @@
 # and bitsandbytes' 32-bit AdamW, Lion and SGD (CPU backend), and heavyball's AdamW (its
 # bias-corrected moments through the mapping's value transform) and SGD (eager, without
 # torch.compile) through optcert.torch's built-in mappings (what is not run, and why: ci/matrix-not-certified.md). The adapter runs the
-# library over the vectors, `optcert judge` prints the certificate. Exit 0 when every failure is
+# library over the vectors (the runs of one Python environment as children forked from one
+# interpreter that imported torch, or jax, once: ci/outside_batch.py), `optcert judge` prints
+# the certificate. Exit 0 when every failure is
 # a known divergence listed (and explained) in
 # conformance/adapters/known-divergences.txt, and every listed one still fails.
 # --matrix FILE also writes the certification matrix (ci/matrix.py) of all the runs to FILE
@@ -33,8 +35,9 @@ cd "$(dirname "$0")/.."
 # (ADAPTER[@TAG]: conformance/adapters/ADAPTER.py; known divergences are listed per RUN and
 # family), FAMILY, then the adapter's flags if any. The TAG picks the Python environment
 # (below) and keeps apart the divergences of runs of one adapter.
-#   one LIBRARY RUN FAMILY [FLAG...]   (with build, out and n, the run's number, set)
-one() {
+#   setup LIBRARY RUN FAMILY [FLAG...]: sets library, adapter, family, flag, script, res (the
+#   run's results without extension), py and pypath (its Python environment), cls (its class)
+setup() {
     library=$1 adapter=$2 family=$3
     shift 3
     flag="$*"
@@ -64,9 +67,15 @@ one() {
     # TensorParallelMuon at Megatron's default muon_fp32_matmul_prec "medium": torch on the CPU
     # may run Newton-Schulz's float32 matmuls in bf16 (conformance/adapters/megatron_muon.py)
     case $adapter$flag in megatron_muon@mcore19) cls=bf16 ;; esac
-    version=$(env ${pypath:+PYTHONPATH=$pypath} "$py" -c 'import sys; from importlib import metadata; print(metadata.version(sys.argv[1]))' "$library") || return 1
-    env ${pypath:+PYTHONPATH=$pypath} KERAS_BACKEND=jax "$py" "conformance/adapters/$script.py" $flag \
-        --vectors "vectors/$family/$family.json" --out "$res.safetensors" || return 1
+}
+#   one LIBRARY RUN FAMILY [FLAG...]   (with build, out and n, the run's number, set): the run's
+#   judgement, after its adapter ran (ci/outside_batch.py: its output, exit status and the
+#   library's version in out/N.adapter.log, N.status, N.version)
+one() {
+    setup "$@"
+    cat "$out/$n.adapter.log"
+    [ "$(cat "$out/$n.status")" = 0 ] || return 1
+    version=$(cat "$out/$n.version") || return 1
     "$build"/optcert judge --results "$res.safetensors" --family "$family" --class "$cls" --verbose \
         --report table --report "json:$res.json" || true
     echo "$library $version $adapter $family ${flag:--} $res.json" >"$out/index.$n"
@@ -218,6 +227,23 @@ if [ ! -s "$out/runs" ]; then
     echo "certify-outside: OPTCERT_OUTSIDE_ONLY='$only' selects no run" >&2
     exit 2
 fi
+# The adapters, one interpreter per Python environment that imports torch (or jax) once and
+# forks a child per run (ci/outside_batch.py), OPTCERT_JOBS at a time; then the judgements
+while read -r n library adapter family flag; do
+    # shellcheck disable=SC2086 # the flags are words
+    setup "$library" "$adapter" "$family" $flag
+    key=$(printf '%s %s' "$py" "$pypath" | cksum | cut -d' ' -f1)
+    echo "$py ${pypath:--}" >"$out/env.$key"
+    echo "$n $library $script $family $res.safetensors $flag" >>"$out/batch.$key"
+done <"$out/runs"
+for batch in "$out"/batch.*; do
+    read -r py pypath <"$out/env.${batch##*.}"
+    preload=torch
+    case $py in /opt/optcert-jax/*) preload=jax ;; esac
+    [ "$pypath" != - ] || pypath=
+    env ${pypath:+PYTHONPATH=$pypath} KERAS_BACKEND=jax "$py" ci/outside_batch.py "$jobs" "$out" \
+        "$batch" $preload || rc=1
+done
 xargs -P "$jobs" -L 1 "$0" --one "$build" "$out" <"$out/runs" || rc=1
 for n in $(cut -d' ' -f1 "$out/runs"); do
     cat "$out/index.$n" 2>/dev/null || true

@@ -5,14 +5,14 @@
 
 BUILD_DIR is a build configured with -DOPTCERT_REF_COVERAGE=ON with optcert and the reference's
 CUnit suites (conformance/tests/test_ref_*.c) built (ci/ref-coverage.sh makes one). Its optcert
-runs `optcert certify --impl ref --class exact` over the committed vectors (must conform) from
-zeroed counters, then gcov -b -c reads every ref/*.c; then the CUnit suites run from zeroed
-counters and are read the same way. A branch is
+runs `optcert certify --impl ref --class exact` over the committed vectors (must conform), the
+CUnit suites run (must pass), and with --mutants `optcert mutants` runs, nproc programs at a time,
+each kind of run writing its own counters (GCOV_PREFIX, a temporary directory); gcov -b -c reads
+every ref/*.c from each kind's. A branch is
   - covered: taken by some vector case;
   - a mutant branch: not taken, on a source line that names a mutant (the catalogued mistakes
     are the mutants' code paths, not the reference's; ctest cli_mutants shows each of them
-    killed). With --mutants, `optcert mutants` then runs from zeroed counters too (a minute on
-    2 cores) and such a branch must be taken there;
+    killed). With --mutants such a branch must be taken by `optcert mutants`;
   - excepted: its source line is listed in ci/ref-coverage-exceptions.txt, either by itself
     (`ref/FILE.c:LINE justification`) or as one of a class of lines no vector can reach
     (`unit /REGEX/ justification`: every line of ref/ matching REGEX; each of their branches that
@@ -26,8 +26,10 @@ the exception's quoted text (moved); 2 on bad usage or when the
 reference does not conform. --list prints every uncovered branch. ctest ref_coverage_fixture
 (conformance/tests/ref_coverage_fixture.py) checks the verdict (judge) on a fake gcov report.
 """
+import concurrent.futures
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -55,16 +57,20 @@ def parse_gcov(path, name, branches, source):
             branches.setdefault(("ref/" + name, line), []).append(taken)
 
 
-def gcov(build):
-    """{(file, line): [taken count per branch]} for every ref/*.c, and the source lines."""
+def gcov(build, data):
+    """{(file, line): [taken count per branch]} for every ref/*.c, and the source lines, from the
+    counters that runs with GCOV_PREFIX=data wrote (beside a copy of the build's notes files)."""
     objdir = os.path.join(build, "CMakeFiles", "optcert_ref.dir", "ref")
+    counters = data + objdir  # GCOV_PREFIX prefixes the object directory's absolute path
+    os.makedirs(counters, exist_ok=True)
     branches, source = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in sorted(os.listdir(os.path.join(ROOT, "ref"))):
             if not name.endswith(".c"):
                 continue
             src = os.path.join(ROOT, "ref", name)
-            subprocess.run(["gcov", "-b", "-c", "-o", os.path.join(objdir, name + ".gcno"), src],
+            shutil.copy(os.path.join(objdir, name + ".gcno"), counters)
+            subprocess.run(["gcov", "-b", "-c", "-o", os.path.join(counters, name + ".gcno"), src],
                            cwd=tmp, check=True, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
             path = os.path.join(tmp, name + ".gcov")
@@ -73,16 +79,17 @@ def gcov(build):
     return branches, source
 
 
-def zero(build):
-    for d, _, files in os.walk(build):
-        for f in files:
-            if f.endswith(".gcda"):
-                os.remove(os.path.join(d, f))
-
-
-def run(build, args, program="optcert"):
-    return subprocess.run([os.path.join(build, program)] + args, cwd=ROOT,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+def run_all(build, runs):
+    """Runs each (counters directory, program, arguments) of runs, nproc at a time (in the order
+    of runs: the longest first), each writing its counters under its directory (GCOV_PREFIX;
+    libgcov merges the counters of concurrent runs under a lock); returns their exit statuses."""
+    def one(r):
+        data, program, args = r
+        env = dict(os.environ, GCOV_PREFIX=data)
+        return subprocess.run([os.path.join(build, program)] + args, cwd=ROOT, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
+        return list(pool.map(one, runs))
 
 
 def unit_suites():
@@ -187,22 +194,24 @@ def main(argv):
     except ValueError as e:
         print(f"ref_coverage: {e}", file=sys.stderr)
         return 2
-    zero(build)
-    if run(build, ["certify", "--impl", "ref", "--class", "exact"]) != 0:
-        print("ref_coverage: the reference does not conform to the vectors", file=sys.stderr)
-        return 2
-    ref, source = gcov(build)
-    zero(build)
-    for suite in unit_suites():
-        if run(build, [], suite) != 0:
-            print(f"ref_coverage: {suite} fails", file=sys.stderr)
+    with tempfile.TemporaryDirectory() as data:
+        vectors, units, mutants = (os.path.join(data, d) for d in ("vectors", "units", "mutants"))
+        # `optcert mutants` with --mutants (a minute on one core; exit 1 would mean a surviving
+        # mutant: ctest cli_mutants says so), the vectors and the CUnit suites, counted apart
+        suites = unit_suites()
+        runs = [(mutants, "optcert", ["mutants"])] if verify else []
+        runs.append((vectors, "optcert", ["certify", "--impl", "ref", "--class", "exact"]))
+        status = run_all(build, runs + [(units, suite, []) for suite in suites])
+        if status[len(runs) - 1] != 0:
+            print("ref_coverage: the reference does not conform to the vectors", file=sys.stderr)
             return 2
-    units, _ = gcov(build)
-    mut = None
-    if verify:
-        zero(build)
-        run(build, ["mutants"])  # exit 1 would mean a surviving mutant: ctest cli_mutants says so
-        mut, _ = gcov(build)
+        for suite, st in zip(suites, status[len(runs):]):
+            if st != 0:
+                print(f"ref_coverage: {suite} fails", file=sys.stderr)
+                return 2
+        ref, source = gcov(build, vectors)
+        units, _ = gcov(build, units)
+        mut = gcov(build, mutants)[0] if verify else None
     floor = float(open(os.path.join(ROOT, "ci", "ref-coverage-floor.txt")).read().split()[0])
     return judge(ref, source, units, mut, exceptions, classes, floor, listing=listing)
 

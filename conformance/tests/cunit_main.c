@@ -108,8 +108,8 @@ void test_add_results(st_writer *w, const char *key, const oc_case *c, int k, co
     free(h);
 }
 
-/* `SUITE --only TEST` runs that test alone, `SUITE --skip TEST` all but it (ctest runs a slow
- * test as its own entry: conformance/tests/CMakeLists.txt). Exit 2 if no test has that name. */
+/* `SUITE --only TEST` runs that test alone, `SUITE --skip TEST` all but it (by hand: a slow test
+ * alone, or timed). Exit 2 if no test has that name (ctest test_certify_bad_usage). */
 static int select_tests(int argc, char **argv)
 {
     if (argc == 1)
