@@ -10,8 +10,10 @@
  * Input: u64 capabilities, u32 abi_version, u32 entry-point mask (bits 0-12: the v2 slots
  * adam_step .. routed_step; bits 13-31: the v3-only families, the registry's k-th family on
  * bit 13 + k % 19), u8 flags (bit 0: name NULL, bit 1: version NULL, bit 2: stubs write their
- * first output, bits 3-7: which family the cases come from, modulo their number), then bytes
- * the stubs consume in turn (returned status: the byte as a signed char; written values). */
+ * first output), u8 family (which family of conformance/fuzz/families, in their sorted order,
+ * the cases come from, modulo their number: a whole byte, so every family is reached), then
+ * bytes the stubs consume in turn (returned status: the byte as a signed char; written
+ * values). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,15 +98,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size < 17)
+    if (size < 18)
         return 0;
     uint64_t caps;
     uint32_t abi, mask;
     memcpy(&caps, data, 8);
     memcpy(&abi, data + 8, 4);
     memcpy(&mask, data + 12, 4);
-    uint8_t flags = data[16];
-    bytes = data + 17, nbytes = size - 17, pos = 0, write_out = flags & 4;
+    uint8_t flags = data[16], family = data[17];
+    bytes = data + 18, nbytes = size - 18, pos = 0, write_out = flags & 4;
     char name[64], version[64];
     size_t k = nbytes < sizeof name - 1 ? nbytes : sizeof name - 1;
     memcpy(name, bytes, k), name[k] = '\0';
@@ -130,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     oc_family_report fr;
     {
-        size_t f = (size_t)(flags >> 3) % oc_fuzz_nfams;
+        size_t f = family % oc_fuzz_nfams;
         memset(&fr, 0, sizeof fr);
         fr.cases = calloc(oc_fuzz_fams[f].ncases + 1, sizeof *fr.cases);
         for (size_t i = 0; i < oc_fuzz_fams[f].ncases; i++) {

@@ -133,19 +133,30 @@ def main():
                     if key in tensors:
                         entries.append((f"{name}/{tc}/{out}", *tensors[key]))
         write(os.path.join(OUT, "results", "corpus", name + ".safetensors"), write_st(entries, meta))
-    # the table harness: a capability word, an ABI version, then the entry-point mask and the
-    # statuses the stubs return (conformance/fuzz/fuzz_impl_table.c)
+    # the table harness: a capability word, an ABI version, the entry-point mask, flags, the
+    # family (its index in sorted order) and the statuses the stubs return
+    # (conformance/fuzz/fuzz_impl_table.c); one table like the reference's per family, so that
+    # every family is reached from the start
+    def table(caps, abi, mask, flags, family, rest):
+        return struct.pack("<QIIBB", caps, abi, mask, flags, names.index(family)) + rest
+
+    full = (1 << 64) - 1
     seeds = {
-        "ref-like": struct.pack("<QIIB", (1 << 64) - 1, 2, 0xFFFFFFFF, 0) + bytes(32),
-        "no-caps": struct.pack("<QIIB", 0, 2, 0xFFFFFFFF, 0) + bytes(32),
-        "caps-no-entries": struct.pack("<QIIB", (1 << 64) - 1, 2, 0, 0) + bytes(32),
-        "bad-abi": struct.pack("<QIIB", (1 << 64) - 1, 1, 0xFFFFFFFF, 0) + bytes(32),
-        "odd-statuses": struct.pack("<QIIB", (1 << 64) - 1, 2, 0xFFFFFFFF, 3)
-        + bytes([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0x7F, 0x80, 0xFF] * 2),
+        "no-caps": table(0, 2, 0xFFFFFFFF, 0, names[0], bytes(32)),
+        "caps-no-entries": table(full, 2, 0, 0, names[0], bytes(32)),
+        "bad-abi": table(full, 1, 0xFFFFFFFF, 0, names[0], bytes(32)),
+        "odd-statuses": table(full, 2, 0xFFFFFFFF, 3, names[0],
+                              bytes([*range(16), 0x7F, 0x80, 0xFF] * 2)),
+        # found by the harness (commit dc73e8c): a route outside oc_route from the routed step
+        "regress-route-outside-enum": table(
+            0x02FFFFFFFFFFFFFF, 2, 0xFFFFFFFF, 0, "muon-adamw-route",
+            bytes.fromhex("00ffff00000000000000000000000000"
+                          "20ffffffff0000200000000000")),
     }
+    for name in names:
+        seeds["ref-like-" + name] = table(full, 2, 0xFFFFFFFF, 0, name, bytes(32))
     for k, v in seeds.items():
         write(os.path.join(OUT, "impl_table", "corpus", k), v)
-
 
 if __name__ == "__main__":
     main()
