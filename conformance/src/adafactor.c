@@ -10,7 +10,9 @@
 #include "judge.h"
 #include "vectors.h"
 #include "ref_impl.h"
+#include "tolcap.h"
 #include "../mutants/adafactor.h"
+#include "../../common/adafactor_tolerance.h"
 
 #define ADA_MAX_ELEMENTS (1u << 16)
 
@@ -261,6 +263,124 @@ static void ada_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_s
     free(state);
 }
 
+/* The parts of a packed state (p, m, v or row and col: ADAFACTOR-STORE-1) inside x. */
+static ada_tol_parts parts_at(const layout *l, double *x)
+{
+    ada_tol_parts parts = {0};
+    for (int q = 0; q < l->count; q++) {
+        const char *name = l->name[q];
+        double **slot = strcmp(name, "p") == 0   ? &parts.p
+                        : strcmp(name, "m") == 0 ? &parts.m
+                        : strcmp(name, "v") == 0 ? &parts.v
+                        : strcmp(name, "row") == 0 ? &parts.row
+                                                    : &parts.col;
+        *slot = x;
+        x += l->len[q];
+    }
+    return parts;
+}
+
+/* Step t's quantities in binary64 from the stored state before it (b), the golden statistics
+ * after it (a) and the gradient g (ADAFACTOR-STEP-1, -EPS-1, -V-1, -FACTOR-1, -CLIP-1): what
+ * the generator takes from MPFR, here evaluated in binary64. */
+static void step_quantities(ada_tol_step *q, int64_t t, const float *g, double *sample,
+                            double *delta)
+{
+    const oc_adafactor_hparams *hp = q->hp;
+    const size_t R = q->rows, C = q->cols, n = R * C;
+    const int torch = hp->profile == OC_ADAFACTOR_TORCH;
+    q->wt = pow((double)t, -hp->decay_rate);
+    q->beta = 1 - q->wt;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += q->before.p[i] * q->before.p[i];
+    q->rms_p = sqrt(sum / (double)n);
+    q->alpha = hp->lr;
+    if (hp->relative_step) {
+        const double cap = hp->warmup_init ? OC_ADAFACTOR_HF_WARMUP * (double)t
+                           : hp->profile == OC_ADAFACTOR_TRANSFORMERS ? OC_ADAFACTOR_HF_CAP
+                                                                       : hp->lr;
+        q->alpha = fmin(1 / sqrt((double)t), cap);
+    }
+    if (hp->scale_parameter) {
+        q->scale = fmax(hp->eps2, q->rms_p);
+        q->alpha *= q->scale;
+    }
+    for (size_t i = 0; q->factored && i < R + C; i++)
+        sample[i] = 0;
+    for (size_t r = 0; r < R; r++)
+        for (size_t c = 0; c < C; c++) {
+            const double gi = g[r * C + c], sq = gi * gi + (torch ? 0 : hp->eps1);
+            if (!q->factored)
+                sample[r * C + c] = sq;
+            else
+                sample[r] += sq / (double)C, sample[R + c] += sq / (double)R;
+        }
+    if (q->factored) {
+        const size_t k = q->by_col ? C : R;
+        const double *stat = q->by_col ? q->after.col : q->after.row;
+        q->norm = 0;
+        for (size_t i = 0; i < k; i++)
+            q->norm += stat[i] / (double)k;
+        if (torch)
+            q->norm = fmax(q->norm, hp->eps1);
+    }
+    double sum_u = 0;
+    for (size_t r = 0; r < R; r++)
+        for (size_t c = 0; c < C; c++) {
+            const size_t i = r * C + c;
+            double v = q->factored ? q->after.row[r] * q->after.col[c] / q->norm : q->after.v[i];
+            if (torch)
+                v = fmax(v, hp->eps1 * hp->eps1);
+            delta[i] = g[i] == 0 ? 0 : g[i] / sqrt(v);
+            sum_u += delta[i] * delta[i];
+        }
+    const double rms_u = sqrt(sum_u / (double)n);
+    const double denom = hp->clip_threshold != 0 ? fmax(rms_u / hp->clip_threshold, 1) : 1;
+    for (size_t i = 0; i < n; i++)
+        delta[i] *= q->alpha / denom;
+}
+
+/* VEC-TOL-2: every tolFp32 entry of a valid case at most ADAFACTOR-TOL-2's bound, the shared
+ * model (common/adafactor_tolerance.c) evaluated on the harness's own binary64 quantities of
+ * each step (step_quantities) from the golden stored trajectory, carried from step to step and
+ * widened by the slack. */
+static oc_status ada_cap_tolerances(const char *path, const oc_case *c, oc_tolcap_stats *stats,
+                                    oc_diag *d)
+{
+    const oc_adafactor_hparams *hp = &c->hp.adafactor;
+    const oc_adafactor_shape sh = shape_of(c);
+    const layout l = layout_of(hp, sh);
+    const size_t n = sh.rows * sh.cols, N = c->n;
+    double *buf = calloc(5 * N + 4 * n + sh.rows + sh.cols, sizeof(double));
+    if (!buf)
+        return oc_fail(d, OC_ERR_INTERNAL, "out of memory checking tolerances of %s", path);
+    double *before = buf, *after = before + N, *golden = after + N, *E = golden + N,
+           *delta = E + N, *sample = delta + n, *work = sample + n + sh.rows + sh.cols;
+    ada_tol_step q = {.hp = hp, .rows = sh.rows, .cols = sh.cols,
+                      .factored = oc_adafactor_factored(hp, sh),
+                      .sample = sample, .delta = delta};
+    q.by_col = q.factored && hp->profile == OC_ADAFACTOR_OPTAX && sh.rows > sh.cols;
+    q.before = parts_at(&l, before);
+    q.after = parts_at(&l, after);
+    q.golden = parts_at(&l, golden);
+    ada_tol_parts carried = parts_at(&l, E);
+    oc_status s = OC_OK;
+    for (size_t k = 0; k < c->steps && s == OC_OK; k++) {
+        for (size_t j = 0; j < N; j++) {
+            before[j] = k == 0 ? c->in[0][j] : c->exp[0].stored[(k - 1) * N + j];
+            after[j] = c->exp[0].stored[k * N + j];
+            golden[j] = c->exp[0].f64[k * N + j];
+        }
+        step_quantities(&q, c->first_step + (int64_t)k, c->g + k * n, sample, delta);
+        ada_tol_step_bounds(&q, &carried, work);
+        for (size_t j = 0; j < N && s == OC_OK; j++)
+            s = oc_tolcap_within(path, c, 0, k * N + j, oc_tolcap_widen(E[j]), stats, d);
+    }
+    free(buf);
+    return s;
+}
+
 /* The case's hyper-parameters: oc_hparams.adafactor (algos.h). */
 OC_HPARAMS(oc_adafactor_hparams, adafactor);
 
@@ -293,5 +413,6 @@ const oc_algo oc_algo_adafactor = {
     .run = ada_run,
     .alg = OC_ALG_COUNT,
     .quantity = ada_quantity,
+    .cap_tolerances = ada_cap_tolerances,
     .reference = (oc_entry_point)ref_adafactor,
 };

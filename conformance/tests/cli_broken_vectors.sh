@@ -259,6 +259,34 @@ capped muon-moonlight 5 p 1 tol
 capped muon-adamw-route 3 m 2 tol
 capped muon-tp-blockwise 2 p 3 tol
 capped muon-split-qkv 5 p 6 tol
+# The adafactor families (values inline, VEC-FMT-21; ADAFACTOR-TOL-2): an entry of the packed
+# state ("state", p then m then v or row and col, step after step) raised the same way: a p
+# entry after the last of 8 steps and a row statistic (torch, factored), an m entry (transformers,
+# first moment), a p entry (optax) and a v entry after 8 steps (paper, unfactored).
+inline_tol() { # family tcId packed-index value-python (x: the entry's tolerance)
+    fam "$1" "t = [t for t in tests if t['tcId'] == $2][0]
+per = len(t['expected']['tolFp32'][0])
+row, col = divmod($3, per)
+x = float.fromhex(t['expected']['tolFp32'][row][col])
+import math
+t['expected']['tolFp32'][row][col] = float($4).hex()"
+}
+inline_capped() { # family tcId packed-index
+    inline_tol "$1" "$2" "$3" "x * 1.5"
+    rejected "$1" "$1.json: tcId $2: tolerance state\\[$3\\] = .* exceeds .*(VEC-TOL-2)"
+    cap=$(sed -n 's/.* exceeds \([^,]*\), the bound.*/\1/p' "$tmp/err")
+    inline_tol "$1" "$2" "$3" "$cap"
+    "$optcert" certify --vectors "$tmp" --family "$1" >"$tmp/out" 2>"$tmp/err" ||
+        { echo "$1 tcId $2 state[$3] at its cap $cap does not load"; cat "$tmp/err"; exit 1; }
+    inline_tol "$1" "$2" "$3" "math.nextafter($cap, math.inf)"
+    rejected "$1" "$1.json: tcId $2: tolerance state\\[$3\\] = .* exceeds $cap, the bound .*(VEC-TOL-2)"
+    rm -rf "${tmp:?}/$1"
+}
+inline_capped adafactor-torch 5 206
+inline_capped adafactor-torch 5 224
+inline_capped adafactor-transformers 17 79
+inline_capped adafactor-optax 3 2
+inline_capped adafactor-paper 6 91
 # VEC-FMT-18: a valid guarded-step case whose Adam STEP-TOL-2 derives no bound for (amsgrad);
 # SGD's ema profile likewise.
 fam step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['optimizers'][0]['hparams']['amsgrad'] = True"

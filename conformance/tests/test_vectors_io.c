@@ -861,6 +861,16 @@ static void test_tolerance_caps_tight_ns_muon_VEC_TOL_2(void)
     caps_tight(blocks, sizeof blocks / sizeof blocks[0], 384);
 }
 
+/* VEC-TOL-2 on the adafactor families (ADAFACTOR-TOL-2): every entry within 1 + 2^-10 of the
+ * harness's re-evaluation (measured when the cap was written: 5,791 entries, the largest ratio
+ * 1 + 2^-20 + 6e-12: the slack and the binary64 evaluation against MPFR's, spec/vectors.md). */
+static void test_tolerance_caps_tight_adafactor_VEC_TOL_2(void)
+{
+    static const char *const names[] = {"adafactor-paper", "adafactor-torch",
+                                        "adafactor-transformers", "adafactor-optax"};
+    caps_tight(names, sizeof names / sizeof names[0], 5791);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* Broken safetensors files (VEC-FMT-7)                                                       */
 
@@ -1426,6 +1436,8 @@ void register_suites(void)
                test_tolerance_caps_tight_routes_step_VEC_TOL_2},
               {"VEC-TOL-2 caps of the Newton-Schulz, Muon and block step tables",
                test_tolerance_caps_tight_ns_muon_VEC_TOL_2},
+              {"VEC-TOL-2 caps of the adafactor families",
+               test_tolerance_caps_tight_adafactor_VEC_TOL_2},
               {"VEC-FMT-7 file shorter than 8 bytes", test_st_shorter_than_8_bytes_VEC_FMT_7},
               {"VEC-FMT-7 header length beyond the file",
                test_st_header_longer_than_file_VEC_FMT_7},

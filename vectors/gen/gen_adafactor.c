@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "optcert/adafactor.h"
+#include "../../common/adafactor_tolerance.h"
 #include "family.h"
 #include "gen.h"
 #include "rng.h"
@@ -16,10 +17,6 @@
 #define MAXN 64
 #define MAXSTEPS 8
 
-static const double u32 = 0x1p-24; /* u of binary32 */
-
-/* ADAFACTOR-PROF-HF: transformers' relative step cap and warmup slope, binary64 constants. */
-static const double hf_cap = 1e-2, hf_warmup = 1e-6;
 
 typedef struct ada_gen {
     family *f;
@@ -61,8 +58,6 @@ static int factored_of(const ada_case *tc)
     return tc->hp.factored && (int64_t)smaller >= tc->hp.min_dim_to_factor;
 }
 
-static double gamma_n(double k) { return k * u32 / (1 - k * u32); }
-
 /* The golden value x: stored (binary32) into *store, its binary64 rounding into *f64. */
 static float store32(mpfr_t x, double *f64)
 {
@@ -93,37 +88,48 @@ static void emit_entry(step_out *o, float stored, double f64, double tol)
     o->tol[o->len++] = gen_bound_up(tol);
 }
 
-/* Running mean beta2 x + (1 - beta2) s of one stored statistic (ADAFACTOR-V-1) and its bound:
- * the propagated error, the statistic's relative error rs, beta2's error dbeta (times
- * |x - s|), four roundings of the two terms and both storage roundings. */
-static float running_mean(mp *w, float x, mpfr_t s, double rs, double dbeta, double *bound,
-                          double *f64)
+/* The running mean beta2 x + (1 - beta2) s of one stored statistic x with sample s
+ * (ADAFACTOR-V-1), stored; its golden binary64 value into *f64. */
+static float running_mean(mp *w, float x, mpfr_t s, double *f64)
 {
     mpfr_mul_d(w->a, w->beta2, x, MPFR_RNDN);
     mpfr_ui_sub(w->b, 1, w->beta2, MPFR_RNDN);
     mpfr_mul(w->b, w->b, s, MPFR_RNDN);
     mpfr_add(w->a, w->a, w->b, MPFR_RNDN);
-    const double beta = mpfr_get_d(w->beta2, MPFR_RNDN), sv = mpfr_get_d(s, MPFR_RNDN);
-    const float stored = store32(w->a, f64);
-    *bound = (beta + dbeta) * *bound + (1 - beta) * rs * sv + dbeta * fabs(x - sv) +
-             4 * u32 * (beta * fabs(x) + (1 - beta) * sv) + 2 * u32 * fabs(*f64);
-    return stored;
+    return store32(w->a, f64);
 }
 
 /* A factored statistic (ADAFACTOR-V-1): the running mean of the mean of len entries of sq
- * (first, first + stride, ...), whose sum of nonnegative terms, quotient and squares carry
- * a relative error of gamma(len + 3). */
-static float statistic(mp *w, float x, size_t len, size_t first, size_t stride, double dbeta,
-                       double *bound, double *f64)
+ * (first, first + stride, ...); the mean's binary64 value into *sample. */
+static float statistic(mp *w, float x, size_t len, size_t first, size_t stride, double *sample,
+                       double *f64)
 {
     mpfr_set_zero(w->c, 1);
     for (size_t k = 0; k < len; k++)
         mpfr_add(w->c, w->c, w->sq[first + k * stride], MPFR_RNDN);
     mpfr_div_ui(w->c, w->c, len, MPFR_RNDN);
-    return running_mean(w, x, w->c, gamma_n((double)len + 3), dbeta, bound, f64);
+    *sample = mpfr_get_d(w->c, MPFR_RNDN);
+    return running_mean(w, x, w->c, f64);
 }
 
-/* One step of case tc from its stored state (updated), appending the outputs to o. */
+/* The stored state of tc, widened to binary64 for the bound (ada_tol_parts). */
+typedef struct ada_values {
+    double p[MAXN], m[MAXN], v[MAXN], row[MAXN], col[MAXN];
+} ada_values;
+
+static ada_tol_parts parts_of(ada_values *x) { return (ada_tol_parts){x->p, x->m, x->v, x->row, x->col}; }
+
+static void values_of(const ada_case *tc, ada_values *x)
+{
+    for (size_t i = 0; i < MAXN; i++) {
+        x->p[i] = tc->p[i], x->m[i] = tc->m[i], x->v[i] = tc->v[i];
+        x->row[i] = tc->row[i], x->col[i] = tc->col[i];
+    }
+}
+
+/* One step of case tc from its stored state (updated), appending the outputs to o; the bound
+ * of each stored entry (ADAFACTOR-TOL-2) is the shared model's (common/adafactor_tolerance.c)
+ * on this step's MPFR quantities rounded to binary64, carried in e. */
 static void step(ada_gen *gg, mp *w, ada_case *tc, ada_bound *e, int64_t t, const float *g,
                  step_out *o)
 {
@@ -131,48 +137,48 @@ static void step(ada_gen *gg, mp *w, ada_case *tc, ada_bound *e, int64_t t, cons
     const size_t R = tc->rows, C = tc->cols, n = R * C;
     const int fact = factored_of(tc), torch = hp->profile == OC_ADAFACTOR_TORCH;
     (void)gg;
-    /* ADAFACTOR-DECAY-1: beta2_t = 1 - t^-c; an implementation's pow and subtraction: dbeta */
+    static ada_values before, after, golden;
+    double sample[2 * MAXN], delta[MAXN], work[2 * MAXN];
+    ada_tol_step q = {.hp = hp, .rows = R, .cols = C, .factored = fact,
+                      .by_col = fact && hp->profile == OC_ADAFACTOR_OPTAX && R > C,
+                      .sample = sample, .delta = delta};
+    values_of(tc, &before);
+    /* ADAFACTOR-DECAY-1: beta2_t = 1 - t^-c */
     mpfr_set_si(w->a, (long)t, MPFR_RNDN);
     mpfr_set_d(w->b, -hp->decay_rate, MPFR_RNDN);
     mpfr_pow(w->a, w->a, w->b, MPFR_RNDN);
-    const double wt = mpfr_get_d(w->a, MPFR_RNDN);
+    q.wt = mpfr_get_d(w->a, MPFR_RNDN);
     mpfr_ui_sub(w->beta2, 1, w->a, MPFR_RNDN);
-    const double dbeta = 3 * u32 * wt + u32;
+    q.beta = mpfr_get_d(w->beta2, MPFR_RNDN);
     /* ADAFACTOR-STEP-1: rho_t, the parameter's RMS (before any decay), alpha_t */
     mpfr_set_zero(w->sum, 1);
-    double e_sq = 0;
     for (size_t i = 0; i < n; i++) {
         mpfr_set_flt(w->a, tc->p[i], MPFR_RNDN);
         mpfr_sqr(w->a, w->a, MPFR_RNDN);
         mpfr_add(w->sum, w->sum, w->a, MPFR_RNDN);
-        e_sq += e->p[i] * e->p[i];
     }
     mpfr_div_ui(w->sum, w->sum, n, MPFR_RNDN);
     mpfr_sqrt(w->sum, w->sum, MPFR_RNDN);
-    const double rms_p = mpfr_get_d(w->sum, MPFR_RNDN), e_rms = sqrt(e_sq / (double)n);
-    const double e_rms_p = e_rms + gamma_n((double)n + 4) * (rms_p + e_rms);
-    double r_alpha = 0;
+    q.rms_p = mpfr_get_d(w->sum, MPFR_RNDN);
     if (hp->relative_step) {
-        const double cap = hp->warmup_init                           ? hf_warmup * (double)t
-                           : hp->profile == OC_ADAFACTOR_TRANSFORMERS ? hf_cap
+        const double cap = hp->warmup_init ? OC_ADAFACTOR_HF_WARMUP * (double)t
+                           : hp->profile == OC_ADAFACTOR_TRANSFORMERS ? OC_ADAFACTOR_HF_CAP
                                                                        : hp->lr;
         mpfr_set_si(w->a, (long)t, MPFR_RNDN);
         mpfr_rec_sqrt(w->a, w->a, MPFR_RNDN);
         mpfr_set_d(w->b, cap, MPFR_RNDN);
         mpfr_min(w->alpha, w->a, w->b, MPFR_RNDN);
-        r_alpha = 2 * u32;
     } else {
         mpfr_set_d(w->alpha, hp->lr, MPFR_RNDN);
     }
     if (hp->scale_parameter) {
         mpfr_set_d(w->a, hp->eps2, MPFR_RNDN);
         mpfr_max(w->a, w->a, w->sum, MPFR_RNDN);
-        const double scale = mpfr_get_d(w->a, MPFR_RNDN);
+        q.scale = mpfr_get_d(w->a, MPFR_RNDN);
         mpfr_mul(w->alpha, w->alpha, w->a, MPFR_RNDN);
-        r_alpha += e_rms_p / scale + u32;
     }
-    const double alpha = mpfr_get_d(w->alpha, MPFR_RNDN);
-    /* ADAFACTOR-EPS-1: sq = G^2 + eps1 (torch: G^2), relative error 2u */
+    q.alpha = mpfr_get_d(w->alpha, MPFR_RNDN);
+    /* ADAFACTOR-EPS-1: sq = G^2 + eps1 (torch: G^2) */
     for (size_t i = 0; i < n; i++) {
         mpfr_set_flt(w->sq[i], g[i], MPFR_RNDN);
         mpfr_sqr(w->sq[i], w->sq[i], MPFR_RNDN);
@@ -181,53 +187,39 @@ static void step(ada_gen *gg, mp *w, ada_case *tc, ada_bound *e, int64_t t, cons
         in_domain(mpfr_get_d(w->sq[i], MPFR_RNDN), "G^2 + eps1", tc);
     }
     /* ADAFACTOR-V-1: the statistics, stored; each output's f64 kept for the packing */
-    double f64_v[MAXN], f64_row[MAXN], f64_col[MAXN], rel_v[MAXN];
     if (!fact) {
         for (size_t i = 0; i < n; i++) {
-            tc->v[i] = running_mean(w, tc->v[i], w->sq[i], 2 * u32, dbeta, &e->v[i], &f64_v[i]);
+            sample[i] = mpfr_get_d(w->sq[i], MPFR_RNDN);
+            tc->v[i] = running_mean(w, tc->v[i], w->sq[i], &golden.v[i]);
             in_domain(tc->v[i], "V", tc);
-            rel_v[i] = tc->v[i] ? e->v[i] / (tc->v[i] * (1 - u32)) : 0;
         }
     } else {
         for (size_t r = 0; r < R; r++) {
-            tc->row[r] = statistic(w, tc->row[r], C, r * C, 1, dbeta, &e->row[r], &f64_row[r]);
+            tc->row[r] = statistic(w, tc->row[r], C, r * C, 1, &sample[r], &golden.row[r]);
             in_domain(tc->row[r], "R", tc);
         }
         for (size_t c = 0; c < C; c++) {
-            tc->col[c] = statistic(w, tc->col[c], R, c, C, dbeta, &e->col[c], &f64_col[c]);
+            tc->col[c] = statistic(w, tc->col[c], R, c, C, &sample[R + c], &golden.col[c]);
             in_domain(tc->col[c], "C", tc);
         }
         /* ADAFACTOR-FACTOR-1: the normaliser from the stored statistics */
-        const int by_col = hp->profile == OC_ADAFACTOR_OPTAX && R > C;
-        const size_t k = by_col ? C : R;
-        const float *stat = by_col ? tc->col : tc->row;
-        const double *es = by_col ? e->col : e->row;
-        double e_mean = 0;
+        const size_t k = q.by_col ? C : R;
+        const float *stat = q.by_col ? tc->col : tc->row;
         mpfr_set_zero(w->norm, 1);
-        for (size_t i = 0; i < k; i++) {
+        for (size_t i = 0; i < k; i++)
             mpfr_add_d(w->norm, w->norm, stat[i], MPFR_RNDN);
-            e_mean += es[i] / (double)k;
-        }
         mpfr_div_ui(w->norm, w->norm, k, MPFR_RNDN);
         if (torch) {
             mpfr_set_d(w->a, hp->eps1, MPFR_RNDN);
             mpfr_max(w->norm, w->norm, w->a, MPFR_RNDN);
         }
-        const double norm = mpfr_get_d(w->norm, MPFR_RNDN);
-        in_domain(norm, "mean(R)", tc);
-        const double r_norm =
-            (e_mean + gamma_n((double)k + 1) * (norm + e_mean)) / (norm * (1 - u32));
+        q.norm = mpfr_get_d(w->norm, MPFR_RNDN);
+        in_domain(q.norm, "mean(R)", tc);
         for (size_t r = 0; r < R; r++)
-            for (size_t c = 0; c < C; c++) {
-                const size_t i = r * C + c;
+            for (size_t c = 0; c < C; c++)
                 in_domain((double)tc->row[r] * tc->col[c], "R C", tc);
-                rel_v[i] = (tc->row[r] ? e->row[r] / (tc->row[r] * (1 - u32)) : 0) +
-                           (tc->col[c] ? e->col[c] / (tc->col[c] * (1 - u32)) : 0) + r_norm;
-            }
     }
-    /* ADAFACTOR-FACTOR-1, ADAFACTOR-EPS-1: U = G / sqrt(V^), torch flooring V^ at eps1^2;
-     * relative error r_U = r_V / 2 (1 + r_V) + 10u (products, quotient, root or rsqrt) */
-    double r_u[MAXN], r_max = 0;
+    /* ADAFACTOR-FACTOR-1, ADAFACTOR-EPS-1: U = G / sqrt(V^), torch flooring V^ at eps1^2 */
     mpfr_set_zero(w->sum, 1);
     for (size_t r = 0; r < R; r++)
         for (size_t c = 0; c < C; c++) {
@@ -248,20 +240,16 @@ static void step(ada_gen *gg, mp *w, ada_case *tc, ada_bound *e, int64_t t, cons
             mpfr_rec_sqrt(w->a, w->a, MPFR_RNDN);
             mpfr_mul_d(w->u[i], w->a, hp->maximize ? -g[i] : g[i], MPFR_RNDN);
             in_domain(mpfr_get_d(w->u[i], MPFR_RNDN), "U", tc);
-            r_u[i] = rel_v[i] / 2 * (1 + rel_v[i]) + 10 * u32;
-            r_max = fmax(r_max, r_u[i]);
             mpfr_sqr(w->a, w->u[i], MPFR_RNDN);
             mpfr_add(w->sum, w->sum, w->a, MPFR_RNDN);
         }
-    /* ADAFACTOR-CLIP-1: D = max(1, RMS(U)/d), relative error that of RMS(U) and one division */
+    /* ADAFACTOR-CLIP-1: D = max(1, RMS(U)/d) */
     mpfr_div_ui(w->sum, w->sum, n, MPFR_RNDN);
     mpfr_sqrt(w->sum, w->sum, MPFR_RNDN);
-    double r_denom = 0;
     if (hp->clip_threshold != 0) {
         mpfr_div_d(w->sum, w->sum, hp->clip_threshold, MPFR_RNDN);
         mpfr_set_ui(w->a, 1, MPFR_RNDN);
         mpfr_max(w->denom, w->sum, w->a, MPFR_RNDN);
-        r_denom = (r_max + gamma_n((double)n + 4)) * (1 + 0x1p-10) + u32;
     } else {
         mpfr_set_ui(w->denom, 1, MPFR_RNDN);
     }
@@ -270,46 +258,40 @@ static void step(ada_gen *gg, mp *w, ada_case *tc, ada_bound *e, int64_t t, cons
     for (size_t i = 0; i < n; i++) {
         mpfr_mul(w->a, w->u[i], w->alpha, MPFR_RNDN);
         mpfr_div(w->a, w->a, w->denom, MPFR_RNDN); /* delta */
-        const double delta = mpfr_get_d(w->a, MPFR_RNDN);
-        const double r_delta = (r_alpha + r_u[i] + r_denom + 3 * u32) * (1 + 0x1p-10);
-        double e_upd = r_delta * fabs(delta), upd = delta;
+        delta[i] = mpfr_get_d(w->a, MPFR_RNDN);
         if (hp->first_moment) {
-            const double b1 = hp->beta1, m0 = tc->m[i];
+            const double b1 = hp->beta1;
             mpfr_mul_d(w->a, w->a, 1 - b1, MPFR_RNDN); /* 1 - b1 exact: b1 binary32 in [0, 1) */
             mpfr_set_flt(w->b, tc->m[i], MPFR_RNDN);
             mpfr_mul_d(w->b, w->b, b1, MPFR_RNDN);
             mpfr_add(w->a, w->a, w->b, MPFR_RNDN);
             tc->m[i] = store32(w->a, &f64_m[i]);
-            e->m[i] = b1 * e->m[i] + (1 - b1) * e_upd +
-                      6 * u32 * (b1 * fabs(m0) + (1 - b1) * fabs(delta));
-            e_upd = e->m[i];
-            upd = tc->m[i];
             mpfr_set_flt(w->a, tc->m[i], MPFR_RNDN); /* the stored m is subtracted */
         }
         /* ADAFACTOR-WD-1: the decayed parameter f = k p (transformers: k = 1 - wd alpha) */
-        const double p0 = tc->p[i], wd = hp->weight_decay;
-        double k = 1, dk = 0;
+        const double wd = hp->weight_decay;
         mpfr_set_flt(w->b, tc->p[i], MPFR_RNDN);
         if (hp->profile == OC_ADAFACTOR_TORCH) {
-            k = 1 - hp->lr * wd; /* lr and wd binary32: the exact product in binary64 */
-            mpfr_mul_d(w->c, w->b, hp->lr * wd, MPFR_RNDN);
+            mpfr_mul_d(w->c, w->b, hp->lr * wd, MPFR_RNDN); /* lr, wd binary32: exact product */
             mpfr_sub(w->b, w->b, w->c, MPFR_RNDN);
         } else if (hp->profile == OC_ADAFACTOR_TRANSFORMERS) {
-            k = 1 - wd * alpha;
-            dk = wd * alpha * r_alpha;
             mpfr_mul(w->c, w->b, w->alpha, MPFR_RNDN);
             mpfr_mul_d(w->c, w->c, wd, MPFR_RNDN);
             mpfr_sub(w->b, w->b, w->c, MPFR_RNDN);
         } else if (hp->profile == OC_ADAFACTOR_OPTAX) {
-            k = 1 - wd;
             mpfr_mul_d(w->c, w->b, wd, MPFR_RNDN);
             mpfr_sub(w->b, w->b, w->c, MPFR_RNDN);
         }
-        const double e_f = fabs(k) * e->p[i] + fabs(p0) * dk + 4 * u32 * fabs(p0) * (fabs(k) + fabs(1 - k));
         mpfr_sub(w->b, w->b, w->a, MPFR_RNDN);
         tc->p[i] = store32(w->b, &f64_p[i]);
-        e->p[i] = e_f + e_upd + 4 * u32 * (fabs(k * p0) + fabs(upd));
     }
+    /* ADAFACTOR-TOL-2: the bounds, from the values before the step and after it */
+    values_of(tc, &after);
+    q.before = parts_of(&before);
+    q.after = parts_of(&after);
+    q.golden = parts_of(&golden);
+    ada_tol_parts carried = {e->p, e->m, e->v, e->row, e->col};
+    ada_tol_step_bounds(&q, &carried, work);
     /* the packed outputs (VEC-FMT-21): p, m, then v or row and col */
     o->len = 0;
     for (size_t i = 0; i < n; i++)
@@ -317,11 +299,11 @@ static void step(ada_gen *gg, mp *w, ada_case *tc, ada_bound *e, int64_t t, cons
     for (size_t i = 0; hp->first_moment && i < n; i++)
         emit_entry(o, tc->m[i], f64_m[i], e->m[i]);
     for (size_t i = 0; !fact && i < n; i++)
-        emit_entry(o, tc->v[i], f64_v[i], e->v[i]);
+        emit_entry(o, tc->v[i], golden.v[i], e->v[i]);
     for (size_t r = 0; fact && r < R; r++)
-        emit_entry(o, tc->row[r], f64_row[r], e->row[r]);
+        emit_entry(o, tc->row[r], golden.row[r], e->row[r]);
     for (size_t c = 0; fact && c < C; c++)
-        emit_entry(o, tc->col[c], f64_col[c], e->col[c]);
+        emit_entry(o, tc->col[c], golden.col[c], e->col[c]);
 }
 
 static json_t *hex_list(const float *x, size_t n)
@@ -426,7 +408,7 @@ static oc_adafactor_hparams defaults(oc_adafactor_profile pr)
     if (pr == OC_ADAFACTOR_TORCH)
         hp.eps1 = 0x1p-23; /* torch.finfo(torch.float32).eps */
     if (pr == OC_ADAFACTOR_TRANSFORMERS)
-        hp.lr = 0; /* relative_step needs lr None: the cap is hf_cap */
+        hp.lr = 0; /* relative_step needs lr None: the cap is OC_ADAFACTOR_HF_CAP */
     if (pr == OC_ADAFACTOR_OPTAX) {
         hp.relative_step = 0;
         hp.min_dim_to_factor = 2; /* the default 128 factors no matrix this small: its case */
