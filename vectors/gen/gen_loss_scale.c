@@ -279,6 +279,15 @@ static void invalid_cases(ls_gen *g)
         c.hysteresis = 0;
         emit(g, &c, "hysteresis = 0", "InvalidConfig", "LS-CFG-1 LS-ERR-1", "invalid", "1");
     }
+    /* the upper bounds of LS-CFG-1: one past torch's int32 growth tracker */
+    c = defaults(g->profile);
+    c.growth_interval = OC_LS_MAX_INTERVAL + INT64_C(1);
+    emit(g, &c, "growth_interval = 2^31", "InvalidConfig", "LS-CFG-1 LS-ERR-1", "invalid", "0");
+    if (g->profile == OC_LS_MEGATRON) {
+        c = defaults(g->profile);
+        c.hysteresis = OC_LS_MAX_INTERVAL + INT64_C(1);
+        emit(g, &c, "hysteresis = 2^31", "InvalidConfig", "LS-CFG-1 LS-ERR-1", "invalid", "1");
+    }
 }
 
 static void notes(family *f)
