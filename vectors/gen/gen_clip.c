@@ -352,6 +352,29 @@ static void invalid_cases(clip_gen *g)
     }
 }
 
+/* Generated last (appended tcIds): CLIP-CFG-1's other boundaries, an infinite max_norm and, for
+ * megatron, a skip threshold of 0 and a pipeline or data-parallel size of 0. */
+static void config_bound_cases(clip_gen *g)
+{
+    static const struct { const char *what; double max_norm, skip; int pp, dp, megatron_only; } k[] = {
+        {"max_norm = +inf", INFINITY, INFINITY, 1, 1, 0},
+        {"skip_threshold = 0", 1.0, 0.0, 1, 1, 1},
+        {"pp_size = 0", 1.0, INFINITY, 0, 1, 1},
+        {"dp_size = 0", 1.0, INFINITY, 1, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        if (k[i].megatron_only && g->profile != OC_CLIP_MEGATRON)
+            continue;
+        clip_case c = {.cfg = single(g->profile, k[i].max_norm)};
+        c.p[c.np++] = param(g, 4, -2, 2);
+        c.cfg.skip_threshold = k[i].skip;
+        c.cfg.pp_size = k[i].pp;
+        c.cfg.dp_size = k[i].dp;
+        emit(g, &c, k[i].what, "InvalidInput", "CLIP-CFG-1 CLIP-ERR-1", "invalid");
+        free_case(&c);
+    }
+}
+
 /* Generated after the invalid cases (appended tcIds). CLIP-SKIP-1's boundary: a norm every
  * float32 evaluation gets exactly (3-4-5: exact squares, an exact sum and square root), below
  * max_norm 8 (Megatron leaves the gradients: always-scale would multiply them by 8/5), with the
@@ -447,6 +470,7 @@ static int gen_clip(const gen_options *opt, const char *outdir)
             invalid_cases(&g);
             if (p == OC_CLIP_MEGATRON)
                 appended_cases(&g);
+            config_bound_cases(&g);
             rc = family_save(&f, outdir);
             family_free(&f);
         }
