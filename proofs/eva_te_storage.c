@@ -4,8 +4,10 @@
  * oc_ref_te_storage in both directions, every configuration and every error path
  * on tensors of one to three elements holding any binary32 value, any stored bit pattern and
  * any scale (one call per master mode, each with the buffers that mode needs; a last call
- * per missing or out-of-range argument). oc_narrow and oc_widen are taken by the contracts
- * below, not analysed again (ref/formats.c is not an input of this part).
+ * per missing or out-of-range argument). oc_narrow and oc_widen are taken by their contracts
+ * in optcert/formats.h (what they read and return), not analysed again (ref/formats.c is not
+ * an input of this part: proofs/eva_formats.c shows them free of alarms on every input, binade
+ * by binade, which the arbitrary values here cannot be split into).
  *
  * One run, with -warn-special-float none: the storage produces infinities and NaNs by design
  * (TESTORE-TINY-1, NaN moments), so the alarms checked are the integer and memory ones (no
@@ -17,14 +19,6 @@
 #include "__fc_builtin.h"
 #include "optcert/formats.h"
 #include "optcert/te_storage.h"
-
-/* ref/formats.c's conversions by their effect alone: proofs/eva_formats.c shows them free of
- * alarms on every input, binade by binade, which the arbitrary values here cannot be split
- * into; here only what they read and return matters. */
-/*@ assigns \result \from f, x; */
-uint16_t oc_narrow(oc_format f, float x);
-/*@ assigns \result \from f, h; */
-float oc_widen(oc_format f, uint16_t h);
 
 typedef union {
     float f;

@@ -9,22 +9,13 @@
 #include "optcert/adam.h"
 #include "optcert/buffers.h"
 
-/* ACSL for proofs/ (STATUS.md there): ADAM-HP-1 as a predicate. Every field is finite (not
- * NaN or infinite) and compared as a real number; oc_adam_check accepts nothing else. */
-/*@ predicate finite_ge0(double x) = \is_finite(x) && 0.0 <= x;
-    predicate beta_ok(double b) = \is_finite(b) && 0.0 <= b < 1.0;
-    predicate hparams_ok(oc_adam_hparams *hp, int64_t step) =
-        1 <= step &&
-        finite_ge0(hp->lr) && beta_ok(hp->beta1) && beta_ok(hp->beta2) &&
-        \is_finite(hp->eps) && 0.0 < hp->eps &&
-        finite_ge0(hp->weight_decay) && finite_ge0(hp->eps_root) &&
-        finite_ge0(hp->schedule_multiplier);
-*/
-
 static const char *const profile_names[OC_ADAM_PROFILE_COUNT] = {
     "torch", "optax", "paper", "keras",
 };
 
+/* The contracts of the functions adam.h declares are there; these two stay here: the first
+ * names the static table, the second needs valid_read_string (<string.h>, which adam.h does
+ * not include). */
 /*@ assigns \result \from pr, profile_names[0 .. OC_ADAM_PROFILE_COUNT - 1]; */
 const char *oc_adam_profile_name(oc_adam_profile pr)
 {
@@ -62,11 +53,6 @@ static int beta_in_range(double b) { return b >= 0.0 && b < 1.0; }
 
 /* ADAM-HP-1, ADAM-HP-2, ADAM-PROF-*: ranges, step, and the options each profile defines.
  * Comparisons are written so that NaN fails every one of them. */
-/*@ requires \valid_read(hp);
-    assigns \nothing;
-    ensures \result == OC_OK ==> hparams_ok(hp, step);
-    ensures !hparams_ok(hp, step) ==> \result != OC_OK;
-*/
 oc_status oc_adam_check(const oc_adam_hparams *hp, int64_t step)
 {
     if (step < 1)
@@ -102,10 +88,6 @@ oc_status oc_adam_check(const oc_adam_hparams *hp, int64_t step)
 }
 
 /* ADAM-BC-1, ADAM-WD-1/2, ADAM-PROF-*: the per-step scalars shared by all elements. */
-/*@ requires \valid_read(hp) && hparams_ok(hp, step);
-    requires \valid(c);
-    assigns *c, errno;
-*/
 void oc_adam_coefficients(const oc_adam_hparams *hp, int64_t step, oc_adam_coeffs *c)
 {
     /* For WP: the accesses after the pow calls (which assign errno) close by Qed from these
@@ -132,9 +114,6 @@ void oc_adam_coefficients(const oc_adam_hparams *hp, int64_t step, oc_adam_coeff
 }
 
 /* ADAM-MAX-1, ADAM-WD-1: the gradient the moments average. */
-/*@ requires \valid_read(hp) && \valid_read(c);
-    assigns \nothing;
-*/
 double oc_adam_gradient(const oc_adam_hparams *hp, const oc_adam_coeffs *c, double p,
                         float grad)
 {
@@ -143,16 +122,12 @@ double oc_adam_gradient(const oc_adam_hparams *hp, const oc_adam_coeffs *c, doub
 }
 
 /* ADAM-M-1, ADAM-V-1: beta * s + (1 - beta) * x, stored (ADAM-STORE-1). */
-/*@ assigns \nothing; */
 float oc_adam_average(double beta, double s, double x)
 {
     return (float)(beta * s + (1.0 - beta) * x);
 }
 
 /* ADAM-AMS-1: vmax = max(vmax, v), stored; the maximum is what the denominator uses. */
-/*@ requires \valid(vmax);
-    assigns *vmax;
-*/
 float oc_adam_amsgrad(float *vmax, double v)
 {
     float vm = (float)fmax((double)*vmax, v);
@@ -161,9 +136,6 @@ float oc_adam_amsgrad(float *vmax, double v)
 }
 
 /* ADAM-EPS-1, ADAM-PROF-OPTAX: sqrt(v / bc2 + eps_root) + eps; ADAM-PROF-KERAS: sqrt(v) + eps. */
-/*@ requires \valid_read(hp) && \valid_read(c);
-    assigns errno;
-*/
 double oc_adam_denominator(const oc_adam_hparams *hp, const oc_adam_coeffs *c, double v)
 {
     const double eps = hp->eps; /* read before sqrt, which assigns errno: WP then keeps hp valid */
@@ -173,9 +145,6 @@ double oc_adam_denominator(const oc_adam_hparams *hp, const oc_adam_coeffs *c, d
 }
 
 /* ADAM-DIR-1: (m / bc1) / denominator; ADAM-PROF-KERAS: (sqrt(bc2) / bc1) m / denominator. */
-/*@ requires \valid_read(c);
-    assigns errno;
-*/
 double oc_adam_direction(const oc_adam_coeffs *c, double m, double denominator)
 {
     const double bc1 = c->bc1; /* read before sqrt, as in oc_adam_denominator */
@@ -185,9 +154,6 @@ double oc_adam_direction(const oc_adam_coeffs *c, double m, double denominator)
 }
 
 /* ADAM-UPD-1, ADAM-WD-2: p - decay * p - step_mult * direction, stored (ADAM-STORE-1). */
-/*@ requires \valid_read(c);
-    assigns \nothing;
-*/
 float oc_adam_param(const oc_adam_coeffs *c, double p, double direction)
 {
     return (float)(p - c->decay * p - c->step_mult * direction);
@@ -216,12 +182,6 @@ static void adam_element(const oc_adam_hparams *hp, const oc_adam_coeffs *c, int
 }
 
 /* ADAM-ERR-1: everything oc_ref_adam_step checks before it writes. */
-/*@ requires \valid_read(hp);
-    requires n <= 0x10000000;
-    assigns \nothing;
-    ensures \result == OC_OK ==> hparams_ok(hp, step);
-    ensures !hparams_ok(hp, step) ==> \result != OC_OK;
-*/
 oc_status oc_adam_check_args(const oc_adam_hparams *hp, int64_t step, size_t n, const float *p,
                              const float *m, const float *v, const float *vmax, const float *g)
 {
@@ -250,27 +210,6 @@ oc_status oc_adam_check_args(const oc_adam_hparams *hp, int64_t step, size_t n, 
 }
 
 /* ADAM-ERR-1: validate everything, then update; on error nothing is written. */
-/*@ requires \valid_read(hp);
-    requires n <= 0x10000000;
-    requires hparams_ok(hp, step) ==> \valid(p + (0 .. n-1)) && \valid(m + (0 .. n-1)) &&
-             \valid(v + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
-    requires hparams_ok(hp, step) && hp->amsgrad != 0 ==> \valid(vmax + (0 .. n-1));
-    requires \separated(p + (0 .. n-1), m + (0 .. n-1), v + (0 .. n-1), g + (0 .. n-1));
-    requires hp->amsgrad != 0 ==>
-             \separated(vmax + (0 .. n-1), p + (0 .. n-1), m + (0 .. n-1), v + (0 .. n-1),
-                        g + (0 .. n-1));
-    // vmax is written only with amsgrad; errno: pow and sqrt may set it (C11 7.12.1).
-    assigns p[0 .. n-1], m[0 .. n-1], v[0 .. n-1], vmax[0 .. (hp->amsgrad != 0 ? n-1 : -1)],
-            errno;
-    behavior invalid:
-      assumes !hparams_ok(hp, step);
-      assigns \nothing;
-      ensures \result != OC_OK;
-    behavior maybe_valid:
-      assumes hparams_ok(hp, step);
-    complete behaviors;
-    disjoint behaviors;
-*/
 oc_status oc_ref_adam_step(const oc_adam_hparams *hp, int64_t step, size_t n,
                            float *p, float *m, float *v, float *vmax, const float *g)
 {

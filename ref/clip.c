@@ -12,37 +12,10 @@
 #include <string.h>
 #include "optcert/clip.h"
 
-/*@ // The views as the caller passes them: views NULL or readable, each gradient NULL or
-    // readable (writable) over its length.
-    predicate views_readable(oc_clip_view *views, integer n) =
-        views == \null || \valid_read(views + (0 .. n - 1));
-    predicate grads_readable(oc_clip_view *views, integer n) =
-        views != \null ==> \forall integer i; 0 <= i < n ==> views[i].grad != \null ==>
-            \valid_read(views[i].grad + (0 .. views[i].length - 1));
-    predicate grads_writable(oc_clip_view *views, integer n) =
-        views != \null ==> \forall integer i; 0 <= i < n ==> views[i].grad != \null ==>
-            \valid(views[i].grad + (0 .. views[i].length - 1));
-    // What check() establishes of the views (CLIP-VIEW-1): a sub-optimizer index in range,
-    // a gradient for every non-empty view.
-    predicate views_checked(oc_clip_view *views, integer n) =
-        (n > 0 ==> views != \null) &&
-        \forall integer i; 0 <= i < n ==>
-            0 <= views[i].optimizer < OC_CLIP_MAX_OPTIMIZERS &&
-            (views[i].length > 0 ==> views[i].grad != \null);
-    // The arguments of the clipping step, each pointer NULL or valid; `skipped` separated
-    // from the integers it could otherwise overwrite (the Typed model has one integer memory).
-    predicate step_args(oc_clip_config *c, integer nviews, oc_clip_view *views,
-                        float *total_norm, int *skipped) =
-        (c == \null || \valid_read(c)) &&
-        views_readable(views, nviews) && grads_writable(views, nviews) &&
-        (total_norm == \null || \valid(total_norm)) &&
-        (skipped == \null || \valid(skipped)) &&
-        (c != \null && skipped != \null ==> \separated(skipped, c)) &&
-        (views != \null && skipped != \null ==> \separated(skipped, views + (0 .. nviews - 1)));
-*/
-
 static const char *const profile_names[OC_CLIP_PROFILE_COUNT] = {"megatron", "torch"};
 
+/* The contracts of the functions clip.h declares are there; this one stays here: it needs
+ * valid_read_string (<string.h>, which clip.h does not include). */
 /*@ requires name == \null || valid_read_string(name);
     requires out == \null || \valid(out);
     assigns *out;
@@ -113,10 +86,6 @@ static oc_status check(const oc_clip_config *c, size_t nviews, const oc_clip_vie
     return OC_OK;
 }
 
-/*@ requires c == \null || \valid_read(c);
-    requires views_readable(views, nviews) && grads_readable(views, nviews);
-    assigns \nothing;
-*/
 oc_status oc_clip_check(const oc_clip_config *c, size_t nviews, const oc_clip_view *views)
 {
     return check(c, nviews, views, 1);
@@ -137,10 +106,6 @@ static int counted(const oc_clip_config *c, const oc_clip_view *v)
     return 1;
 }
 
-/*@ requires c == \null || \valid_read(c);
-    requires v == \null || \valid_read(v);
-    assigns \nothing;
-*/
 int oc_clip_view_counted(const oc_clip_config *c, const oc_clip_view *v)
 {
     return c != NULL && v != NULL && counted(c, v);
@@ -164,11 +129,6 @@ static void sum_add(clip_sum *a, double x)
 /* CLIP-NORM-1 (2-norm) or CLIP-NORM-INF-1 (max |g|) over the counted elements of every
  * sub-optimizer (CLIP-CHAIN-1); NaN if any counted element is NaN, else +inf if one is infinite
  * (STEP-NONFINITE-1). */
-/*@ requires \valid_read(c);
-    requires views_readable(views, nviews) && grads_readable(views, nviews);
-    requires views_checked(views, nviews);
-    assigns \nothing;
-*/
 double oc_clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views)
 {
     clip_sum sum = {0, 0};
@@ -204,9 +164,6 @@ double oc_clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *
 
 /* CLIP-COEF-1: megatron multiplies by the coefficient only if it is < 1, torch by it clamped
  * at 1: the same factor, 1 for none. */
-/*@ requires \valid_read(c);
-    assigns \nothing;
-*/
 double oc_clip_coefficient(const oc_clip_config *c, double norm)
 {
     double coeff = c->max_norm / (norm + OC_CLIP_EPS);
@@ -266,15 +223,6 @@ static void same_factor(double *factor, double coeff)
         factor[o] = coeff;
 }
 
-/*@ requires \valid_read(c);
-    requires views_readable(views, nviews) && grads_writable(views, nviews);
-    requires views_checked(views, nviews);
-    requires \valid_read(factor + (0 .. OC_CLIP_MAX_OPTIMIZERS - 1));
-    requires \valid(total_norm) && \valid(skipped);
-    requires \separated(skipped, c) && \separated(skipped, views + (0 .. nviews - 1));
-    assigns *total_norm, *skipped,
-            { views[i].grad[j] | integer i, j; 0 <= i < nviews && 0 <= j < views[i].length };
-*/
 void oc_clip_apply(const oc_clip_config *c, size_t nviews, oc_clip_view *views, double norm,
                    const double factor[OC_CLIP_MAX_OPTIMIZERS], float *total_norm, int *skipped)
 {
@@ -289,10 +237,6 @@ void oc_clip_apply(const oc_clip_config *c, size_t nviews, oc_clip_view *views, 
 
 /* CLIP-ERR-1: checks everything first; on error nothing is written. Every norm is computed
  * before any gradient changes. */
-/*@ requires step_args(c, nviews, views, total_norm, skipped);
-    assigns *total_norm, *skipped,
-            { views[i].grad[j] | integer i, j; 0 <= i < nviews && 0 <= j < views[i].length };
-*/
 oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
                            float *total_norm, int *skipped)
 {
@@ -308,12 +252,6 @@ oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
     return OC_OK;
 }
 
-/*@ requires c == \null || \valid_read(c);
-    requires views_readable(views, nviews) && grads_readable(views, nviews);
-    requires total_norm == \null || \valid(total_norm);
-    requires factor == \null || \valid(factor + (0 .. OC_CLIP_MAX_OPTIMIZERS - 1));
-    assigns *total_norm, factor[0 .. OC_CLIP_MAX_OPTIMIZERS - 1];
-*/
 oc_status oc_ref_clip_chained_factors(const oc_clip_config *c, size_t nviews,
                                       const oc_clip_view *views, float *total_norm,
                                       double factor[OC_CLIP_MAX_OPTIMIZERS])
@@ -333,9 +271,6 @@ oc_status oc_ref_clip_chained_factors(const oc_clip_config *c, size_t nviews,
     return OC_OK;
 }
 
-/*@ requires grad == \null || \valid(grad + (0 .. n - 1));
-    assigns grad[0 .. n - 1];
-*/
 oc_status oc_ref_clip_scale(size_t n, float *grad, double factor)
 {
     if (n > 0 && grad == NULL)

@@ -7,88 +7,6 @@
 #include "optcert/clip.h"
 #include "optcert/guarded_step.h"
 
-/*@ // ACSL for proofs/ (STATUS.md there, section ref/guarded_step.c).
-    // The buffers the step of the sub-optimizer's kind reads and writes, valid and pairwise
-    // separated as that step requires (Lion: any kind but Adam and SGD, as step_sub runs it;
-    // check_sub rejects the others before any step).
-    predicate param_ok(oc_sub_optimizer *s, oc_guarded_param *q) =
-        q->n <= 0x10000000 &&
-        \valid(q->p + (0 .. q->n - 1)) && \valid(q->grad + (0 .. q->n - 1)) &&
-        (s->kind == OC_SUB_ADAM ==>
-            \valid(q->state[0] + (0 .. q->n - 1)) && \valid(q->state[1] + (0 .. q->n - 1)) &&
-            \separated(q->p + (0 .. q->n - 1), q->state[0] + (0 .. q->n - 1),
-                       q->state[1] + (0 .. q->n - 1), q->grad + (0 .. q->n - 1)) &&
-            (s->hp.adam.amsgrad != 0 ==>
-                \valid(q->state[2] + (0 .. q->n - 1)) &&
-                \separated(q->state[2] + (0 .. q->n - 1), q->p + (0 .. q->n - 1),
-                           q->state[0] + (0 .. q->n - 1), q->state[1] + (0 .. q->n - 1),
-                           q->grad + (0 .. q->n - 1)))) &&
-        (s->kind == OC_SUB_SGD ==>
-            \separated(q->p + (0 .. q->n - 1), q->grad + (0 .. q->n - 1)) &&
-            (s->hp.sgd.momentum != 0.0 ==>
-                \valid(q->state[0] + (0 .. q->n - 1)) &&
-                \separated(q->state[0] + (0 .. q->n - 1), q->p + (0 .. q->n - 1),
-                           q->grad + (0 .. q->n - 1)))) &&
-        (s->kind != OC_SUB_ADAM && s->kind != OC_SUB_SGD ==>
-            \valid(q->state[0] + (0 .. q->n - 1)) &&
-            \separated(q->p + (0 .. q->n - 1), q->state[0] + (0 .. q->n - 1),
-                       q->grad + (0 .. q->n - 1)));
-    // A sub-optimizer's parameters: the array NULL or readable, every parameter's buffers ok.
-    predicate sub_ok(oc_sub_optimizer *s) =
-        (s->params == \null || \valid_read(s->params + (0 .. s->nparams - 1))) &&
-        (s->params != \null ==>
-            \forall integer i; 0 <= i < s->nparams ==> param_ok(s, s->params + i));
-    predicate subs_ok(oc_sub_optimizer *subs, integer nsub) =
-        \forall integer k; 0 <= k < nsub ==> sub_ok(subs + k);
-    // The parameters of subs[0 .. k-1], 0 <= k <= OC_GUARD_MAX_SUBS (STEP-CFG-1), written out
-    // term by term: Eva does not evaluate recursive logic functions.
-    logic integer params_of(oc_sub_optimizer *subs, integer k, integer j) =
-        j < k ? subs[j].nparams : 0;
-    logic integer params_upto(oc_sub_optimizer *subs, integer k) =
-        params_of(subs, k, 0) + params_of(subs, k, 1) + params_of(subs, k, 2) +
-        params_of(subs, k, 3) + params_of(subs, k, 4) + params_of(subs, k, 5) +
-        params_of(subs, k, 6) + params_of(subs, k, 7);
-    predicate params_bounded(oc_sub_optimizer *subs, integer nsub) =
-        \forall integer k; 0 <= k <= nsub ==> params_upto(subs, k) <= OC_GUARD_MAX_PARAMS;
-    // oc_guard_norm_and_clip's views are a local array, in the memory WP reads the
-    // sub-optimizers from: the sub-optimizers' parameter counts, arrays, lengths and gradients
-    // the same at L as at Pre, and every view's gradient valid.
-    predicate params_kept{L, Pre}(oc_sub_optimizer *subs, integer nsub) =
-        \forall integer k; 0 <= k < nsub ==>
-            \at(subs[k].nparams, L) == \at(subs[k].nparams, Pre) &&
-            \at(subs[k].params, L) == \at(subs[k].params, Pre);
-    predicate grads_kept{L, Pre}(oc_sub_optimizer *subs, integer nsub) =
-        \forall integer k, i; 0 <= k < nsub && 0 <= i < \at(subs[k].nparams, Pre) ==>
-            \at(subs[k].params[i].n, L) == \at(subs[k].params[i].n, Pre) &&
-            \at(subs[k].params[i].grad, L) == \at(subs[k].params[i].grad, Pre);
-    predicate views_valid{L}(oc_clip_view *views, integer nviews) =
-        \forall integer v; 0 <= v < nviews ==>
-            \valid{L}(\at(views[v].grad, L) + (0 .. \at(views[v].length, L) - 1));
-    // What oc_guard_norm_and_clip needs of the sub-optimizers: every parameter's gradient writable.
-    predicate grads_ok(oc_sub_optimizer *subs, integer nsub) =
-        \forall integer k; 0 <= k < nsub ==>
-            (subs[k].nparams > 0 ==>
-                subs[k].params != \null &&
-                \valid_read(subs[k].params + (0 .. subs[k].nparams - 1))) &&
-            \forall integer i; 0 <= i < subs[k].nparams ==>
-                \valid(subs[k].params[i].grad + (0 .. subs[k].params[i].n - 1));
-    // What check_sub establishes of a sub-optimizer.
-    predicate sub_checked(oc_sub_optimizer *s) =
-        0 <= s->step < INT64_MAX && (s->nparams > 0 ==> s->params != \null);
-    predicate subs_checked(oc_sub_optimizer *subs, integer nsub) =
-        nsub <= OC_GUARD_MAX_SUBS && params_bounded(subs, nsub) &&
-        \forall integer k; 0 <= k < nsub ==> sub_checked(subs + k);
-    // What oc_guarded_step_check establishes when it accepts the step (STEP-ERR-1).
-    predicate step_accepted(oc_guard_config *cfg, oc_loss_scaler *scaler,
-                            oc_loss_scale_state *scaler_state, integer nsub,
-                            oc_sub_optimizer *subs, int64_t *position, integer increment,
-                            float *grad_norm, oc_step_outcome *outcome) =
-        cfg != \null && position != \null && grad_norm != \null && outcome != \null &&
-        (nsub > 0 ==> subs != \null) && 0 <= cfg->mode < OC_GUARD_MODE_COUNT &&
-        (cfg->mode == OC_GUARD_SCALED ==> scaler != \null && scaler_state != \null) &&
-        0 <= increment && 0 <= *position <= INT64_MAX - increment && subs_checked(subs, nsub);
-*/
-
 /* A parameter's buffers, the ones its sub-optimizer's step reads or writes; returns how many. */
 /*@ requires \valid_read(s) && \valid_read(q) && \valid(b + (0 .. 4));
     assigns b[0 .. 4];
@@ -173,10 +91,6 @@ static oc_status check_sub(const oc_sub_optimizer *s, size_t counted)
  * the multiplication (as _amp_foreach_non_finite_check_and_unscale_ checks it). An inv_scale of
  * exactly 1 leaves the value alone (the kernel's `inv_scale == 1 ? val : val * inv_scale`).
  * Returns the sub-optimizers holding a non-finite value, bit k for sub-optimizer k. */
-/*@ requires \valid_read(subs + (0 .. nsub - 1));
-    requires subs_ok(subs, nsub) && subs_checked(subs, nsub);
-    assigns subs[0 .. nsub - 1].params[..].grad[..];
-*/
 unsigned oc_guard_unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, int scale_them)
 {
     unsigned found_inf = 0;
@@ -275,11 +189,6 @@ static oc_status chained_norm(const oc_clip_config *cc, size_t nsub, const oc_su
 /* STEP-CLIP-1: the global norm and, with clip_grad > 0, the second half: every gradient of the
  * sub-optimizers in `which` times its sub-optimizer's factor (the threshold is checked by the
  * caller, after the clipping). */
-/*@ requires \valid_read(cfg) && \valid(norm);
-    requires \valid_read(subs + (0 .. nsub - 1));
-    requires nsub <= OC_GUARD_MAX_SUBS && params_bounded(subs, nsub) && grads_ok(subs, nsub);
-    assigns *norm, subs[0 .. nsub - 1].params[..].grad[..];
-*/
 oc_status oc_guard_norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub_optimizer *subs,
                                  unsigned which, float *norm)
 {
@@ -332,13 +241,6 @@ static oc_status step_sub(oc_sub_optimizer *s)
 
 /* STEP-TAKE-1, STEP-SKIP-1: the sub-optimizers in `stepping` (bit k: sub-optimizer k) step;
  * the others keep their counters. */
-/*@ requires \valid(subs + (0 .. nsub - 1));
-    requires subs_ok(subs, nsub) && subs_checked(subs, nsub);
-    requires \forall integer k; 0 <= k < nsub && subs[k].params != \null ==>
-             \separated(subs[k].params + (0 .. subs[k].nparams - 1), subs + (0 .. nsub - 1));
-    assigns errno, subs[0 .. nsub - 1].step, subs[0 .. nsub - 1].params[..].p[..],
-            subs[0 .. nsub - 1].params[..].state[0 .. 2][..];
-*/
 oc_status oc_guard_step_subs(size_t nsub, oc_sub_optimizer *subs, unsigned stepping)
 {
     oc_status st;
@@ -368,9 +270,6 @@ static void update_scaler(const oc_loss_scaler *scaler, oc_loss_scale_state *sta
 
 /* STEP-UNSCALE-1: Megatron's inv_scale = scale.double().reciprocal().float() (the float
  * computations of the step are in functions of their own: WP's memory goals stay free of them). */
-/*@ requires \valid_read(state);
-    assigns \nothing;
-*/
 float oc_guard_inverse_scale(const oc_loss_scale_state *state)
 {
     return (float)(1.0 / (double)state->scale);
@@ -378,17 +277,11 @@ float oc_guard_inverse_scale(const oc_loss_scale_state *state)
 
 /* CLIP-SKIP-1: the threshold checked only when finite (Megatron: math.isfinite), on the
  * binary32 norm. */
-/*@ requires \valid_read(cfg);
-    assigns \nothing;
-*/
 int oc_guard_norm_skips(const oc_guard_config *cfg, float norm)
 {
     return cfg->skip_threshold <= DBL_MAX && norm > cfg->skip_threshold;
 }
 
-/*@ requires \valid_read(cfg);
-    assigns \result \from *cfg;
-*/
 oc_clip_config oc_guard_clip_config(const oc_guard_config *cfg)
 {
     return (oc_clip_config){OC_CLIP_MEGATRON, cfg->clip_grad, cfg->inf_norm, cfg->skip_threshold,
@@ -406,16 +299,6 @@ static oc_status check_clip(const oc_guard_config *cfg)
     return oc_clip_check(&cc, 0, NULL);
 }
 
-/*@ requires cfg == \null || \valid_read(cfg);
-    requires scaler == \null || \valid_read(scaler);
-    requires scaler_state == \null || \valid_read(scaler_state);
-    requires position == \null || \valid_read(position);
-    requires subs == \null || (\valid_read(subs + (0 .. nsub - 1)) && subs_ok(subs, nsub));
-    assigns \nothing;
-    ensures \result == OC_OK ==>
-            step_accepted(cfg, scaler, scaler_state, nsub, subs, position, increment, grad_norm,
-                          outcome);
-*/
 oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
                                 const oc_loss_scale_state *scaler_state, size_t nsub,
                                 const oc_sub_optimizer *subs, const int64_t *position,
@@ -457,30 +340,6 @@ oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler
     return OC_OK;
 }
 
-/*@ requires cfg == \null || \valid_read(cfg);
-    requires scaler == \null || \valid_read(scaler);
-    requires scaler_state == \null || \valid(scaler_state);
-    requires position == \null || \valid(position);
-    requires grad_norm == \null || \valid(grad_norm);
-    requires outcome == \null || \valid(outcome);
-    requires subs == \null || (\valid(subs + (0 .. nsub - 1)) && subs_ok(subs, nsub));
-    // The integers the step writes (the scaler state, the counters, the position) are
-    // separated from the integers it reads afterwards (the Typed model has one integer memory).
-    requires scaler_state != \null && position != \null ==> \separated(scaler_state, position);
-    requires scaler_state != \null && cfg != \null ==> \separated(scaler_state, cfg);
-    requires subs != \null && position != \null ==> \separated(subs + (0 .. nsub - 1), position);
-    requires subs != \null && scaler_state != \null ==>
-             \separated(subs + (0 .. nsub - 1), scaler_state);
-    requires subs != \null && cfg != \null ==> \separated(subs + (0 .. nsub - 1), cfg);
-    requires subs != \null ==> \forall integer k; 0 <= k < nsub && subs[k].params != \null ==>
-             \separated(subs[k].params + (0 .. subs[k].nparams - 1), subs + (0 .. nsub - 1)) &&
-             (scaler_state != \null ==>
-                 \separated(subs[k].params + (0 .. subs[k].nparams - 1), scaler_state));
-    // (the float buffers as open ranges: an over-approximation that keeps WP's goals small)
-    assigns *position, *grad_norm, *outcome, *scaler_state, errno, subs[0 .. nsub - 1].step,
-            subs[0 .. nsub - 1].params[..].grad[..], subs[0 .. nsub - 1].params[..].p[..],
-            subs[0 .. nsub - 1].params[..].state[0 .. 2][..];
-*/
 oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
                               oc_loss_scale_state *scaler_state, size_t nsub,
                               oc_sub_optimizer *subs, int64_t *position, int64_t increment,

@@ -10,20 +10,13 @@
 #include "optcert/lion.h"
 #include "optcert/buffers.h"
 
-/*@ predicate finite_ge0(double x) = \is_finite(x) && 0.0 <= x;
-    predicate beta_ok(double b) = \is_finite(b) && 0.0 <= b < 1.0;
-    predicate lion_hparams_ok(oc_lion_hparams *hp, int64_t step) =
-        1 <= step &&
-        hp->profile == OC_LION_TORCH &&
-        finite_ge0(hp->lr) &&
-        beta_ok(hp->beta1) && beta_ok(hp->beta2) &&
-        finite_ge0(hp->weight_decay);
-*/
-
 static const char *const profile_names[OC_LION_PROFILE_COUNT] = {
     "torch",
 };
 
+/* The contracts of the functions lion.h declares are there; these two stay here: the first
+ * names the static table, the second needs valid_read_string (<string.h>, which lion.h does
+ * not include). */
 /*@ assigns \result \from pr, profile_names[0 .. OC_LION_PROFILE_COUNT - 1]; */
 const char *oc_lion_profile_name(oc_lion_profile pr)
 {
@@ -61,11 +54,6 @@ static int beta_in_range(double b) { return b >= 0.0 && b < 1.0; }
 
 /* LION-HP-1: ranges and step (Lion has no bias correction; the step is validated so that
  * every family rejects the same counters). Comparisons are written so that NaN fails. */
-/*@ requires \valid_read(hp);
-    assigns \nothing;
-    ensures \result == OC_OK ==> lion_hparams_ok(hp, step);
-    ensures !lion_hparams_ok(hp, step) ==> \result != OC_OK;
-*/
 oc_status oc_lion_check(const oc_lion_hparams *hp, int64_t step)
 {
     if (step < 1)
@@ -142,7 +130,6 @@ static int sign_of_exact_sum(const double x[6])
  * underflow when b1 >= 2^-700; below that (b1 != 0), |b1*m| < 2^-572 while a nonzero
  * (1-b1)*g exceeds 2^-150, so g decides unless it is 0. Non-finite c (an infinite or NaN
  * input) keeps IEEE semantics: sign(+-inf) = +-1, sign(NaN) = NaN as torch.sign gives. */
-/*@ assigns \nothing; */
 double oc_lion_sign(double b1, double m, double g)
 {
     double c = b1 * m + (1.0 - b1) * g;
@@ -165,14 +152,12 @@ double oc_lion_sign(double b1, double m, double g)
 }
 
 /* LION-M-1: b2*m + (1 - b2)*g, stored (LION-STORE-1). */
-/*@ assigns \nothing; */
 float oc_lion_momentum(double b2, double m, double g)
 {
     return (float)(b2 * m + (1.0 - b2) * g);
 }
 
 /* LION-UPD-1, LION-WD-1: p - decay*p - lr*sign, stored (LION-STORE-1); decay = lr*wd. */
-/*@ assigns \nothing; */
 float oc_lion_param(double lr, double decay, double p, double sign)
 {
     return (float)(p - decay * p - lr * sign);
@@ -193,12 +178,6 @@ static void lion_element(const oc_lion_hparams *hp, float *p, float *m, float gr
 }
 
 /* LION-ERR-1: everything oc_ref_lion_step checks before it writes. */
-/*@ requires \valid_read(hp);
-    requires n <= 0x10000000;
-    assigns \nothing;
-    ensures \result == OC_OK ==> lion_hparams_ok(hp, step);
-    ensures !lion_hparams_ok(hp, step) ==> \result != OC_OK;
-*/
 oc_status oc_lion_check_args(const oc_lion_hparams *hp, int64_t step, size_t n, const float *p,
                              const float *m, const float *g)
 {
@@ -227,21 +206,6 @@ oc_status oc_lion_check_args(const oc_lion_hparams *hp, int64_t step, size_t n, 
 }
 
 /* LION-ERR-1: validate everything, then update; on error nothing is written. */
-/*@ requires \valid_read(hp);
-    requires n <= 0x10000000;
-    requires lion_hparams_ok(hp, step) ==>
-             \valid(p + (0 .. n-1)) && \valid(m + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
-    requires \separated(p + (0 .. n-1), m + (0 .. n-1), g + (0 .. n-1));
-    assigns p[0 .. n-1], m[0 .. n-1];
-    behavior invalid:
-      assumes !lion_hparams_ok(hp, step);
-      assigns \nothing;
-      ensures \result != OC_OK;
-    behavior maybe_valid:
-      assumes lion_hparams_ok(hp, step);
-    complete behaviors;
-    disjoint behaviors;
-*/
 oc_status oc_ref_lion_step(const oc_lion_hparams *hp, int64_t step, size_t n, float *p, float *m,
                            const float *g)
 {

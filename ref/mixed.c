@@ -11,27 +11,6 @@
  * MP-COMB-1 names the ones implementations claim. */
 #define CHUNK 256
 
-/* ACSL for proofs/ (STATUS.md there). The hyper-parameters hp of algorithm alg are readable;
- * state_count is oc_algorithm_state_count; args_ok holds when none of the argument checks
- * of oc_mixed_check rejects (those before the algorithm's own check and the buffers). */
-/*@ predicate hp_readable(oc_algorithm alg, void *hp) =
-        (alg == OC_ALG_ADAM ==> \valid_read((oc_adam_hparams *)hp)) &&
-        (alg == OC_ALG_SGD ==> \valid_read((oc_sgd_hparams *)hp)) &&
-        (alg == OC_ALG_LION ==> \valid_read((oc_lion_hparams *)hp));
-    logic integer state_count(oc_algorithm alg, void *hp) =
-        alg == OC_ALG_ADAM ? (((oc_adam_hparams *)hp)->amsgrad != 0 ? 3 : 2) :
-        alg == OC_ALG_SGD ? (((oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0) :
-        alg == OC_ALG_LION ? 1 : -1;
-    predicate args_ok(oc_algorithm alg, void *hp, oc_storage *s, size_t n, float *master,
-                      void **state) =
-        s != \null && hp != \null && (n > 0 ==> state != \null) && 0 <= s->param < OC_FMT_COUNT &&
-        0 <= s->state < OC_FMT_COUNT && (s->param == OC_FMT_F32 <==> master == \null) &&
-        0 <= alg < OC_ALG_COUNT;
-    // t holds n values of format f.
-    predicate tensor_valid(oc_format f, void *t, integer n) =
-        f == OC_FMT_F32 ? \valid((float *)t + (0 .. n-1)) : \valid((uint16_t *)t + (0 .. n-1));
-*/
-
 /* Typed views of the type-erased ABI (optcert/mixed.h). WP's Typed memory model cannot follow
  * a cast of void * to float *, uint16_t * or a hyper-parameter struct, so the casts are made
  * only in hparams_of, tensor_of and state_view, which with the ABI entries oc_ref_mixed_step
@@ -122,12 +101,6 @@ static int state_count_of(hparams_view h)
     }
 }
 
-/*@ requires hp != \null ==> hp_readable(alg, hp);
-    assigns \nothing;
-    ensures hp == \null ==> \result == -1;
-    ensures hp != \null ==> \result == state_count(alg, hp);
-    ensures -1 <= \result <= OC_MIXED_MAX_STATE;
-*/
 int oc_algorithm_state_count(oc_algorithm alg, const void *hp)
 {
     return hp == NULL ? -1 : state_count_of(hparams_of(alg, hp));
@@ -445,17 +418,10 @@ static tensor_view state_view(void *const *state, int count, int k)
     return tensor_of(k < count ? state[k] : NULL);
 }
 
-/* The ABI entries: the typed views of their arguments, then mixed_check or mixed_step. The
- * state pointers are read only where the header says state holds oc_algorithm_state_count
- * entries (n > 0, hp and state given); their tensors only in mixed_step, after its checks. */
-/*@ requires n <= 0x10000000;
-    requires s != \null ==> \valid_read(s);
-    requires hp != \null ==> hp_readable(alg, hp);
-    requires n > 0 && hp != \null && state != \null ==>
-             \valid_read(state + (0 .. state_count(alg, hp) - 1));
-    assigns \nothing;
-    ensures invalid: !args_ok(alg, hp, s, n, master, state) ==> \result != OC_OK;
-*/
+/* The ABI entries (their contracts in mixed.h): the typed views of their arguments, then
+ * mixed_check or mixed_step. The state pointers are read only where the header says state holds
+ * oc_algorithm_state_count entries (n > 0, hp and state given); their tensors only in
+ * mixed_step, after its checks. */
 oc_status oc_mixed_check(oc_algorithm alg, const void *hp, const oc_storage *s, int64_t step,
                          size_t n, const void *param, const float *master, void *const *state,
                          const float *g)
@@ -467,29 +433,6 @@ oc_status oc_mixed_check(oc_algorithm alg, const void *hp, const oc_storage *s, 
                        state == NULL ? NULL : views, g);
 }
 
-/*@ requires n <= 0x10000000;
-    requires s != \null ==> \valid_read(s);
-    requires hp != \null ==> hp_readable(alg, hp);
-    requires n > 0 && hp != \null && state != \null ==>
-             \valid_read(state + (0 .. state_count(alg, hp) - 1));
-    requires args_ok(alg, hp, s, n, master, state) && n > 0 ==>
-             tensor_valid(s->param, param, n) && \valid_read(g + (0 .. n-1)) &&
-             (master != \null ==> \valid(master + (0 .. n-1))) &&
-             \forall integer k; 0 <= k < state_count(alg, hp) ==>
-                 tensor_valid(s->state, state[k], n);
-    assigns master[0 .. n-1], ((float *)param)[0 .. n-1], ((uint16_t *)param)[0 .. n-1],
-            ((float *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1],
-            ((uint16_t *)state[0 .. OC_MIXED_MAX_STATE - 1])[0 .. n-1], errno;
-    // That nothing is written here is proved on mixed_step (behavior invalid_arguments):
-    // WP does not use a callee's behavior assigns at a call (STATUS.md).
-    behavior invalid_arguments: // MP-ERR-1
-      assumes !args_ok(alg, hp, s, n, master, state);
-      ensures \result != OC_OK;
-    behavior maybe_valid:
-      assumes args_ok(alg, hp, s, n, master, state);
-    complete behaviors;
-    disjoint behaviors;
-*/
 oc_status oc_ref_mixed_step(oc_algorithm alg, const void *hp, const oc_storage *s, int64_t step,
                             size_t n, void *param, float *master, void *const *state,
                             const float *g)

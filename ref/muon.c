@@ -10,6 +10,10 @@
 static const char *const profile_names[OC_MUON_PROFILE_COUNT] = {"keller", "moonlight",
                                                                   "megatron"};
 
+/* The contracts of the functions muon.h declares are there, except these two (the first names
+ * the static table, the second needs valid_read_string from <string.h>) and the four below
+ * that state partition_ok or MAX_TP (oc_muon_partition_check, oc_muon_block_count,
+ * oc_muon_block_at, oc_muon_blocks_step): this file's constants. */
 /*@ assigns \result \from pr, profile_names[0 .. OC_MUON_PROFILE_COUNT - 1]; */
 const char *oc_muon_profile_name(oc_muon_profile pr)
 {
@@ -42,18 +46,6 @@ oc_status oc_muon_profile_parse(const char *name, oc_muon_profile *out)
 
 /* MUON-PROF-*: KellerJordan/Muon (lr 0.02, wd 0), MoonshotAI/Moonlight toy_train.py (lr 1e-3,
  * wd 0.1), Megatron-LM with Emerging-Optimizers (lr 3e-4, wd 0.01, nesterov False). */
-/*@ requires \valid(hp);
-    assigns *hp;
-    ensures \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
-    behavior unknown:
-      assumes !(0 <= pr < OC_MUON_PROFILE_COUNT);
-      assigns \nothing;
-      ensures \result == OC_ERR_BAD_PROFILE;
-    behavior known:
-      assumes 0 <= pr < OC_MUON_PROFILE_COUNT;
-      ensures \result == OC_OK && hp->profile == pr;
-    complete behaviors;
-    disjoint behaviors; */
 oc_status oc_muon_profile_defaults(oc_muon_profile pr, oc_muon_hparams *hp)
 {
     if ((unsigned)pr >= OC_MUON_PROFILE_COUNT)
@@ -84,42 +76,14 @@ static double scale_of(oc_muon_scale mode, size_t rows, size_t cols, double extr
     return sqrt(square) * extra;
 }
 
-/*@ requires \valid_read(hp);
-    assigns errno; */
 double oc_muon_scale_factor(const oc_muon_hparams *hp, size_t rows, size_t cols)
 {
     return scale_of(hp->scale, rows, cols, hp->extra_scale);
 }
 
-/*@ assigns \nothing; */
 size_t oc_muon_work_len(size_t rows, size_t cols) { return oc_ns_work_len(rows, cols); }
 
-/* What oc_muon_check accepts: the shape and the enumerations (integer goals), the real
- * hyper-parameters finite and in range (floating-point comparisons, MUON-HP-1). */
-/*@ predicate muon_shape_ok(oc_muon_hparams *hp, integer rows, integer cols) =
-        1 <= rows && 1 <= cols && rows * cols <= OC_NS_MAX_ELEMS &&
-        1 <= hp->ns.steps <= OC_NS_MAX_STEPS && 1 <= hp->ns.ncoef <= OC_NS_MAX_COEFS &&
-        (hp->form == OC_MUON_EMA || hp->form == OC_MUON_SGD) &&
-        0 <= hp->scale <= OC_MUON_UNIT_RMS_NORM && 0 <= hp->profile < OC_MUON_PROFILE_COUNT;
-    // MUON-HP-1's ranges as the IEEE comparisons the C code makes with the binary64 bounds
-    // (for finite values the same as the real comparisons: 1e6 is a binary64 value). Not the
-    // logic literal 1e6: Frama-C 25 reads it as 8/5 (proofs/STATUS.md).
-    predicate muon_reals_ok(oc_muon_hparams *hp) =
-        \is_finite(hp->lr) && \le_double((double)0.0, hp->lr) &&
-        \le_double(hp->lr, (double)1.0e6) &&
-        \is_finite(hp->momentum) && \le_double((double)0.0, hp->momentum) &&
-        \lt_double(hp->momentum, (double)1.0) &&
-        \is_finite(hp->weight_decay) && \le_double((double)0.0, hp->weight_decay) &&
-        \le_double(hp->weight_decay, (double)1.0e6) &&
-        \is_finite(hp->extra_scale) && \lt_double((double)0.0, hp->extra_scale) &&
-        \le_double(hp->extra_scale, (double)1.0e6);
-*/
-
 /* MUON-HP-1 */
-/*@ requires \valid_read(hp);
-    assigns \nothing;
-    ensures shape: \result == OC_OK ==> muon_shape_ok(hp, rows, cols);
-    ensures reals: \result == OC_OK ==> muon_reals_ok(hp); */
 oc_status oc_muon_check(const oc_muon_hparams *hp, size_t rows, size_t cols)
 {
     oc_status st = oc_ns_check(&hp->ns, rows, cols);
@@ -220,7 +184,6 @@ void oc_muon_block_at(const oc_muon_partition *part, size_t rows, size_t cols, s
     b->scale_cols = b->ncols * (global && split_cols ? tp : 1);
 }
 
-/*@ assigns \nothing; */
 size_t oc_muon_block_scratch_len(size_t rows, size_t cols) { return 5 * rows * cols; }
 
 /* Element t of block b (in its stacked order) as an index into the rows x cols matrix. */
@@ -232,27 +195,10 @@ static size_t block_elem(const oc_muon_block *b, size_t cols, size_t t)
     return (b->row0 + r / b->run * b->stride + r % b->run) * cols + b->col0 + c;
 }
 
-/* The caller's buffers of a step (MUON-ERR-1): valid for an accepted shape, pairwise separated. */
-/*@ predicate step_buffers_ok(oc_muon_hparams *hp, integer rows, integer cols, float *p,
-            float *m, float *g, double *work, integer work_len, float *scratch,
-            integer scratch_len) =
-        (rows * cols <= OC_NS_MAX_ELEMS ==>
-            \valid(p + (0 .. rows * cols - 1)) && \valid(m + (0 .. rows * cols - 1)) &&
-            \valid_read(g + (0 .. rows * cols - 1)) && \valid(scratch + (0 .. scratch_len - 1)) &&
-            \valid(work + (0 .. work_len - 1))) &&
-        \separated(p + (0 .. rows * cols - 1), m + (0 .. rows * cols - 1),
-                   g + (0 .. rows * cols - 1), scratch + (0 .. scratch_len - 1),
-                   work + (0 .. work_len - 1), hp);
-*/
-
 /* MUON-ERR-1: what a step over nblocks blocks of the rows x cols parameter checks before it
  * writes: the hyper-parameters and shape (oc_muon_check), the buffers (NULL, alignment,
  * overlap), the workspace (oc_muon_work_len doubles) and scratch (3 rows cols floats for one
  * block, oc_muon_block_scratch_len for more) lengths, and finite p, m, g. */
-/*@ requires \valid_read(hp);
-    requires step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, scratch_len);
-    assigns \nothing;
-    ensures \result == OC_OK ==> muon_shape_ok(hp, rows, cols) && muon_reals_ok(hp); */
 oc_status oc_muon_step_check(const oc_muon_hparams *hp, size_t nblocks, size_t rows, size_t cols,
                              const float *p, const float *m, const float *g, const double *work,
                              size_t work_len, const float *scratch, size_t scratch_len)
@@ -282,11 +228,6 @@ oc_status oc_muon_step_check(const oc_muon_hparams *hp, size_t nblocks, size_t r
 
 /* MUON-MOM-1, MUON-NEST-1, MUON-STORE-1: the new momentum m_new and the direction dir of n
  * elements. */
-/*@ requires \valid_read(hp) && \valid_read(m + (0 .. n - 1)) && \valid_read(g + (0 .. n - 1));
-    requires \valid(m_new + (0 .. n - 1)) && \valid(dir + (0 .. n - 1));
-    requires \separated(m_new + (0 .. n - 1), dir + (0 .. n - 1), m + (0 .. n - 1),
-                        g + (0 .. n - 1), hp);
-    assigns m_new[0 .. n - 1], dir[0 .. n - 1]; */
 void oc_muon_momentum_step(const oc_muon_hparams *hp, size_t n, const float *m,
                            const float *g, float *m_new, float *dir)
 {
@@ -303,7 +244,6 @@ void oc_muon_momentum_step(const oc_muon_hparams *hp, size_t n, const float *m,
 }
 
 /* MUON-WD-1, MUON-UPD-1, MUON-STORE-1: p (1 - decay) - step o, rounded to binary32. */
-/*@ assigns \nothing; */
 float oc_muon_update(double p, double o, double step, double decay)
 {
     return (float)(p * (1.0 - decay) - step * o);
@@ -379,20 +319,11 @@ oc_status oc_muon_blocks_step(const oc_muon_hparams *hp, size_t nblocks,
     return OC_OK;
 }
 
-/*@ requires hp == \null || \valid_read(hp);
-    assigns \nothing; */
 oc_status oc_muon_hparams_check(const oc_muon_hparams *hp)
 {
     return hp == NULL ? OC_ERR_NULL_POINTER : oc_muon_check(hp, 1, 1);
 }
 
-/*@ requires hp == \null || \valid_read(hp);
-    requires part == \null || \valid_read(part);
-    requires step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, scratch_len);
-    requires \separated(part, p + (0 .. rows * cols - 1), m + (0 .. rows * cols - 1),
-                        scratch + (0 .. scratch_len - 1), work + (0 .. work_len - 1));
-    assigns p[0 .. rows * cols - 1], m[0 .. rows * cols - 1], scratch[0 .. scratch_len - 1],
-            work[0 .. work_len - 1], errno; */
 oc_status oc_ref_muon_block_step(const oc_muon_hparams *hp, const oc_muon_partition *part,
                                  size_t rows, size_t cols, float *p, float *m, const float *g,
                                  double *work, size_t work_len, float *scratch,
@@ -414,10 +345,6 @@ oc_status oc_ref_muon_block_step(const oc_muon_hparams *hp, const oc_muon_partit
                                scratch_len);
 }
 
-/*@ requires hp == \null || \valid_read(hp);
-    requires step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, 3 * rows * cols);
-    assigns p[0 .. rows * cols - 1], m[0 .. rows * cols - 1],
-            scratch[0 .. 3 * rows * cols - 1], work[0 .. work_len - 1], errno; */
 oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, float *p,
                            float *m, const float *g, double *work, size_t work_len,
                            float *scratch)

@@ -6,48 +6,6 @@
 #include "optcert/buffers.h"
 #include "optcert/muon_route.h"
 
-/*@ // What the helpers may be given: info NULL or readable, its name NULL or a string.
-    predicate info_readable(oc_param_info *info) =
-        info == \null || (\valid_read(info) &&
-                          (info->name == \null || valid_read_string(info->name)));
-    // The product of the first k dims, and the element count (ROUTE-PARAM-1).
-    logic integer prefix(oc_param_info *info, integer k) =
-        (k > 0 ? info->dims[0] : 1) * (k > 1 ? info->dims[1] : 1) *
-        (k > 2 ? info->dims[2] : 1) * (k > 3 ? info->dims[3] : 1);
-    logic integer numel_of(oc_param_info *info) = prefix(info, info->ndim);
-    // The product of dims[1 .. k-1]: what the matrix view calls the columns above 1-D.
-    logic integer rest(oc_param_info *info, integer k) =
-        (k > 1 ? info->dims[1] : 1) * (k > 2 ? info->dims[2] : 1) * (k > 3 ? info->dims[3] : 1);
-    // What oc_param_check accepts (ROUTE-PARAM-1): a name, 1 .. 4 dims, each >= 1, at most
-    // 2^24 elements.
-    predicate param_ok(oc_param_info *info) =
-        info != \null && \valid_read(info) && info->name != \null &&
-        valid_read_string(info->name) && 1 <= info->ndim <= OC_PARAM_MAX_DIMS &&
-        (\forall integer k; 0 <= k < info->ndim ==> info->dims[k] >= 1) &&
-        numel_of(info) <= OC_NS_MAX_ELEMS;
-    // The buffers of a step on a valid parameter, as the Muon and AdamW steps require them:
-    // p, m, v, g of numel_of(info) elements, the workspace and scratch of their lengths, all
-    // separated from each other and from what the step reads.
-    predicate routed_buffers_ok(oc_route_hparams *hp, oc_param_info *info, float *p, float *m,
-                                float *v, float *g, oc_route *route, double *work,
-                                integer work_len, float *scratch, integer scratch_len) =
-        \valid(p + (0 .. numel_of(info) - 1)) && \valid(m + (0 .. numel_of(info) - 1)) &&
-        \valid(v + (0 .. numel_of(info) - 1)) && \valid_read(g + (0 .. numel_of(info) - 1)) &&
-        \valid(work + (0 .. work_len - 1)) && \valid(scratch + (0 .. scratch_len - 1)) &&
-        \separated(p + (0 .. numel_of(info) - 1), m + (0 .. numel_of(info) - 1),
-                   v + (0 .. numel_of(info) - 1), g + (0 .. numel_of(info) - 1),
-                   work + (0 .. work_len - 1), scratch + (0 .. scratch_len - 1), hp, info, route);
-    // The arguments of a step (ROUTE-ERR-1: NULL pointers and rejected parameters allowed), as
-    // oc_routed_step_as requires them one by one.
-    predicate routed_args_ok(oc_route_hparams *hp, oc_param_info *info, float *p, float *m,
-                             float *v, float *g, oc_route *route, double *work, integer work_len,
-                             float *scratch, integer scratch_len) =
-        (hp == \null || \valid_read(hp)) && (route == \null || \valid(route)) &&
-        info_readable(info) &&
-        (param_ok(info) ==>
-         routed_buffers_ok(hp, info, p, m, v, g, route, work, work_len, scratch, scratch_len));
-*/
-
 /* rest one dim further, and prefix as dims[0] times rest: calling this ghost function puts
  * the instances among the hypotheses. */
 /*@ ghost
@@ -79,7 +37,7 @@ typedef struct checked_numel {
 
 /*@ requires info_readable(info);
     assigns \nothing;
-    ensures ok: \result.status == OC_OK ==> param_ok(info);
+    ensures ok: \result.status == OC_OK ==> route_param_ok(info);
     ensures count: \result.status == OC_OK ==> \result.n == numel_of(info) &&
                    \result.n == info->dims[0] * \result.rest; */
 static checked_numel check_numel(const oc_param_info *info)
@@ -113,9 +71,6 @@ static checked_numel check_numel(const oc_param_info *info)
     return (checked_numel){OC_OK, info->dims[0] * r, r};
 }
 
-/*@ requires info_readable(info);
-    assigns \nothing;
-    ensures \result == OC_OK ==> param_ok(info); */
 oc_status oc_param_check(const oc_param_info *info)
 {
     return check_numel(info).status;
@@ -123,9 +78,6 @@ oc_status oc_param_check(const oc_param_info *info)
 
 /* ROUTE-PARAM-1: the helpers return 0 (the route OC_ROUTE_ADAMW) for a parameter
  * oc_param_check rejects, whose dims may be 0, too many or overflow. */
-/*@ requires info_readable(info);
-    assigns \nothing;
-    ensures \result == 0 || (param_ok(info) && \result == numel_of(info)); */
 size_t oc_param_numel(const oc_param_info *info)
 {
     checked_numel c = check_numel(info);
@@ -133,8 +85,6 @@ size_t oc_param_numel(const oc_param_info *info)
 }
 
 /* ROUTE-RULE-1 (Megatron-LM _is_nonlinear_or_embedding). */
-/*@ requires info_readable(info);
-    assigns \nothing; */
 oc_route oc_param_route(const oc_param_info *info)
 {
     return oc_param_check(info) == OC_OK && info->ndim == 2 && !info->is_embedding_or_output
@@ -148,7 +98,7 @@ typedef struct matrix_shape {
     size_t rows, cols;
 } matrix_shape;
 
-/*@ requires param_ok(info) && c.n == info->dims[0] * c.rest;
+/*@ requires route_param_ok(info) && c.n == info->dims[0] * c.rest;
     assigns \nothing;
     ensures \result.rows * \result.cols == c.n; */
 static matrix_shape matrix_view(const oc_param_info *info, checked_numel c)
@@ -156,8 +106,6 @@ static matrix_shape matrix_view(const oc_param_info *info, checked_numel c)
     return info->ndim == 1 ? (matrix_shape){1, c.n} : (matrix_shape){info->dims[0], c.rest};
 }
 
-/*@ requires info_readable(info);
-    assigns \nothing; */
 size_t oc_routed_work_len(const oc_param_info *info)
 {
     checked_numel c = check_numel(info);
@@ -168,13 +116,9 @@ size_t oc_routed_work_len(const oc_param_info *info)
     return a > b ? a : b;
 }
 
-/*@ requires info_readable(info);
-    assigns \nothing; */
 size_t oc_routed_scratch_len(const oc_param_info *info) { return 3 * oc_param_numel(info); }
 
 /* ROUTE-WD-1: Megatron's default no_weight_decay_cond: biases (by name) and 1-D parameters. */
-/*@ requires info_readable(info);
-    assigns \nothing; */
 int oc_param_decays(const oc_param_info *info)
 {
     if (oc_param_check(info) != OC_OK)
@@ -185,14 +129,6 @@ int oc_param_decays(const oc_param_info *info)
     return !(info->ndim == 1 || (len >= 5 && strcmp(info->name + len - 5, bias) == 0));
 }
 
-/*@ requires hp == \null || \valid_read(hp);
-    requires route == \null || \valid(route);
-    requires info_readable(info);
-    requires param_ok(info) ==>
-             routed_buffers_ok(hp, info, p, m, v, g, route, work, work_len, scratch, scratch_len);
-    assigns *route, p[0 .. numel_of(info) - 1], m[0 .. numel_of(info) - 1],
-            v[0 .. numel_of(info) - 1], work[0 .. work_len - 1], scratch[0 .. scratch_len - 1],
-            errno; */
 oc_status oc_routed_step_as(const oc_route_hparams *hp, const oc_param_info *info, int64_t step,
                             oc_route r, int decays, float *p, float *m, float *v, const float *g,
                             oc_route *route, double *work, size_t work_len, float *scratch,
@@ -229,10 +165,6 @@ oc_status oc_routed_step_as(const oc_route_hparams *hp, const oc_param_info *inf
     return st;
 }
 
-/*@ requires routed_args_ok(hp, info, p, m, v, g, route, work, work_len, scratch, scratch_len);
-    assigns *route, p[0 .. numel_of(info) - 1], m[0 .. numel_of(info) - 1],
-            v[0 .. numel_of(info) - 1], work[0 .. work_len - 1], scratch[0 .. scratch_len - 1],
-            errno; */
 oc_status oc_ref_routed_step(const oc_route_hparams *hp, const oc_param_info *info, int64_t step,
                              float *p, float *m, float *v, const float *g, oc_route *route,
                              double *work, size_t work_len, float *scratch, size_t scratch_len)

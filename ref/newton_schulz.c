@@ -21,20 +21,6 @@
 /*@ lemma mul_mono: \forall integer a, b, c; 0 <= a <= b && 0 <= c ==> a * c <= b * c;
 */
 
-/*@ predicate coef_ok(oc_ns_hparams *hp) =
-        \forall integer t, u; 0 <= t < hp->ncoef && 0 <= u < 3 ==>
-            \is_finite(hp->coef[t][u]) && -128.0 <= hp->coef[t][u] <= 128.0;
-    predicate ns_hparams_ok(oc_ns_hparams *hp, integer rows, integer cols) =
-        1 <= rows && 1 <= cols && rows * cols <= OC_NS_MAX_ELEMS &&
-        1 <= hp->steps <= OC_NS_MAX_STEPS && 1 <= hp->ncoef <= OC_NS_MAX_COEFS &&
-        coef_ok(hp) &&
-        (hp->schedule == OC_NS_CYCLE || hp->schedule == OC_NS_REPEAT_LAST) &&
-        (hp->eps_mode == OC_NS_EPS_ADD || hp->eps_mode == OC_NS_EPS_MAX) &&
-        \is_finite(hp->eps) && 0x1p-149 <= hp->eps <= 1.0 &&
-        \is_finite(hp->norm_scale) && 1.0 <= hp->norm_scale <= 2.0 &&
-        0 <= hp->profile < OC_NS_PROFILE_COUNT;
-*/
-
 /* NS-PROF-*: the published tuples, rounded to binary32 (the vectors carry these values), one
  * row per profile (polar-express-safety shares the polar-express tuples). */
 #define PROFILE_MAX_TUPLES 10   /* deepseekv4's ten */
@@ -67,6 +53,9 @@ static const char *const profile_names[OC_NS_PROFILE_COUNT] = {
     "cubic5",
 };
 
+/* The contracts of the functions newton_schulz.h declares are there; these two stay here: the
+ * first names the static table, the second needs valid_read_string (<string.h>, which
+ * newton_schulz.h does not include). */
 /*@ assigns \result \from pr, profile_names[0 .. OC_NS_PROFILE_COUNT - 1]; */
 const char *oc_ns_profile_name(oc_ns_profile pr)
 {
@@ -111,9 +100,6 @@ oc_status oc_ns_profile_parse(const char *name, oc_ns_profile *out)
     return OC_ERR_BAD_PROFILE;
 }
 
-/*@ requires \valid(hp);
-    assigns *hp;
-*/
 oc_status oc_ns_profile_defaults(oc_ns_profile pr, oc_ns_hparams *hp)
 {
     if ((unsigned)pr >= OC_NS_PROFILE_COUNT)
@@ -143,10 +129,6 @@ oc_status oc_ns_profile_defaults(oc_ns_profile pr, oc_ns_hparams *hp)
     return OC_OK;
 }
 
-/*@ requires \valid_read(hp);
-    assigns \nothing;
-    ensures \result == OC_OK ==> ns_hparams_ok(hp, rows, cols);
-*/
 oc_status oc_ns_check(const oc_ns_hparams *hp, size_t rows, size_t cols)
 {
     if (rows < 1 || cols < 1 || rows > OC_NS_MAX_ELEMS || cols > OC_NS_MAX_ELEMS / rows)
@@ -187,7 +169,6 @@ static size_t work_of(size_t k, size_t n)
     return 2 * k * n + 2 * k * k + 2 * k;
 }
 
-/*@ assigns \nothing; */
 size_t oc_ns_work_len(size_t rows, size_t cols)
 {
     size_t k = rows < cols ? rows : cols, n = rows < cols ? cols : rows;
@@ -197,10 +178,6 @@ size_t oc_ns_work_len(size_t rows, size_t cols)
     return work_of(k, n);
 }
 
-/*@ requires \valid_read(hp) && 1 <= hp->ncoef <= OC_NS_MAX_COEFS && 0 <= i;
-    assigns \nothing;
-    ensures 0 <= \result < hp->ncoef;
-*/
 int oc_ns_tuple_index(const oc_ns_hparams *hp, int i)
 {
     if (hp->schedule == OC_NS_CYCLE)
@@ -209,10 +186,6 @@ int oc_ns_tuple_index(const oc_ns_hparams *hp, int i)
 }
 
 /* NS-SCHED-1: the tuple (a, b, c) of iteration i. */
-/*@ requires \valid_read(hp) && 1 <= hp->ncoef <= OC_NS_MAX_COEFS && 0 <= i;
-    requires \valid(abc + (0 .. 2)) && \separated(abc + (0 .. 2), hp);
-    assigns abc[0 .. 2];
-*/
 void oc_ns_tuple(const oc_ns_hparams *hp, int i, double abc[3])
 {
     int t = oc_ns_tuple_index(hp, i);
@@ -222,11 +195,6 @@ void oc_ns_tuple(const oc_ns_hparams *hp, int i, double abc[3])
 }
 
 /* NS-ITER-1: A = X X^T (k x k) of the k x n matrix X. */
-/*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
-    requires \valid_read(x + (0 .. k * n - 1)) && \valid(a + (0 .. k * k - 1));
-    requires \separated(a + (0 .. k * k - 1), x + (0 .. k * n - 1));
-    assigns a[0 .. k * k - 1];
-*/
 void oc_ns_gram(const double *x, size_t k, size_t n, double *a)
 {
     /*@ loop invariant 0 <= i <= k;
@@ -295,14 +263,6 @@ static void poly_product(const double *l, const double *r, const double *base, s
 
 /* NS-ITER-1, NS-DOM-1: one iteration X <- a X + (b A + c A A) X given A (k x k), with B and
  * X' in bm and t; OC_ERR_NONFINITE when an entry leaves [-2^64, 2^64]. */
-/*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
-    requires \valid(x + (0 .. k * n - 1)) && \valid(t + (0 .. k * n - 1));
-    requires \valid_read(a + (0 .. k * k - 1)) && \valid(bm + (0 .. k * k - 1));
-    requires \valid_read(abc + (0 .. 2));
-    requires \separated(x + (0 .. k * n - 1), t + (0 .. k * n - 1), a + (0 .. k * k - 1),
-                        bm + (0 .. k * k - 1), abc + (0 .. 2));
-    assigns x[0 .. k * n - 1], t[0 .. k * n - 1], bm[0 .. k * k - 1];
-*/
 oc_status oc_ns_iteration(double *x, size_t k, size_t n, const double abc[3], const double *a,
                           double *bm, double *t)
 {
@@ -329,9 +289,6 @@ static double quotient(double p, double q)
 }
 
 /* NS-NORM-1: ||X||_F of the len entries of X. */
-/*@ requires \valid_read(x + (0 .. len - 1));
-    assigns \nothing;
-*/
 double oc_ns_frobenius(const double *x, size_t len)
 {
     double sumsq = 0.0; /* squares of fp32 values are exact in binary64 */
@@ -347,9 +304,6 @@ double oc_ns_frobenius(const double *x, size_t len)
 }
 
 /* NS-NORM-1: the divisor d of X = G / d for the norm ||G||: s ||G|| + eps, or max(s ||G||, eps). */
-/*@ requires \valid_read(hp);
-    assigns \nothing;
-*/
 double oc_ns_divisor(const oc_ns_hparams *hp, double norm)
 {
     double sn = hp->norm_scale * norm;
@@ -359,9 +313,6 @@ double oc_ns_divisor(const oc_ns_hparams *hp, double norm)
 }
 
 /* NS-NORM-1, NS-DOM-1: X = X / d, OC_ERR_NONFINITE when an entry leaves [-2^64, 2^64]. */
-/*@ requires \valid(x + (0 .. len - 1));
-    assigns x[0 .. len - 1];
-*/
 oc_status oc_ns_normalise(double *x, size_t len, double d)
 {
     /*@ loop invariant 0 <= i <= len;
@@ -378,11 +329,6 @@ oc_status oc_ns_normalise(double *x, size_t len, double d)
 
 /* The k x n matrix X from G, transposed if G is tall (NS-SHAPE-1); OC_ERR_NONFINITE (NS-IN-1)
  * for a non-finite entry. */
-/*@ requires 1 <= k <= n && k * n <= OC_NS_MAX_ELEMS;
-    requires tall != 0 ? cols == k : cols == n;
-    requires \valid_read(g + (0 .. k * n - 1)) && \valid(x + (0 .. k * n - 1));
-    assigns x[0 .. k * n - 1];
-*/
 oc_status oc_ns_load(const float *g, size_t cols, int tall, size_t k, size_t n, double *x)
 {
     /*@ loop invariant 0 <= i <= k;
@@ -406,11 +352,6 @@ oc_status oc_ns_load(const float *g, size_t cols, int tall, size_t k, size_t n, 
 }
 
 /* OUT = X, transposed back if G is tall, each entry rounded once to binary32 (NS-STORE-1). */
-/*@ requires 1 <= rows && 1 <= cols && rows * cols <= OC_NS_MAX_ELEMS;
-    requires tall != 0 ? n == rows : n == cols;
-    requires \valid_read(x + (0 .. rows * cols - 1)) && \valid(out + (0 .. rows * cols - 1));
-    assigns out[0 .. rows * cols - 1];
-*/
 void oc_ns_store(const double *x, size_t rows, size_t cols, int tall, size_t n, float *out)
 {
     /*@ loop invariant 0 <= r <= rows;
@@ -486,13 +427,6 @@ static oc_status orthogonalise_in(const oc_ns_hparams *hp, size_t rows, size_t c
 }
 
 /* NS-ERR-1: the checks of oc_ref_newton_schulz, all before any write. */
-/*@ requires \valid_read(hp);
-    assigns \nothing;
-    ensures \result == OC_OK ==> ns_hparams_ok(hp, rows, cols);
-    ensures \result == OC_OK ==> work_len >= 2 * (rows * cols) +
-        2 * ((rows < cols ? rows : cols) * (rows < cols ? rows : cols)) +
-        2 * (rows < cols ? rows : cols);
-*/
 oc_status oc_ns_check_args(const oc_ns_hparams *hp, size_t rows, size_t cols, const float *g,
                            const float *out, const double *work, size_t work_len)
 {
@@ -514,23 +448,6 @@ oc_status oc_ns_check_args(const oc_ns_hparams *hp, size_t rows, size_t cols, co
     return OC_OK;
 }
 
-/*@ requires \valid_read(hp);
-    requires ns_hparams_ok(hp, rows, cols) ==> \valid_read(g + (0 .. rows * cols - 1)) &&
-             \valid(out + (0 .. rows * cols - 1));
-    requires ns_hparams_ok(hp, rows, cols) && work_len >= 1 ==> \valid(work + (0 .. work_len - 1));
-    requires \separated(out + (0 .. rows * cols - 1), g + (0 .. rows * cols - 1));
-    requires \separated(work + (0 .. work_len - 1), g + (0 .. rows * cols - 1),
-                        out + (0 .. rows * cols - 1));
-    assigns out[0 .. rows * cols - 1], work[0 .. work_len - 1];
-    behavior invalid:
-      assumes !ns_hparams_ok(hp, rows, cols);
-      assigns \nothing;
-      ensures \result != OC_OK;
-    behavior maybe_valid:
-      assumes ns_hparams_ok(hp, rows, cols);
-    complete behaviors;
-    disjoint behaviors;
-*/
 oc_status oc_ref_newton_schulz(const oc_ns_hparams *hp, size_t rows, size_t cols, const float *g,
                                float *out, double *work, size_t work_len)
 {

@@ -14,25 +14,6 @@
 #include "optcert/buffers.h"
 #include "schedule_exact.h"
 
-/*@ predicate finite_ge0(double x) = \is_finite(x) && 0.0 <= x;
-    predicate sched_lr_ok(oc_schedule *s) =
-        finite_ge0(s->min_lr) && finite_ge0(s->max_lr) && s->min_lr <= s->max_lr &&
-        finite_ge0(s->init_lr) && s->init_lr <= s->max_lr &&
-        0 < s->decay_steps && 0 <= s->warmup_steps < s->decay_steps &&
-        OC_LR_CONSTANT <= s->decay_style < OC_LR_DECAY_STYLE_COUNT &&
-        (s->decay_style == OC_LR_WSD ==>
-             0 < s->wsd_decay_steps <= s->decay_steps &&
-             OC_WSD_LINEAR <= s->wsd_style < OC_WSD_DECAY_STYLE_COUNT);
-    predicate sched_wd_ok(oc_schedule *s) =
-        finite_ge0(s->start_wd) && finite_ge0(s->end_wd) && s->start_wd <= s->end_wd &&
-        OC_WD_CONSTANT <= s->wd_style < OC_WD_INCR_STYLE_COUNT &&
-        (s->wd_style == OC_WD_CONSTANT ==> s->start_wd == s->end_wd) &&
-        0 < s->wd_incr_steps &&
-        finite_ge0(s->wd_mult) &&
-        \is_finite(\round_double(\NearestEven, s->end_wd * s->wd_mult));
-    predicate sched_ok(oc_schedule *s) = sched_lr_ok(s) && sched_wd_ok(s);
-*/
-
 /*@ assigns \nothing;
     ensures \result != 0 <==> finite_ge0(x);
 */
@@ -52,13 +33,6 @@ static int at_most(double a, double b) { return a <= b; }
  * wsd_decay_steps, wd_incr_steps > 0, wd_mult >= 0, a finite end_wd * wd_mult). Comparisons
  * are written so that NaN fails every one of them. The WSD fields are checked only for the
  * WSD style (Megatron reads them only there). */
-/*@ requires s == \null || \valid_read(s);
-    assigns \nothing;
-    ensures s == \null ==> \result == OC_ERR_NULL_POINTER;
-    ensures \result == OC_OK ==> s != \null && sched_lr_ok(s);
-    ensures \result == OC_OK ==> sched_wd_ok(s);
-    ensures s != \null && sched_ok(s) ==> \result == OC_OK;
-*/
 oc_status oc_schedule_check(const oc_schedule *s)
 {
     if (s == NULL)
@@ -97,27 +71,6 @@ static const oc_sched_shape wsd_shapes[OC_WSD_DECAY_STYLE_COUNT] = {
 };
 
 /* SCHED-WARMUP-1 ... SCHED-END-1: which rule gives the lr at n. */
-/*@ requires \valid_read(s) && sched_lr_ok(s);
-    requires 0 <= n;
-    assigns \nothing;
-    behavior warmup:
-      assumes 0 < s->warmup_steps && n <= s->warmup_steps;
-      ensures \result == OC_LR_WARMUP;
-    behavior constant:
-      assumes !(0 < s->warmup_steps && n <= s->warmup_steps);
-      assumes s->decay_style == OC_LR_CONSTANT;
-      ensures \result == OC_LR_MAX;
-    behavior end:
-      assumes !(0 < s->warmup_steps && n <= s->warmup_steps);
-      assumes s->decay_style != OC_LR_CONSTANT && n > s->decay_steps;
-      ensures \result == OC_LR_END;
-    behavior decay:
-      assumes !(0 < s->warmup_steps && n <= s->warmup_steps);
-      assumes s->decay_style != OC_LR_CONSTANT && n <= s->decay_steps;
-      ensures \result == OC_LR_DECAY;
-    complete behaviors;
-    disjoint behaviors;
-*/
 oc_lr_phase oc_schedule_lr_phase(const oc_schedule *s, int64_t n)
 {
     if (s->warmup_steps > 0 && n <= s->warmup_steps)                /* SCHED-WARMUP-1 */
@@ -128,11 +81,6 @@ oc_lr_phase oc_schedule_lr_phase(const oc_schedule *s, int64_t n)
 }
 
 /* SCHED-WARMUP-1: init + (n / W) (max - init). */
-/*@ requires \valid_read(s) && sched_lr_ok(s);
-    requires 0 < s->warmup_steps && 0 <= n;
-    assigns \nothing;
-    ensures n <= s->warmup_steps ==> s->init_lr <= \result <= s->max_lr;
-*/
 double oc_schedule_warmup_lr(const oc_schedule *s, int64_t n)
 {
     return oc_sched_interpolate(s->init_lr, s->max_lr, OC_SCHED_LINEAR, n, s->warmup_steps);
@@ -140,11 +88,6 @@ double oc_schedule_warmup_lr(const oc_schedule *s, int64_t n)
 
 /* SCHED-ISQRT-1 for W <= n before the floor: max_lr sqrt(max(W,1)) / sqrt(max(n,1)), computed
  * as max_lr sqrt(max(W,1) / max(n,1)) (the root is <= 1, so lr <= max_lr). */
-/*@ requires \valid_read(s) && sched_lr_ok(s);
-    requires s->warmup_steps <= n;
-    assigns \nothing;
-    ensures \is_finite(\result) && 0.0 <= \result <= s->max_lr;
-*/
 double oc_schedule_inverse_sqrt(const oc_schedule *s, int64_t n)
 {
     int64_t W = s->warmup_steps;
@@ -153,12 +96,6 @@ double oc_schedule_inverse_sqrt(const oc_schedule *s, int64_t n)
 
 /* SCHED-DECAY-1 with SCHED-LINEAR-1 or SCHED-COSINE-1: the ratio's complement
  * 1 - r = num / den, formed from integers (ref/schedule_exact.c). */
-/*@ requires \valid_read(s) && sched_lr_ok(s);
-    requires s->decay_style == OC_LR_LINEAR || s->decay_style == OC_LR_COSINE;
-    requires 0 <= num <= den && 0 < den;
-    assigns \nothing;
-    ensures s->min_lr <= \result <= s->max_lr;
-*/
 double oc_schedule_decay_lr(const oc_schedule *s, int64_t num, int64_t den)
 {
     return oc_sched_interpolate(s->min_lr, s->max_lr,
@@ -169,13 +106,6 @@ double oc_schedule_decay_lr(const oc_schedule *s, int64_t num, int64_t den)
 
 /* SCHED-WSD-1: max up to the anneal start a, then the complement of the anneal fraction
  * 1 - w = (S - (n - a)) / S. */
-/*@ requires \valid_read(s) && sched_lr_ok(s);
-    requires s->decay_style == OC_LR_WSD;
-    requires s->decay_steps - s->wsd_decay_steps <= a <= s->decay_steps;
-    requires n <= s->decay_steps;
-    assigns \nothing;
-    ensures s->min_lr <= \result <= s->max_lr;
-*/
 double oc_schedule_wsd_lr(const oc_schedule *s, int64_t n, int64_t a)
 {
     int64_t S = s->wsd_decay_steps;
@@ -205,11 +135,6 @@ static double decay_lr(const oc_schedule *s, int64_t n)
 }
 
 /* The learning rate at position n (SCHED-WARMUP-1 ... SCHED-WSD-1) for a valid schedule. */
-/*@ requires \valid_read(s) && sched_lr_ok(s);
-    requires 0 <= n;
-    assigns \nothing;
-    ensures \min(s->min_lr, s->init_lr) <= \result <= s->max_lr;
-*/
 double oc_schedule_lr(const oc_schedule *s, int64_t n)
 {
     const oc_lr_phase phase = oc_schedule_lr_phase(s, n);
@@ -224,13 +149,6 @@ double oc_schedule_lr(const oc_schedule *s, int64_t n)
 
 /* SCHED-WD-1 inside the increment, times wd_mult: the linear ratio r = num / I, or the
  * increasing half cosine 0.5 (cos(pi (1 - r)) + 1) = sin^2(pi r / 2). */
-/*@ requires \valid_read(s) && sched_wd_ok(s);
-    requires s->wd_style == OC_WD_LINEAR || s->wd_style == OC_WD_COSINE;
-    requires 0 <= num <= s->wd_incr_steps;
-    assigns \nothing;
-    ensures \round_double(\NearestEven, s->start_wd * s->wd_mult) <= \result <=
-            \round_double(\NearestEven, s->end_wd * s->wd_mult);
-*/
 double oc_schedule_wd_increment(const oc_schedule *s, int64_t num)
 {
     return oc_sched_interpolate_scaled(s->start_wd, s->end_wd, s->wd_mult,
@@ -240,12 +158,6 @@ double oc_schedule_wd_increment(const oc_schedule *s, int64_t num)
 }
 
 /* The weight decay at position n, multiplied by wd_mult (SCHED-WD-1, SCHED-MULT-1). */
-/*@ requires \valid_read(s) && sched_wd_ok(s);
-    requires 0 <= n;
-    assigns \nothing;
-    ensures \round_double(\NearestEven, s->start_wd * s->wd_mult) <= \result <=
-            \round_double(\NearestEven, s->end_wd * s->wd_mult);
-*/
 double oc_schedule_wd(const oc_schedule *s, int64_t n)
 {
     if (n > s->wd_incr_steps || s->wd_style == OC_WD_CONSTANT)
@@ -255,26 +167,6 @@ double oc_schedule_wd(const oc_schedule *s, int64_t n)
 
 /* SCHED-ERR-1: validate everything, compute both values, then write them; on error nothing
  * is written. */
-/*@ requires s == \null || \valid_read(s);
-    requires lr == \null || \valid(lr);
-    requires wd == \null || \valid(wd);
-    requires lr != \null && wd != \null ==> \separated(lr, wd);
-    assigns *lr, *wd;
-    behavior invalid:
-      assumes s == \null || lr == \null || wd == \null || samples < 0 || !sched_ok(s);
-      assigns \nothing;
-      ensures \result != OC_OK;
-    behavior maybe_valid:
-      assumes s != \null && lr != \null && wd != \null && 0 <= samples && sched_ok(s);
-      ensures \result != OC_OK ==> *lr == \old(*lr) && *wd == \old(*wd);
-      ensures \result == OC_OK ==>
-              \min(\old(s->min_lr), \old(s->init_lr)) <= *lr <= \old(s->max_lr);
-      ensures \result == OC_OK ==>
-              \round_double(\NearestEven, \old(s->start_wd) * \old(s->wd_mult)) <= *wd <=
-              \round_double(\NearestEven, \old(s->end_wd) * \old(s->wd_mult));
-    complete behaviors;
-    disjoint behaviors;
-*/
 oc_status oc_ref_schedule_eval(const oc_schedule *s, int64_t samples, double *lr, double *wd)
 {
     if (s == NULL || lr == NULL || wd == NULL)

@@ -8,23 +8,13 @@
 #include "optcert/sgd.h"
 #include "optcert/buffers.h"
 
-/*@ predicate finite_ge0(double x) = \is_finite(x) && 0.0 <= x;
-    predicate sgd_hparams_ok(oc_sgd_hparams *hp, int64_t step) =
-        1 <= step &&
-        finite_ge0(hp->lr) &&
-        \is_finite(hp->momentum) && 0.0 <= hp->momentum < 1.0 &&
-        \is_finite(hp->dampening) && 0.0 <= hp->dampening <= 1.0 &&
-        finite_ge0(hp->weight_decay) &&
-        (hp->profile == OC_SGD_TORCH || hp->profile == OC_SGD_EMA) &&
-        (hp->profile == OC_SGD_TORCH && hp->nesterov != 0 ==>
-             hp->momentum > 0.0 && hp->dampening == 0.0) &&
-        (hp->profile == OC_SGD_EMA ==> hp->maximize == 0 && hp->dampening == 0.0);
-*/
-
 static const char *const profile_names[OC_SGD_PROFILE_COUNT] = {
     "torch", "ema",
 };
 
+/* The contracts of the functions sgd.h declares are there; these two stay here: the first
+ * names the static table, the second needs valid_read_string (<string.h>, which sgd.h does
+ * not include). */
 /*@ assigns \result \from pr, profile_names[0 .. OC_SGD_PROFILE_COUNT - 1]; */
 const char *oc_sgd_profile_name(oc_sgd_profile pr)
 {
@@ -58,11 +48,6 @@ static int finite_nonneg(double x) { return x >= 0.0 && x <= 0x1.fffffffffffffp+
 
 /* SGD-HP-1, SGD-HP-2, SGD-PROF-*: ranges, step, and the options each profile defines.
  * Comparisons are written so that NaN fails every one of them. */
-/*@ requires \valid_read(hp);
-    assigns \nothing;
-    ensures \result == OC_OK ==> sgd_hparams_ok(hp, step);
-    ensures !sgd_hparams_ok(hp, step) ==> \result != OC_OK;
-*/
 oc_status oc_sgd_check(const oc_sgd_hparams *hp, int64_t step)
 {
     if (step < 1)
@@ -86,43 +71,30 @@ oc_status oc_sgd_check(const oc_sgd_hparams *hp, int64_t step)
 }
 
 /* SGD-MAX-1, SGD-WD-1 (torch): the gradient with maximize and the L2 term. */
-/*@ requires \valid_read(hp);
-    assigns \nothing;
-*/
 double oc_sgd_torch_gradient(const oc_sgd_hparams *hp, double p, double g)
 {
     return (hp->maximize ? -g : g) + hp->weight_decay * p;
 }
 
 /* SGD-BUF-1 (torch, after the first step): mu*buf + (1 - dampening)*g, stored (SGD-STORE-1). */
-/*@ requires \valid_read(hp);
-    assigns \nothing;
-*/
 float oc_sgd_torch_buffer(const oc_sgd_hparams *hp, double buf, double g)
 {
     return (float)(hp->momentum * buf + (1.0 - hp->dampening) * g);
 }
 
 /* SGD-NEST-1 (torch): g + mu*buf' with Nesterov, else buf'. */
-/*@ requires \valid_read(hp);
-    assigns \nothing;
-*/
 double oc_sgd_torch_direction(const oc_sgd_hparams *hp, double g, double buf)
 {
     return hp->nesterov ? g + hp->momentum * buf : buf;
 }
 
 /* SGD-BUF-2 (ema): keep*buf + take*g with keep = mu, take = 1 - mu, stored (SGD-STORE-1). */
-/*@ assigns \nothing; */
 float oc_sgd_ema_buffer(double keep, double take, double buf, double g)
 {
     return (float)(keep * buf + take * g);
 }
 
 /* SGD-NEST-2 (ema): take*g + keep*buf' with Nesterov, else buf'. */
-/*@ requires \valid_read(hp);
-    assigns \nothing;
-*/
 double oc_sgd_ema_direction(const oc_sgd_hparams *hp, double keep, double take, double g,
                             double buf)
 {
@@ -131,9 +103,6 @@ double oc_sgd_ema_direction(const oc_sgd_hparams *hp, double keep, double take, 
 
 /* SGD-UPD-1: p - lr*direction (torch), with the decoupled decay p - lr*wd*p of SGD-WD-2 (ema),
  * stored (SGD-STORE-1). */
-/*@ requires \valid_read(hp);
-    assigns \nothing;
-*/
 float oc_sgd_param(const oc_sgd_hparams *hp, double p, double direction)
 {
     if (hp->profile == OC_SGD_TORCH)
@@ -182,12 +151,6 @@ static void sgd_ema_element(const oc_sgd_hparams *hp, float *p, float *buf, floa
 }
 
 /* SGD-ERR-1: everything oc_ref_sgd_step checks before it writes. */
-/*@ requires \valid_read(hp);
-    requires n <= 0x10000000;
-    assigns \nothing;
-    ensures \result == OC_OK ==> sgd_hparams_ok(hp, step);
-    ensures !sgd_hparams_ok(hp, step) ==> \result != OC_OK;
-*/
 oc_status oc_sgd_check_args(const oc_sgd_hparams *hp, int64_t step, size_t n, const float *p,
                             const float *buf, const float *g)
 {
@@ -216,25 +179,6 @@ oc_status oc_sgd_check_args(const oc_sgd_hparams *hp, int64_t step, size_t n, co
 }
 
 /* SGD-ERR-1: validate everything, then update; on error nothing is written. */
-/*@ requires \valid_read(hp);
-    requires n <= 0x10000000;
-    requires sgd_hparams_ok(hp, step) ==>
-             \valid(p + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
-    requires sgd_hparams_ok(hp, step) && hp->momentum != 0.0 ==> \valid(buf + (0 .. n-1));
-    requires \separated(p + (0 .. n-1), g + (0 .. n-1));
-    requires hp->momentum != 0.0 ==>
-             \separated(buf + (0 .. n-1), p + (0 .. n-1), g + (0 .. n-1));
-    // buf is written only with momentum.
-    assigns p[0 .. n-1], buf[0 .. (hp->momentum != 0.0 ? n-1 : -1)];
-    behavior invalid:
-      assumes !sgd_hparams_ok(hp, step);
-      assigns \nothing;
-      ensures \result != OC_OK;
-    behavior maybe_valid:
-      assumes sgd_hparams_ok(hp, step);
-    complete behaviors;
-    disjoint behaviors;
-*/
 oc_status oc_ref_sgd_step(const oc_sgd_hparams *hp, int64_t step, size_t n, float *p, float *buf,
                           const float *g)
 {

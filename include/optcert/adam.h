@@ -4,7 +4,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "optcert/acsl.h"
 #include "optcert/status.h"
+#ifdef __FRAMAC__
+#include <errno.h> /* for the ACSL below (pow and sqrt may set errno); no C compiler reads it */
+#endif
 
 /* Conventions real libraries disagree on (spec/adam.md §2). */
 typedef enum oc_adam_profile {
@@ -30,22 +34,42 @@ typedef struct oc_adam_hparams {
     int maximize;               /* torch only                                     ADAM-MAX-1 */
 } oc_adam_hparams;
 
+/* ACSL for proofs/ (STATUS.md there): ADAM-HP-1 as a predicate. Every field is finite (not
+ * NaN or infinite) and compared as a real number; oc_adam_check accepts nothing else. */
+/*@ predicate hparams_ok(oc_adam_hparams *hp, int64_t step) =
+        1 <= step &&
+        finite_ge0(hp->lr) && beta_ok(hp->beta1) && beta_ok(hp->beta2) &&
+        \is_finite(hp->eps) && 0.0 < hp->eps &&
+        finite_ge0(hp->weight_decay) && finite_ge0(hp->eps_root) &&
+        finite_ge0(hp->schedule_multiplier);
+*/
+
 /* Profile name ("torch", "optax", "paper", "keras"); NULL if out of range. */
 const char *oc_adam_profile_name(oc_adam_profile pr);
 /* Parse a profile name; OC_ERR_BAD_PROFILE if unknown. */
 oc_status oc_adam_profile_parse(const char *name, oc_adam_profile *out);
 
 /* Checks hyper-parameters and step against ADAM-HP-1 / ADAM-HP-2 and the profile's options. */
+/*@ requires valid_hp: \valid_read(hp);
+    assigns \nothing;
+    ensures ok: \result == OC_OK ==> hparams_ok(hp, step);
+    ensures rejects: !hparams_ok(hp, step) ==> \result != OC_OK;
+*/
 oc_status oc_adam_check(const oc_adam_hparams *hp, int64_t step);
 
 /* ADAM-ERR-1: what oc_ref_adam_step checks before it writes (hyper-parameters, step, and the
  * buffers: present, aligned, disjoint; vmax only with amsgrad). */
+/*@ requires valid_hp: \valid_read(hp);
+    requires n_bound: n <= 0x10000000;
+    assigns \nothing;
+    ensures ok: \result == OC_OK ==> hparams_ok(hp, step);
+    ensures rejects: !hparams_ok(hp, step) ==> \result != OC_OK;
+*/
 oc_status oc_adam_check_args(const oc_adam_hparams *hp, int64_t step, size_t n, const float *p,
                              const float *m, const float *v, const float *vmax, const float *g);
 
 /* The pieces of the step, each a rule of spec/adam.md, for hyper-parameters that pass
- * oc_adam_check (the harness's mutants, conformance/mutants/adam.c, recombine them). Their
- * ACSL contracts are in ref/adam.c, beside the predicates they use. */
+ * oc_adam_check (the harness's mutants, conformance/mutants/adam.c, recombine them). */
 typedef struct oc_adam_coeffs {
     double beta1, beta2; /* the moments' decay rates */
     double bc1, bc2;     /* ADAM-BC-1: 1 - beta^t */
@@ -54,20 +78,62 @@ typedef struct oc_adam_coeffs {
     double l2;           /* coefficient of p added to g (ADAM-WD-1) */
     int eps_hat;         /* ADAM-PROF-KERAS form of the denominator */
 } oc_adam_coeffs;
+/*@ requires valid_hp: \valid_read(hp) && hparams_ok(hp, step);
+    requires valid_c: \valid(c);
+    assigns *c, errno;
+*/
 void oc_adam_coefficients(const oc_adam_hparams *hp, int64_t step, oc_adam_coeffs *c);
+/*@ requires valid_hp_c: \valid_read(hp) && \valid_read(c);
+    assigns \nothing;
+*/
 double oc_adam_gradient(const oc_adam_hparams *hp, const oc_adam_coeffs *c, double p,
                         float grad);                                         /* MAX-1, WD-1 */
+/*@ assigns \nothing; */
 float oc_adam_average(double beta, double s, double x);                      /* M-1, V-1 */
+/*@ requires valid_vmax: \valid(vmax);
+    assigns *vmax;
+*/
 float oc_adam_amsgrad(float *vmax, double v);                                /* AMS-1 */
+/*@ requires valid_hp_c: \valid_read(hp) && \valid_read(c);
+    assigns errno;
+*/
 double oc_adam_denominator(const oc_adam_hparams *hp, const oc_adam_coeffs *c,
                            double v);                                        /* EPS-1 */
+/*@ requires valid_c: \valid_read(c);
+    assigns errno;
+*/
 double oc_adam_direction(const oc_adam_coeffs *c, double m, double denominator); /* DIR-1 */
+/*@ requires valid_c: \valid_read(c);
+    assigns \nothing;
+*/
 float oc_adam_param(const oc_adam_coeffs *c, double p, double direction);    /* UPD-1, WD-2 */
 
 /* One optimizer step (step >= 1 is the 1-based count of this update) on n elements.
  * p, m, v: fp32 parameter and moments, updated in place (ADAM-STORE-1).
  * vmax: AMSGrad running maximum, required iff hp->amsgrad, else may be NULL.
  * g: gradient (read only). On any error nothing is written. */
+/*@ requires valid_hp: \valid_read(hp);
+    requires n_bound: n <= 0x10000000;
+    requires valid_bufs: hparams_ok(hp, step) ==> \valid(p + (0 .. n-1)) && \valid(m + (0 .. n-1)) &&
+             \valid(v + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
+    requires valid_vmax: hparams_ok(hp, step) && hp->amsgrad != 0 ==>
+             \valid(vmax + (0 .. n-1));
+    requires separated: \separated(p + (0 .. n-1), m + (0 .. n-1), v + (0 .. n-1), g + (0 .. n-1));
+    requires separated_vmax: hp->amsgrad != 0 ==>
+             \separated(vmax + (0 .. n-1), p + (0 .. n-1), m + (0 .. n-1), v + (0 .. n-1),
+                        g + (0 .. n-1));
+    // vmax is written only with amsgrad; errno: pow and sqrt may set it (C11 7.12.1).
+    assigns p[0 .. n-1], m[0 .. n-1], v[0 .. n-1], vmax[0 .. (hp->amsgrad != 0 ? n-1 : -1)],
+            errno;
+    behavior invalid:
+      assumes !hparams_ok(hp, step);
+      assigns \nothing;
+      ensures rejected: \result != OC_OK;
+    behavior maybe_valid:
+      assumes hparams_ok(hp, step);
+    complete behaviors;
+    disjoint behaviors;
+*/
 oc_status oc_ref_adam_step(const oc_adam_hparams *hp, int64_t step, size_t n,
                            float *p, float *m, float *v, float *vmax, const float *g);
 

@@ -38,14 +38,51 @@ typedef struct oc_clip_view {
     float *grad;             /* length fp32 values, clipped in place */
 } oc_clip_view;
 
+/*@ // The views as the caller passes them: views NULL or readable, each gradient NULL or
+    // readable (writable) over its length.
+    predicate views_readable(oc_clip_view *views, integer n) =
+        views == \null || \valid_read(views + (0 .. n - 1));
+    predicate grads_readable(oc_clip_view *views, integer n) =
+        views != \null ==> \forall integer i; 0 <= i < n ==> views[i].grad != \null ==>
+            \valid_read(views[i].grad + (0 .. views[i].length - 1));
+    predicate grads_writable(oc_clip_view *views, integer n) =
+        views != \null ==> \forall integer i; 0 <= i < n ==> views[i].grad != \null ==>
+            \valid(views[i].grad + (0 .. views[i].length - 1));
+    // What check() establishes of the views (CLIP-VIEW-1): a sub-optimizer index in range,
+    // a gradient for every non-empty view.
+    predicate views_checked(oc_clip_view *views, integer n) =
+        (n > 0 ==> views != \null) &&
+        \forall integer i; 0 <= i < n ==>
+            0 <= views[i].optimizer < OC_CLIP_MAX_OPTIMIZERS &&
+            (views[i].length > 0 ==> views[i].grad != \null);
+    // The arguments of the clipping step, each pointer NULL or valid; `skipped` separated
+    // from the integers it could otherwise overwrite (the Typed model has one integer memory).
+    predicate step_args(oc_clip_config *c, integer nviews, oc_clip_view *views,
+                        float *total_norm, int *skipped) =
+        (c == \null || \valid_read(c)) &&
+        views_readable(views, nviews) && grads_writable(views, nviews) &&
+        (total_norm == \null || \valid(total_norm)) &&
+        (skipped == \null || \valid(skipped)) &&
+        (c != \null && skipped != \null ==> \separated(skipped, c)) &&
+        (views != \null && skipped != \null ==> \separated(skipped, views + (0 .. nviews - 1)));
+*/
+
 oc_status oc_clip_profile_parse(const char *name, oc_clip_profile *out);
 
 /* Checks a configuration (CLIP-CFG-1) and views (CLIP-VIEW-1). */
+/*@ requires c_ok: c == \null || \valid_read(c);
+    requires views_ok: views_readable(views, nviews) && grads_readable(views, nviews);
+    assigns \nothing;
+*/
 oc_status oc_clip_check(const oc_clip_config *c, size_t nviews, const oc_clip_view *views);
 
 /* Whether a view's elements enter the norm (CLIP-DEDUP-SHARED-1, CLIP-DEDUP-TP-1,
  * CLIP-DEDUP-DP-1): not the shared copy, sharded over TP or on TP rank 0, and, without the
  * distributed optimizer, on DP rank 0 (every DP rank holds the same full gradients). */
+/*@ requires c_ok: c == \null || \valid_read(c);
+    requires v_ok: v == \null || \valid_read(v);
+    assigns \nothing;
+*/
 int oc_clip_view_counted(const oc_clip_config *c, const oc_clip_view *v);
 
 /* The pieces of the clipping step, for a configuration and views oc_clip_check accepts (the
@@ -54,16 +91,33 @@ int oc_clip_view_counted(const oc_clip_config *c, const oc_clip_view *v);
  * The norm of the counted elements of every sub-optimizer in binary64 (CLIP-NORM-1 or
  * CLIP-NORM-INF-1, CLIP-CHAIN-1): NaN if a counted element is NaN, else +inf if one is
  * infinite (STEP-NONFINITE-1). */
+/*@ requires valid_c: \valid_read(c);
+    requires views_ok: views_readable(views, nviews) && grads_readable(views, nviews);
+    requires checked: views_checked(views, nviews);
+    assigns \nothing;
+*/
 double oc_clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views);
 
 /* The number the gradients are multiplied by for a norm (CLIP-COEF-1): max_norm / (norm +
  * 1e-6) where that is below 1, else 1 (no scaling). */
+/*@ requires valid_c: \valid_read(c);
+    assigns \nothing;
+*/
 double oc_clip_coefficient(const oc_clip_config *c, double norm);
 
 /* The end of the step for a norm and each sub-optimizer's factor: *total_norm = the norm
  * rounded to binary32 (CLIP-NORM-1), every view's gradient times its sub-optimizer's factor
  * (CLIP-TOL-1) unless megatron's clipping is disabled (CLIP-DISABLE-1), and *skipped
  * (CLIP-SKIP-1). */
+/*@ requires valid_c: \valid_read(c);
+    requires views_ok: views_readable(views, nviews) && grads_writable(views, nviews);
+    requires checked: views_checked(views, nviews);
+    requires factor_ok: \valid_read(factor + (0 .. OC_CLIP_MAX_OPTIMIZERS - 1));
+    requires outs_ok: \valid(total_norm) && \valid(skipped);
+    requires separated: \separated(skipped, c) && \separated(skipped, views + (0 .. nviews - 1));
+    assigns *total_norm, *skipped,
+            { views[i].grad[j] | integer i, j; 0 <= i < nviews && 0 <= j < views[i].length };
+*/
 void oc_clip_apply(const oc_clip_config *c, size_t nviews, oc_clip_view *views, double norm,
                    const double factor[OC_CLIP_MAX_OPTIMIZERS], float *total_norm, int *skipped);
 
@@ -71,6 +125,10 @@ void oc_clip_apply(const oc_clip_config *c, size_t nviews, oc_clip_view *views, 
  * elements (of every sub-optimizer: CLIP-CHAIN-1), writes it (as binary32) to *total_norm,
  * *skipped = 1 if the step is skipped (CLIP-SKIP-1), and scales every view's gradient by the
  * clip coefficient of the profile. On error nothing is written. */
+/*@ requires args_ok: step_args(c, nviews, views, total_norm, skipped);
+    assigns *total_norm, *skipped,
+            { views[i].grad[j] | integer i, j; 0 <= i < nviews && 0 <= j < views[i].length };
+*/
 oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
                            float *total_norm, int *skipped);
 
@@ -86,6 +144,12 @@ oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
  * CLIP-SKIP-1 (the caller checks the threshold after clipping, as ChainedOptimizer.step does)
  * nor CLIP-FINITE-1 (the bf16 step does not check for inf/NaN, STEP-BF16-1) is applied. No
  * gradient is written; on error nothing is written. */
+/*@ requires c_ok: c == \null || \valid_read(c);
+    requires views_ok: views_readable(views, nviews) && grads_readable(views, nviews);
+    requires total_ok: total_norm == \null || \valid(total_norm);
+    requires factor_ok: factor == \null || \valid(factor + (0 .. OC_CLIP_MAX_OPTIMIZERS - 1));
+    assigns *total_norm, factor[0 .. OC_CLIP_MAX_OPTIMIZERS - 1];
+*/
 oc_status oc_ref_clip_chained_factors(const oc_clip_config *c, size_t nviews,
                                       const oc_clip_view *views, float *total_norm,
                                       double factor[OC_CLIP_MAX_OPTIMIZERS]);
@@ -94,6 +158,9 @@ oc_status oc_ref_clip_chained_factors(const oc_clip_config *c, size_t nviews,
  * product evaluated in binary64 and rounded once to binary32 (CLIP-TOL-1). OC_ERR_BAD_HPARAM
  * unless 0 <= factor <= 1 (CLIP-COEF-1 never gives another), OC_ERR_NULL_POINTER for a NULL
  * gradient with n > 0; on error nothing is written. */
+/*@ requires grad_ok: grad == \null || \valid(grad + (0 .. n - 1));
+    assigns grad[0 .. n - 1];
+*/
 oc_status oc_ref_clip_scale(size_t n, float *grad, double factor);
 
 #endif

@@ -20,6 +20,8 @@ typedef struct oc_storage {
     oc_format state; /* optimizer state tensors (m, v, buf, ...) */
 } oc_storage;
 
+/*@ predicate is_16bit(oc_format f) = f == OC_FMT_BF16 || f == OC_FMT_F16; */
+
 /* "f32", "bf16", "f16"; NULL if out of range. */
 const char *oc_format_name(oc_format f);
 /* OC_ERR_BAD_PROFILE if name is not a format name. */
@@ -28,11 +30,20 @@ oc_status oc_format_parse(const char *name, oc_format *out);
 /* Round-to-nearest-even narrowing of a binary32 value to a 16-bit format (MP-CONV-1):
  * overflow to infinity (binary16), subnormal results, NaN stays a quiet NaN with its sign.
  * f must be OC_FMT_BF16 or OC_FMT_F16 (anything else gives 0). */
+/*@ assigns \result \from f, x;
+    ensures not_16bit: !is_16bit(f) ==> \result == 0;
+*/
 uint16_t oc_narrow(oc_format f, float x);
 /* The same narrowing by truncation toward zero: the catalogued mistake MP-CONV-1 names
  * (mutant truncating-write-back). */
+/*@ assigns \result \from f, x;
+    ensures not_16bit: !is_16bit(f) ==> \result == 0;
+*/
 uint16_t oc_narrow_toward_zero(oc_format f, float x);
 /* Exact widening of a 16-bit value to binary32 (MP-CONV-2). */
+/*@ assigns \result \from f, h;
+    ensures not_16bit: !is_16bit(f) ==> \result == 0.0;
+*/
 float oc_widen(oc_format f, uint16_t h);
 
 #endif

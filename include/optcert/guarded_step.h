@@ -63,12 +63,107 @@ typedef enum oc_step_outcome {
     OC_STEP_OUTCOME_COUNT
 } oc_step_outcome;
 
+/*@ // ACSL for proofs/ (NOTES.md there, section ref/guarded_step.c).
+    // The buffers the step of the sub-optimizer's kind reads and writes, valid and pairwise
+    // separated as that step requires (Lion: any kind but Adam and SGD, as step_sub runs it;
+    // check_sub rejects the others before any step).
+    predicate param_ok(oc_sub_optimizer *s, oc_guarded_param *q) =
+        q->n <= 0x10000000 &&
+        \valid(q->p + (0 .. q->n - 1)) && \valid(q->grad + (0 .. q->n - 1)) &&
+        (s->kind == OC_SUB_ADAM ==>
+            \valid(q->state[0] + (0 .. q->n - 1)) && \valid(q->state[1] + (0 .. q->n - 1)) &&
+            \separated(q->p + (0 .. q->n - 1), q->state[0] + (0 .. q->n - 1),
+                       q->state[1] + (0 .. q->n - 1), q->grad + (0 .. q->n - 1)) &&
+            (s->hp.adam.amsgrad != 0 ==>
+                \valid(q->state[2] + (0 .. q->n - 1)) &&
+                \separated(q->state[2] + (0 .. q->n - 1), q->p + (0 .. q->n - 1),
+                           q->state[0] + (0 .. q->n - 1), q->state[1] + (0 .. q->n - 1),
+                           q->grad + (0 .. q->n - 1)))) &&
+        (s->kind == OC_SUB_SGD ==>
+            \separated(q->p + (0 .. q->n - 1), q->grad + (0 .. q->n - 1)) &&
+            (s->hp.sgd.momentum != 0.0 ==>
+                \valid(q->state[0] + (0 .. q->n - 1)) &&
+                \separated(q->state[0] + (0 .. q->n - 1), q->p + (0 .. q->n - 1),
+                           q->grad + (0 .. q->n - 1)))) &&
+        (s->kind != OC_SUB_ADAM && s->kind != OC_SUB_SGD ==>
+            \valid(q->state[0] + (0 .. q->n - 1)) &&
+            \separated(q->p + (0 .. q->n - 1), q->state[0] + (0 .. q->n - 1),
+                       q->grad + (0 .. q->n - 1)));
+    // A sub-optimizer's parameters: the array NULL or readable, every parameter's buffers ok.
+    predicate sub_ok(oc_sub_optimizer *s) =
+        (s->params == \null || \valid_read(s->params + (0 .. s->nparams - 1))) &&
+        (s->params != \null ==>
+            \forall integer i; 0 <= i < s->nparams ==> param_ok(s, s->params + i));
+    predicate subs_ok(oc_sub_optimizer *subs, integer nsub) =
+        \forall integer k; 0 <= k < nsub ==> sub_ok(subs + k);
+    // The parameters of subs[0 .. k-1], 0 <= k <= OC_GUARD_MAX_SUBS (STEP-CFG-1), written out
+    // term by term: Eva does not evaluate recursive logic functions.
+    logic integer params_of(oc_sub_optimizer *subs, integer k, integer j) =
+        j < k ? subs[j].nparams : 0;
+    logic integer params_upto(oc_sub_optimizer *subs, integer k) =
+        params_of(subs, k, 0) + params_of(subs, k, 1) + params_of(subs, k, 2) +
+        params_of(subs, k, 3) + params_of(subs, k, 4) + params_of(subs, k, 5) +
+        params_of(subs, k, 6) + params_of(subs, k, 7);
+    predicate params_bounded(oc_sub_optimizer *subs, integer nsub) =
+        \forall integer k; 0 <= k <= nsub ==> params_upto(subs, k) <= OC_GUARD_MAX_PARAMS;
+    // oc_guard_norm_and_clip's views are a local array, in the memory WP reads the
+    // sub-optimizers from: the sub-optimizers' parameter counts, arrays, lengths and gradients
+    // the same at L as at Pre, and every view's gradient valid.
+    predicate params_kept{L, Pre}(oc_sub_optimizer *subs, integer nsub) =
+        \forall integer k; 0 <= k < nsub ==>
+            \at(subs[k].nparams, L) == \at(subs[k].nparams, Pre) &&
+            \at(subs[k].params, L) == \at(subs[k].params, Pre);
+    predicate grads_kept{L, Pre}(oc_sub_optimizer *subs, integer nsub) =
+        \forall integer k, i; 0 <= k < nsub && 0 <= i < \at(subs[k].nparams, Pre) ==>
+            \at(subs[k].params[i].n, L) == \at(subs[k].params[i].n, Pre) &&
+            \at(subs[k].params[i].grad, L) == \at(subs[k].params[i].grad, Pre);
+    predicate views_valid{L}(oc_clip_view *views, integer nviews) =
+        \forall integer v; 0 <= v < nviews ==>
+            \valid{L}(\at(views[v].grad, L) + (0 .. \at(views[v].length, L) - 1));
+    // What oc_guard_norm_and_clip needs of the sub-optimizers: every parameter's gradient writable.
+    predicate grads_ok(oc_sub_optimizer *subs, integer nsub) =
+        \forall integer k; 0 <= k < nsub ==>
+            (subs[k].nparams > 0 ==>
+                subs[k].params != \null &&
+                \valid_read(subs[k].params + (0 .. subs[k].nparams - 1))) &&
+            \forall integer i; 0 <= i < subs[k].nparams ==>
+                \valid(subs[k].params[i].grad + (0 .. subs[k].params[i].n - 1));
+    // What check_sub establishes of a sub-optimizer.
+    predicate sub_checked(oc_sub_optimizer *s) =
+        0 <= s->step < INT64_MAX && (s->nparams > 0 ==> s->params != \null);
+    predicate subs_checked(oc_sub_optimizer *subs, integer nsub) =
+        nsub <= OC_GUARD_MAX_SUBS && params_bounded(subs, nsub) &&
+        \forall integer k; 0 <= k < nsub ==> sub_checked(subs + k);
+    // What oc_guarded_step_check establishes when it accepts the step (STEP-ERR-1).
+    predicate step_accepted(oc_guard_config *cfg, oc_loss_scaler *scaler,
+                            oc_loss_scale_state *scaler_state, integer nsub,
+                            oc_sub_optimizer *subs, int64_t *position, integer increment,
+                            float *grad_norm, oc_step_outcome *outcome) =
+        cfg != \null && position != \null && grad_norm != \null && outcome != \null &&
+        (nsub > 0 ==> subs != \null) && 0 <= cfg->mode < OC_GUARD_MODE_COUNT &&
+        (cfg->mode == OC_GUARD_SCALED ==> scaler != \null && scaler_state != \null) &&
+        0 <= increment && 0 <= *position <= INT64_MAX - increment && subs_checked(subs, nsub);
+*/
+
 /* STEP-CLIP-1: the clipping configuration of the step (profile megatron, one rank). */
+/*@ requires valid_cfg: \valid_read(cfg);
+    assigns \result \from *cfg;
+*/
 oc_clip_config oc_guard_clip_config(const oc_guard_config *cfg);
 
 /* STEP-ERR-1: every check oc_ref_guarded_step makes before it writes anything, in its order
  * (pointers, mode, position and increment, CLIP-CFG-1, each sub-optimizer's hyper-parameters
  * and buffers, the loss scaler and its state); OC_OK when the step cannot fail. */
+/*@ requires cfg_ok: cfg == \null || \valid_read(cfg);
+    requires scaler_ok: scaler == \null || \valid_read(scaler);
+    requires state_ok: scaler_state == \null || \valid_read(scaler_state);
+    requires position_ok: position == \null || \valid_read(position);
+    requires subs_ok: subs == \null || (\valid_read(subs + (0 .. nsub - 1)) && subs_ok(subs, nsub));
+    assigns \nothing;
+    ensures accepted: \result == OC_OK ==>
+            step_accepted(cfg, scaler, scaler_state, nsub, subs, position, increment, grad_norm,
+                          outcome);
+*/
 oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
                                 const oc_loss_scale_state *scaler_state, size_t nsub,
                                 const oc_sub_optimizer *subs, const int64_t *position,
@@ -80,6 +175,34 @@ oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler
  * the step is taken (STEP-SCHED-1). *grad_norm: the global norm before clipping (0 when it is
  * not computed: clipping disabled or an inf skip). *outcome: taken or why skipped. On error
  * nothing is written, not even the gradients (STEP-ERR-1). */
+/*@ requires cfg_ok: cfg == \null || \valid_read(cfg);
+    requires scaler_ok: scaler == \null || \valid_read(scaler);
+    requires state_ok: scaler_state == \null || \valid(scaler_state);
+    requires position_ok: position == \null || \valid(position);
+    requires norm_ok: grad_norm == \null || \valid(grad_norm);
+    requires outcome_ok: outcome == \null || \valid(outcome);
+    requires subs_ok: subs == \null || (\valid(subs + (0 .. nsub - 1)) && subs_ok(subs, nsub));
+    // The integers the step writes (the scaler state, the counters, the position) are
+    // separated from the integers it reads afterwards (the Typed model has one integer memory).
+    requires sep_state_position:
+        scaler_state != \null && position != \null ==> \separated(scaler_state, position);
+    requires sep_state_cfg: scaler_state != \null && cfg != \null ==> \separated(scaler_state, cfg);
+    requires sep_subs_position:
+        subs != \null && position != \null ==> \separated(subs + (0 .. nsub - 1), position);
+    requires sep_subs_state: subs != \null && scaler_state != \null ==>
+             \separated(subs + (0 .. nsub - 1), scaler_state);
+    requires sep_subs_cfg:
+        subs != \null && cfg != \null ==> \separated(subs + (0 .. nsub - 1), cfg);
+    requires sep_params: subs != \null ==>
+             \forall integer k; 0 <= k < nsub && subs[k].params != \null ==>
+             \separated(subs[k].params + (0 .. subs[k].nparams - 1), subs + (0 .. nsub - 1)) &&
+             (scaler_state != \null ==>
+                 \separated(subs[k].params + (0 .. subs[k].nparams - 1), scaler_state));
+    // (the float buffers as open ranges: an over-approximation that keeps WP's goals small)
+    assigns *position, *grad_norm, *outcome, *scaler_state, errno, subs[0 .. nsub - 1].step,
+            subs[0 .. nsub - 1].params[..].grad[..], subs[0 .. nsub - 1].params[..].p[..],
+            subs[0 .. nsub - 1].params[..].state[0 .. 2][..];
+*/
 oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
                               oc_loss_scale_state *scaler_state, size_t nsub,
                               oc_sub_optimizer *subs, int64_t *position, int64_t increment,
@@ -90,22 +213,44 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
  * them). A set of sub-optimizers is a bit mask: bit k for sub-optimizer k.
  *
  * STEP-UNSCALE-1: Megatron's inv_scale = scale.double().reciprocal().float(). */
+/*@ requires valid_state: \valid_read(state);
+    assigns \nothing;
+*/
 float oc_guard_inverse_scale(const oc_loss_scale_state *state);
 
 /* STEP-UNSCALE-1, STEP-FOUND-INF-1: every gradient checked for inf/NaN and, if scale_them,
  * multiplied by inv_scale; returns the sub-optimizers holding a value that was not finite. */
+/*@ requires valid_subs: \valid_read(subs + (0 .. nsub - 1));
+    requires checked: subs_ok(subs, nsub) && subs_checked(subs, nsub);
+    assigns subs[0 .. nsub - 1].params[..].grad[..];
+*/
 unsigned oc_guard_unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, int scale_them);
 
 /* STEP-CLIP-1: *norm = the global norm of the gradients of the sub-optimizers in `which`
  * and, with clip_grad > 0, those gradients clipped with it (CLIP-CHAIN-1). */
+/*@ requires valid_cfg_norm: \valid_read(cfg) && \valid(norm);
+    requires valid_subs: \valid_read(subs + (0 .. nsub - 1));
+    requires grads: nsub <= OC_GUARD_MAX_SUBS && params_bounded(subs, nsub) && grads_ok(subs, nsub);
+    assigns *norm, subs[0 .. nsub - 1].params[..].grad[..];
+*/
 oc_status oc_guard_norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub_optimizer *subs,
                                  unsigned which, float *norm);
 
 /* CLIP-SKIP-1: whether the binary32 norm skips the step. */
+/*@ requires valid_cfg: \valid_read(cfg);
+    assigns \nothing;
+*/
 int oc_guard_norm_skips(const oc_guard_config *cfg, float norm);
 
 /* STEP-TAKE-1, STEP-SKIP-1: the sub-optimizers in `stepping` take their step, the others
  * keep their counters. */
+/*@ requires valid_subs: \valid(subs + (0 .. nsub - 1));
+    requires checked: subs_ok(subs, nsub) && subs_checked(subs, nsub);
+    requires sep_params: \forall integer k; 0 <= k < nsub && subs[k].params != \null ==>
+             \separated(subs[k].params + (0 .. subs[k].nparams - 1), subs + (0 .. nsub - 1));
+    assigns errno, subs[0 .. nsub - 1].step, subs[0 .. nsub - 1].params[..].p[..],
+            subs[0 .. nsub - 1].params[..].state[0 .. 2][..];
+*/
 oc_status oc_guard_step_subs(size_t nsub, oc_sub_optimizer *subs, unsigned stepping);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "optcert/acsl.h"
 #include "optcert/status.h"
 
 typedef enum oc_lion_profile {
@@ -18,24 +19,62 @@ typedef struct oc_lion_hparams {
     double weight_decay; /* >= 0, decoupled, lr-scaled: p *= 1 - lr*wd   LION-WD-1 */
 } oc_lion_hparams;
 
+/*@ // LION-HP-1: what oc_lion_check accepts.
+    predicate lion_hparams_ok(oc_lion_hparams *hp, int64_t step) =
+        1 <= step &&
+        hp->profile == OC_LION_TORCH &&
+        finite_ge0(hp->lr) &&
+        beta_ok(hp->beta1) && beta_ok(hp->beta2) &&
+        finite_ge0(hp->weight_decay);
+*/
+
 const char *oc_lion_profile_name(oc_lion_profile pr);
 oc_status oc_lion_profile_parse(const char *name, oc_lion_profile *out);
 
+/*@ requires valid_hp: \valid_read(hp);
+    assigns \nothing;
+    ensures ok: \result == OC_OK ==> lion_hparams_ok(hp, step);
+    ensures rejects: !lion_hparams_ok(hp, step) ==> \result != OC_OK;
+*/
 oc_status oc_lion_check(const oc_lion_hparams *hp, int64_t step);
 
 /* LION-ERR-1: what oc_ref_lion_step checks before it writes (hyper-parameters, step, and the
  * buffers: present, aligned, disjoint). */
+/*@ requires valid_hp: \valid_read(hp);
+    requires n_bound: n <= 0x10000000;
+    assigns \nothing;
+    ensures ok: \result == OC_OK ==> lion_hparams_ok(hp, step);
+    ensures rejects: !lion_hparams_ok(hp, step) ==> \result != OC_OK;
+*/
 oc_status oc_lion_check_args(const oc_lion_hparams *hp, int64_t step, size_t n, const float *p,
                              const float *m, const float *g);
 
 /* The pieces of the step, each a rule of spec/lion.md (the harness's mutants,
- * conformance/mutants/lion.c, recombine them; ACSL contracts in ref/lion.c). */
+ * conformance/mutants/lion.c, recombine them). */
+/*@ assigns \nothing; */
 double oc_lion_sign(double b1, double m, double g);           /* DIR-1, SIGN-1: -1, 0, +1, NaN */
+/*@ assigns \nothing; */
 float oc_lion_momentum(double b2, double m, double g);        /* M-1 */
+/*@ assigns \nothing; */
 float oc_lion_param(double lr, double decay, double p, double sign); /* UPD-1, WD-1 */
 
 /* One step (step >= 1) on n elements: p and momentum m (fp32) updated in place.
  * On error nothing is written. */
+/*@ requires valid_hp: \valid_read(hp);
+    requires n_bound: n <= 0x10000000;
+    requires valid_bufs: lion_hparams_ok(hp, step) ==>
+             \valid(p + (0 .. n-1)) && \valid(m + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
+    requires separated: \separated(p + (0 .. n-1), m + (0 .. n-1), g + (0 .. n-1));
+    assigns p[0 .. n-1], m[0 .. n-1];
+    behavior invalid:
+      assumes !lion_hparams_ok(hp, step);
+      assigns \nothing;
+      ensures rejected: \result != OC_OK;
+    behavior maybe_valid:
+      assumes lion_hparams_ok(hp, step);
+    complete behaviors;
+    disjoint behaviors;
+*/
 oc_status oc_ref_lion_step(const oc_lion_hparams *hp, int64_t step, size_t n, float *p, float *m,
                            const float *g);
 

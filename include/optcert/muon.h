@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include "optcert/newton_schulz.h"
 #include "optcert/status.h"
+#ifdef __FRAMAC__
+#include <errno.h> /* for the ACSL below (sqrt may set errno); no C compiler reads it */
+#endif
 
 typedef enum oc_muon_profile {
     OC_MUON_KELLER = 0, /* EMA momentum, Nesterov, shape_scaling, simple NS    MUON-PROF-KELLER */
@@ -37,27 +40,87 @@ typedef struct oc_muon_hparams {
     double extra_scale;        /* > 0, finite (Moonlight 0.2)                     MUON-SCALE-1 */
 } oc_muon_hparams;
 
+/* What oc_muon_check accepts: the shape and the enumerations (integer goals), the real
+ * hyper-parameters finite and in range (floating-point comparisons, MUON-HP-1). */
+/*@ predicate muon_shape_ok(oc_muon_hparams *hp, integer rows, integer cols) =
+        1 <= rows && 1 <= cols && rows * cols <= OC_NS_MAX_ELEMS &&
+        1 <= hp->ns.steps <= OC_NS_MAX_STEPS && 1 <= hp->ns.ncoef <= OC_NS_MAX_COEFS &&
+        (hp->form == OC_MUON_EMA || hp->form == OC_MUON_SGD) &&
+        0 <= hp->scale <= OC_MUON_UNIT_RMS_NORM && 0 <= hp->profile < OC_MUON_PROFILE_COUNT;
+    // MUON-HP-1's ranges as the IEEE comparisons the C code makes with the binary64 bounds
+    // (for finite values the same as the real comparisons: 1e6 is a binary64 value). Not the
+    // logic literal 1e6: Frama-C 25 reads it as 8/5 (proofs/STATUS.md).
+    predicate muon_reals_ok(oc_muon_hparams *hp) =
+        \is_finite(hp->lr) && \le_double((double)0.0, hp->lr) &&
+        \le_double(hp->lr, (double)1.0e6) &&
+        \is_finite(hp->momentum) && \le_double((double)0.0, hp->momentum) &&
+        \lt_double(hp->momentum, (double)1.0) &&
+        \is_finite(hp->weight_decay) && \le_double((double)0.0, hp->weight_decay) &&
+        \le_double(hp->weight_decay, (double)1.0e6) &&
+        \is_finite(hp->extra_scale) && \lt_double((double)0.0, hp->extra_scale) &&
+        \le_double(hp->extra_scale, (double)1.0e6);
+*/
+
+/* The caller's buffers of a step (MUON-ERR-1): valid for an accepted shape, pairwise separated. */
+/*@ predicate step_buffers_ok(oc_muon_hparams *hp, integer rows, integer cols, float *p,
+            float *m, float *g, double *work, integer work_len, float *scratch,
+            integer scratch_len) =
+        (rows * cols <= OC_NS_MAX_ELEMS ==>
+            \valid(p + (0 .. rows * cols - 1)) && \valid(m + (0 .. rows * cols - 1)) &&
+            \valid_read(g + (0 .. rows * cols - 1)) && \valid(scratch + (0 .. scratch_len - 1)) &&
+            \valid(work + (0 .. work_len - 1))) &&
+        \separated(p + (0 .. rows * cols - 1), m + (0 .. rows * cols - 1),
+                   g + (0 .. rows * cols - 1), scratch + (0 .. scratch_len - 1),
+                   work + (0 .. work_len - 1), hp);
+*/
+
 const char *oc_muon_profile_name(oc_muon_profile pr);
 oc_status oc_muon_profile_parse(const char *name, oc_muon_profile *out);
 
 /* The profile's conventions with its library defaults (MUON-PROF-*). */
+/*@ requires valid_hp: \valid(hp);
+    assigns *hp;
+    ensures status: \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
+    behavior unknown:
+      assumes !(0 <= pr < OC_MUON_PROFILE_COUNT);
+      assigns \nothing;
+      ensures rejected: \result == OC_ERR_BAD_PROFILE;
+    behavior known:
+      assumes 0 <= pr < OC_MUON_PROFILE_COUNT;
+      ensures filled: \result == OC_OK && hp->profile == pr;
+    complete behaviors;
+    disjoint behaviors; */
 oc_status oc_muon_profile_defaults(oc_muon_profile pr, oc_muon_hparams *hp);
 
 /* MUON-SCALE-1: the factor of the orthogonalised update for a rows x cols parameter. */
+/*@ requires valid_hp: \valid_read(hp);
+    assigns errno; */
 double oc_muon_scale_factor(const oc_muon_hparams *hp, size_t rows, size_t cols);
 
 /* MUON-HP-1 with NS-HP-1 / NS-IN-1 (the checks of oc_ref_muon_step before its buffer checks). */
+/*@ requires valid_hp: \valid_read(hp);
+    assigns \nothing;
+    ensures shape: \result == OC_OK ==> muon_shape_ok(hp, rows, cols);
+    ensures reals: \result == OC_OK ==> muon_reals_ok(hp); */
 oc_status oc_muon_check(const oc_muon_hparams *hp, size_t rows, size_t cols);
 /* MUON-HP-1: OC_OK when the hyper-parameters are valid (for any shape). */
+/*@ requires hp_ok: hp == \null || \valid_read(hp);
+    assigns \nothing; */
 oc_status oc_muon_hparams_check(const oc_muon_hparams *hp);
 
 /* Doubles of workspace for a rows x cols parameter (oc_ns_work_len). The step also needs
  * 3 rows cols floats of scratch. */
+/*@ assigns \nothing; */
 size_t oc_muon_work_len(size_t rows, size_t cols);
 
 /* One step on the rows x cols fp32 parameter p and momentum m (updated in place) with
  * gradient g, in the caller's workspace `work` (work_len doubles) and `scratch` (3 rows cols
  * floats). On error nothing is written to p and m (MUON-ERR-1). */
+/*@ requires hp_ok: hp == \null || \valid_read(hp);
+    requires buffers_ok:
+        step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, 3 * rows * cols);
+    assigns p[0 .. rows * cols - 1], m[0 .. rows * cols - 1],
+            scratch[0 .. 3 * rows * cols - 1], work[0 .. work_len - 1], errno; */
 oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, float *p,
                            float *m, const float *g, double *work, size_t work_len,
                            float *scratch);
@@ -65,13 +128,25 @@ oc_status oc_ref_muon_step(const oc_muon_hparams *hp, size_t rows, size_t cols, 
 /* The pieces of the step (conformance/mutants/muon.c recombines them).
  * MUON-ERR-1: what a step over nblocks blocks checks before it writes (hyper-parameters,
  * shape, buffers, the workspace and scratch lengths, finite p, m, g). */
+/*@ requires valid_hp: \valid_read(hp);
+    requires buffers_ok:
+        step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, scratch_len);
+    assigns \nothing;
+    ensures ok: \result == OC_OK ==> muon_shape_ok(hp, rows, cols) && muon_reals_ok(hp); */
 oc_status oc_muon_step_check(const oc_muon_hparams *hp, size_t nblocks, size_t rows, size_t cols,
                              const float *p, const float *m, const float *g, const double *work,
                              size_t work_len, const float *scratch, size_t scratch_len);
 /* MUON-MOM-1, MUON-NEST-1: the new momentum m_new and the direction dir of n elements. */
+/*@ requires valid_in: \valid_read(hp) && \valid_read(m + (0 .. n - 1)) &&
+                       \valid_read(g + (0 .. n - 1));
+    requires valid_out: \valid(m_new + (0 .. n - 1)) && \valid(dir + (0 .. n - 1));
+    requires separated: \separated(m_new + (0 .. n - 1), dir + (0 .. n - 1), m + (0 .. n - 1),
+                        g + (0 .. n - 1), hp);
+    assigns m_new[0 .. n - 1], dir[0 .. n - 1]; */
 void oc_muon_momentum_step(const oc_muon_hparams *hp, size_t n, const float *m,
                            const float *g, float *m_new, float *dir);
 /* MUON-WD-1, MUON-UPD-1, MUON-STORE-1: the new parameter p (1 - decay) - step o in binary32. */
+/*@ assigns \nothing; */
 float oc_muon_update(double p, double o, double step, double decay);
 
 /* ---- Blocks: split QKV and blockwise tensor parallelism (rules MUON-BLK-*) ---- */
@@ -114,12 +189,21 @@ void oc_muon_block_at(const oc_muon_partition *part, size_t rows, size_t cols, s
                       oc_muon_block *b);
 
 /* Floats of scratch for oc_ref_muon_block_step: 5 rows cols. */
+/*@ assigns \nothing; */
 size_t oc_muon_block_scratch_len(size_t rows, size_t cols);
 
 /* One Muon step (MUON-*) in which the direction is orthogonalised block by block
  * (MUON-BLK-ORTH-1) and each block scaled by its own factor (MUON-BLK-SCALE-1): the blocks of
  * the partition (oc_muon_block_at) given to oc_muon_blocks_step. Workspace as
  * oc_ref_muon_step, scratch oc_muon_block_scratch_len floats. On error nothing is written. */
+/*@ requires hp_ok: hp == \null || \valid_read(hp);
+    requires part_ok: part == \null || \valid_read(part);
+    requires buffers_ok:
+        step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, scratch_len);
+    requires separated: \separated(part, p + (0 .. rows * cols - 1), m + (0 .. rows * cols - 1),
+                        scratch + (0 .. scratch_len - 1), work + (0 .. work_len - 1));
+    assigns p[0 .. rows * cols - 1], m[0 .. rows * cols - 1], scratch[0 .. scratch_len - 1],
+            work[0 .. work_len - 1], errno; */
 oc_status oc_ref_muon_block_step(const oc_muon_hparams *hp, const oc_muon_partition *part,
                                  size_t rows, size_t cols, float *p, float *m, const float *g,
                                  double *work, size_t work_len, float *scratch,

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "optcert/acsl.h"
 #include "optcert/status.h"
 
 typedef enum oc_sgd_profile {
@@ -22,31 +23,85 @@ typedef struct oc_sgd_hparams {
     int maximize;        /* torch only                                            SGD-MAX-1 */
 } oc_sgd_hparams;
 
+/*@ // SGD-HP-1, SGD-HP-2, SGD-PROF-*: what oc_sgd_check accepts.
+    predicate sgd_hparams_ok(oc_sgd_hparams *hp, int64_t step) =
+        1 <= step &&
+        finite_ge0(hp->lr) &&
+        \is_finite(hp->momentum) && 0.0 <= hp->momentum < 1.0 &&
+        \is_finite(hp->dampening) && 0.0 <= hp->dampening <= 1.0 &&
+        finite_ge0(hp->weight_decay) &&
+        (hp->profile == OC_SGD_TORCH || hp->profile == OC_SGD_EMA) &&
+        (hp->profile == OC_SGD_TORCH && hp->nesterov != 0 ==>
+             hp->momentum > 0.0 && hp->dampening == 0.0) &&
+        (hp->profile == OC_SGD_EMA ==> hp->maximize == 0 && hp->dampening == 0.0);
+*/
+
 const char *oc_sgd_profile_name(oc_sgd_profile pr);
 oc_status oc_sgd_profile_parse(const char *name, oc_sgd_profile *out);
 
 /* Checks hyper-parameters and step against SGD-HP-1/2 and the profile's options. */
+/*@ requires valid_hp: \valid_read(hp);
+    assigns \nothing;
+    ensures ok: \result == OC_OK ==> sgd_hparams_ok(hp, step);
+    ensures rejects: !sgd_hparams_ok(hp, step) ==> \result != OC_OK;
+*/
 oc_status oc_sgd_check(const oc_sgd_hparams *hp, int64_t step);
 
 /* SGD-ERR-1: what oc_ref_sgd_step checks before it writes (hyper-parameters, step, and the
  * buffers: present, aligned, disjoint; buf only with momentum). */
+/*@ requires valid_hp: \valid_read(hp);
+    requires n_bound: n <= 0x10000000;
+    assigns \nothing;
+    ensures ok: \result == OC_OK ==> sgd_hparams_ok(hp, step);
+    ensures rejects: !sgd_hparams_ok(hp, step) ==> \result != OC_OK;
+*/
 oc_status oc_sgd_check_args(const oc_sgd_hparams *hp, int64_t step, size_t n, const float *p,
                             const float *buf, const float *g);
 
 /* The pieces of the step, each a rule of spec/sgd.md, for hyper-parameters that pass
- * oc_sgd_check (the harness's mutants, conformance/mutants/sgd.c, recombine them). Their ACSL
- * contracts are in ref/sgd.c, as for ref/adam.c. */
+ * oc_sgd_check (the harness's mutants, conformance/mutants/sgd.c, recombine them). */
+/*@ requires valid_hp: \valid_read(hp);
+    assigns \nothing; */
 double oc_sgd_torch_gradient(const oc_sgd_hparams *hp, double p, double g);   /* MAX-1, WD-1 */
+/*@ requires valid_hp: \valid_read(hp);
+    assigns \nothing; */
 float oc_sgd_torch_buffer(const oc_sgd_hparams *hp, double buf, double g);    /* BUF-1 */
+/*@ requires valid_hp: \valid_read(hp);
+    assigns \nothing; */
 double oc_sgd_torch_direction(const oc_sgd_hparams *hp, double g, double buf); /* NEST-1 */
+/*@ assigns \nothing; */
 float oc_sgd_ema_buffer(double keep, double take, double buf, double g);       /* BUF-2 */
+/*@ requires valid_hp: \valid_read(hp);
+    assigns \nothing; */
 double oc_sgd_ema_direction(const oc_sgd_hparams *hp, double keep, double take, double g,
                             double buf);                                       /* NEST-2 */
+/*@ requires valid_hp: \valid_read(hp);
+    assigns \nothing; */
 float oc_sgd_param(const oc_sgd_hparams *hp, double p, double direction);      /* UPD-1, WD-2 */
 
 /* One step (step >= 1) on n elements: p and the momentum buffer buf (fp32) updated in place.
  * buf is read only when momentum > 0 (may be NULL otherwise); in the torch profile the input
  * buffer of step 1 is ignored (torch creates it from g, SGD-BUF-1). On error nothing is written. */
+/*@ requires valid_hp: \valid_read(hp);
+    requires n_bound: n <= 0x10000000;
+    requires valid_bufs: sgd_hparams_ok(hp, step) ==>
+             \valid(p + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
+    requires valid_buf: sgd_hparams_ok(hp, step) && hp->momentum != 0.0 ==>
+             \valid(buf + (0 .. n-1));
+    requires separated_p_g: \separated(p + (0 .. n-1), g + (0 .. n-1));
+    requires separated_buf: hp->momentum != 0.0 ==>
+             \separated(buf + (0 .. n-1), p + (0 .. n-1), g + (0 .. n-1));
+    // buf is written only with momentum.
+    assigns p[0 .. n-1], buf[0 .. (hp->momentum != 0.0 ? n-1 : -1)];
+    behavior invalid:
+      assumes !sgd_hparams_ok(hp, step);
+      assigns \nothing;
+      ensures rejected: \result != OC_OK;
+    behavior maybe_valid:
+      assumes sgd_hparams_ok(hp, step);
+    complete behaviors;
+    disjoint behaviors;
+*/
 oc_status oc_ref_sgd_step(const oc_sgd_hparams *hp, int64_t step, size_t n, float *p, float *buf,
                           const float *g);
 

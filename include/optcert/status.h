@@ -1,4 +1,6 @@
-/* optcert status codes: every public function returns one (ARCHITECTURE §6). */
+/* optcert status codes: what the checks and steps return, OC_OK or the reason of a rejection
+ * (each family's ERR rule, e.g. spec/adam.md ADAM-ERR-1; any other value fails a case,
+ * spec/vectors.md VEC-PLUG-2). */
 #ifndef OPTCERT_STATUS_H
 #define OPTCERT_STATUS_H
 
