@@ -14,7 +14,8 @@
 # DTensor-sharded Adam/SGD state on 2 gloo ranks and loading it on 3 (spec/checkpoint.md §5); megatron-core 0.19.2's ChainedOptimizer.step (its
 # clipping, on CPU with stand-in process groups) on clip-megatron, megatron-core 0.19.2's
 # TensorParallelMuon (blockwise tensor parallelism, split QKV; fp32 class with fp32_matmul_prec
-# "highest", bf16 at Megatron's default "medium") on muon-tp-blockwise and muon-split-qkv, and
+# "highest", bf16 at Megatron's default "medium") on muon-blocks-megatron-tp and
+# muon-blocks-megatron-qkv, and
 # Megatron's layout functions against fast/layout (after the table); timm's AdamWLegacy and Lion
 # and bitsandbytes' 32-bit AdamW, Lion and SGD (CPU backend), and heavyball's AdamW (its
 # bias-corrected moments through the mapping's value transform) and SGD (eager, without
@@ -136,23 +137,23 @@ megatron-core megatron_grad_scaler loss-scale-megatron
 megatron-core megatron_grad_scaler loss-scale-megatron-constant
 torch torch_grad_scaler@torch2 loss-scale-torch
 torch torch_clip clip-torch
-muon-optimizer muon_ns ns-simple --impl=keller
-optax muon_ns ns-simple --impl=optax
-optax muon_ns ns-quintic --impl=optax
-optax muon_ns ns-polar-express --impl=optax
-optax muon_ns ns-aol --impl=optax
+muon-optimizer muon_ns newton-schulz-simple --impl=keller
+optax muon_ns newton-schulz-simple --impl=optax
+optax muon_ns newton-schulz-quintic --impl=optax
+optax muon_ns newton-schulz-polar-express --impl=optax
+optax muon_ns newton-schulz-aol --impl=optax
 muon-optimizer muon_ns muon-keller --impl=keller
-torch muon_ns@torch2 ns-simple --impl=torch
+torch muon_ns@torch2 newton-schulz-simple --impl=torch
 torch muon_ns@torch2 muon-keller --impl=torch
 torch muon_ns@torch2 muon-moonlight --impl=torch
 torch muon_ns@torch2 muon-megatron --impl=torch
-emerging-optimizers muon_ns@emerging ns-simple --impl=emerging
-emerging-optimizers muon_ns@emerging ns-quintic --impl=emerging
-emerging-optimizers muon_ns@emerging ns-polar-express --impl=emerging
-emerging-optimizers muon_ns@emerging ns-aol --impl=emerging
-emerging-optimizers muon_ns@emerging ns-cans --impl=emerging
-emerging-optimizers muon_ns@emerging ns-deepseekv4 --impl=emerging
-emerging-optimizers muon_ns@emerging ns-cubic5 --impl=emerging
+emerging-optimizers muon_ns@emerging newton-schulz-simple --impl=emerging
+emerging-optimizers muon_ns@emerging newton-schulz-quintic --impl=emerging
+emerging-optimizers muon_ns@emerging newton-schulz-polar-express --impl=emerging
+emerging-optimizers muon_ns@emerging newton-schulz-aol --impl=emerging
+emerging-optimizers muon_ns@emerging newton-schulz-cans --impl=emerging
+emerging-optimizers muon_ns@emerging newton-schulz-deepseekv4 --impl=emerging
+emerging-optimizers muon_ns@emerging newton-schulz-cubic5 --impl=emerging
 torch torch_optim@torch2 adam-torch
 torch torch_optim@torch2 adam-torch --foreach
 torch torch_optim@torch2 adam-torch --fused
@@ -165,11 +166,11 @@ torch torch_optim@torch2 sgd-torch-mixed
 torch torch_optim@torch2 sgd-torch-mixed --fused
 pytorch-optimizer torch_optim@pto lion-torch --optimizer=pytorch_optimizer:Lion
 pytorch-optimizer torch_optim@pto lion-torch-mixed --optimizer=pytorch_optimizer:Lion
-pytorch-optimizer muon_ns@pto ns-simple --impl=pto
-pytorch-optimizer muon_ns@pto ns-quintic --impl=pto
-pytorch-optimizer muon_ns@pto ns-polar-express --impl=pto
-pytorch-optimizer muon_ns@pto ns-polar-express-safety --impl=pto
-pytorch-optimizer muon_ns@pto ns-aol --impl=pto
+pytorch-optimizer muon_ns@pto newton-schulz-simple --impl=pto
+pytorch-optimizer muon_ns@pto newton-schulz-quintic --impl=pto
+pytorch-optimizer muon_ns@pto newton-schulz-polar-express --impl=pto
+pytorch-optimizer muon_ns@pto newton-schulz-polar-express-safety --impl=pto
+pytorch-optimizer muon_ns@pto newton-schulz-aol --impl=pto
 keras keras_optim adam-keras
 keras keras_optim lion-torch
 transformers transformers_schedule@constant schedule-megatron --schedule=constant
@@ -194,10 +195,10 @@ megatron-core megatron_grad_scaler@mcore19 resume-loss-scale-megatron
 torch torch_grad_scaler@torch2 resume-loss-scale-torch
 torch torch_dcp@torch2 resume-adam-torch
 torch torch_dcp@torch2 resume-sgd-torch
-megatron-core megatron_muon@mcore19 muon-tp-blockwise --fp32-matmul-prec=highest
-megatron-core megatron_muon@mcore19 muon-split-qkv --fp32-matmul-prec=highest
-megatron-core megatron_muon@mcore19 muon-tp-blockwise
-megatron-core megatron_muon@mcore19 muon-split-qkv
+megatron-core megatron_muon@mcore19 muon-blocks-megatron-tp --fp32-matmul-prec=highest
+megatron-core megatron_muon@mcore19 muon-blocks-megatron-qkv --fp32-matmul-prec=highest
+megatron-core megatron_muon@mcore19 muon-blocks-megatron-tp
+megatron-core megatron_muon@mcore19 muon-blocks-megatron-qkv
 torch adafactor@torch2 adafactor-torch --impl=torch
 torch adafactor@torch2 adafactor-torch --impl=torch --foreach
 transformers adafactor@torch2 adafactor-transformers --impl=transformers

@@ -1,10 +1,12 @@
 #!/usr/bin/python3
 """Validates every committed vector file against spec/schema/optcert-vectors-1.schema.json,
 plus the cross-file facts a JSON Schema cannot state: unique tcIds, numberOfTests, every flag
-defined in notes, and every tensor key present in the safetensors header (VEC-FMT-2, -6, -7).
+defined in notes, every tensor key present in the safetensors header (VEC-FMT-2, -6, -7), and
+the family named after its algorithm and profile (VEC-NAME-1).
 usage: ci/validate_vectors.py [VECTOR_DIR]   (exit 1 on any problem)"""
 import json
 import pathlib
+import re
 import struct
 import sys
 
@@ -23,11 +25,28 @@ def problem(path, msg):
     print(f"{path}: {msg}")
 
 
+def check_name(path, doc):
+    """VEC-NAME-1: [resume-]<algorithm>-<profile>[-<variant>][-mixed], the name of the directory,
+    the file, its `family` and its tensors file."""
+    name, algorithm, profile = path.parent.name, doc.get("algorithm"), doc.get("profile")
+    variant = r"(-(?!mixed$)[a-z0-9]+)?"  # one word, not "mixed"
+    rule = f"(resume-)?{re.escape(str(algorithm))}-{re.escape(str(profile))}{variant}(-mixed)?"
+    if path.stem != name or doc.get("family") != name:
+        problem(path, f"family {doc.get('family')!r} in {path.parent.name}/{path.name}: the "
+                f"directory, the file and the family carry one name (VEC-NAME-1)")
+    elif not re.fullmatch(rule, name):
+        problem(path, f"family {name!r} is not named [resume-]{algorithm}-{profile}[-<variant>]"
+                f"[-mixed] after its algorithm and profile (VEC-NAME-1)")
+    elif doc.get("tensors", f"{name}.safetensors") != f"{name}.safetensors":
+        problem(path, f"tensors file {doc['tensors']!r} is not {name}.safetensors (VEC-NAME-1)")
+
+
 files = sorted(vector_dir.glob("*/*.json"))
 for path in files:
     doc = json.loads(path.read_text())
     for err in validator.iter_errors(doc):
         problem(path, f"schema: {'/'.join(map(str, err.absolute_path))}: {err.message}")
+    check_name(path, doc)
     header = {}
     if "tensors" in doc:  # scalar families keep their values inline
         raw = (path.parent / doc["tensors"]).read_bytes()

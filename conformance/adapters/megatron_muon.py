@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""optcert adapter: run Megatron's TensorParallelMuon on the muon-blocks families (muon-tp-blockwise,
-muon-split-qkv; spec/muon.md §10, MUON-BLK-*) through the results path (spec/vectors.md VEC-RES-*).
+"""optcert adapter: run Megatron's TensorParallelMuon on the muon-blocks families
+(muon-blocks-megatron-tp, muon-blocks-megatron-qkv; spec/muon.md §10, MUON-BLK-*) through the
+results path (spec/vectors.md VEC-RES-*).
 
 The optimizer is megatron-core's own `TensorParallelMuon` (megatron/core/optimizer/
 emerging_optimizers.py), built with the case's lr, momentum, nesterov, weight_decay (decoupled),
@@ -35,7 +36,7 @@ passes none), or the add-mode normalisation (newton_schulz divides by max(||X||_
 
     PYTHONPATH=/opt/optcert-mcore-0.19.2 /opt/optcert-torch2/bin/python \\
         conformance/adapters/megatron_muon.py \\
-        --vectors vectors/muon-tp-blockwise/muon-tp-blockwise.json --out results.safetensors
+        --vectors vectors/muon-blocks-megatron-tp/muon-blocks-megatron-tp.json --out results.safetensors
 Exit status: 0 on success, 2 on malformed input.
 """
 import argparse

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""optcert adapter: a library's Newton-Schulz orthogonalisation (spec/muon.md NS-*) on an ns-*
-vector family, or its Muon step (MUON-*) on a muon-* family, through the results path
-(spec/vectors.md VEC-FMT-12, VEC-RES-*).
+"""optcert adapter: a library's Newton-Schulz orthogonalisation (spec/muon.md NS-*) on a
+newton-schulz-* vector family, or its Muon step (MUON-*) on a muon-* family, through the results
+path (spec/vectors.md VEC-FMT-12, VEC-RES-*).
 
   --impl keller  muon.zeropower_via_newtonschulz5 of PyPI muon-optimizer (KellerJordan/Muon):
                  (3.4445, -4.7750, 2.0315) hard-coded, X / (||X||_F + 1e-7), every iterate in
@@ -21,11 +21,11 @@ vector family, or its Muon step (MUON-*) on a muon-* family, through the results
                  from typing_extensions), fp32 class, with the case's eps: its named coefficient
                  set where the case's tuples and schedule are one (simple, quintic, aol cycled;
                  polar_express, cans, deepseekv4 repeated last), else coefficient_type "custom"
-                 (cycled: ns-cubic5's tuples, a set 0.3.0 does not name yet, spec/muon.md).
+                 (cycled: the cubic5 profile's tuples, a set 0.3.0 does not name yet, spec/muon.md).
                  X / max(||X||_F, eps) (max mode): add-mode families differ only where
                  ||G||_F ~ eps (known divergences); normScale != 1 is `unsupported`.
   --impl torch   torch.optim.Muon of torch >= 2.9 (/opt/optcert-torch2: ci/setup-python.sh), bf16 class:
-                 on ns-* its _zeropower_via_newtonschulz (the function Muon.step calls: one
+                 on newton-schulz-* its _zeropower_via_newtonschulz (the function Muon.step calls: one
                  (a, b, c) tuple, any steps, X / max(||X||_F, eps) (max mode) in bf16) on the cases
                  with one tuple and normScale 1 (add-mode families run in torch's max mode: they
                  differ only where ||G||_F ~ eps); on muon-* Muon.step with the case's lr,
@@ -42,7 +42,7 @@ Nothing is judged here: `optcert judge --results FILE --class CLASS` does. A lib
 `rejected`; `acceptable` and `invalid` cases are run like the others.
 
     /usr/bin/python3 conformance/adapters/muon_ns.py --impl keller \\
-        --vectors vectors/ns-simple/ns-simple.json --out results.safetensors
+        --vectors vectors/newton-schulz-simple/newton-schulz-simple.json --out results.safetensors
     /opt/optcert-jax/bin/python conformance/adapters/muon_ns.py --impl optax ...   (ci/setup-python.sh)
     /opt/optcert-torch2/bin/python conformance/adapters/muon_ns.py --impl torch ...
 Exit status: 0 on success, 2 on malformed input.

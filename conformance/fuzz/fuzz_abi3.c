@@ -14,7 +14,7 @@
 #include "judge.h"
 
 static const char *const names[] = {"adam-torch", "adam-torch-mixed", "sgd-ema",
-                                    "step-megatron", "clip-torch", "muonclip-kimi-mla"};
+                                    "guarded-step-megatron", "clip-torch", "muonclip-kimi-mla"};
 
 static void stub(void) {}
 

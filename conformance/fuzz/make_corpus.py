@@ -149,7 +149,7 @@ def main():
                               bytes([*range(16), 0x7F, 0x80, 0xFF] * 2)),
         # found by the harness (commit dc73e8c): a route outside oc_route from the routed step
         "regress-route-outside-enum": table(
-            0x02FFFFFFFFFFFFFF, 2, 0xFFFFFFFF, 0, "muon-adamw-route",
+            0x02FFFFFFFFFFFFFF, 2, 0xFFFFFFFF, 0, "muon-route-megatron",
             bytes.fromhex("00ffff00000000000000000000000000"
                           "20ffffffff0000200000000000")),
     }

@@ -54,7 +54,8 @@ static const v2_row v2_rows[] = {
     PLAIN("muonclip-kimi", qk_clip, OC_CAP_QK_CLIP),
     PLAIN("muonclip-megatron", qk_clip, OC_CAP_QK_CLIP),
     PLAIN("muonclip-kimi-mla", qk_clip, OC_CAP_QK_CLIP | OC_CAP_QK_CLIP_MLA),
-    {offsetof(oc_impl, guarded_step), "step-megatron", NULL, 0, {"scaled", "unchecked", "checked"},
+    {offsetof(oc_impl, guarded_step), "guarded-step-megatron", NULL, 0,
+     {"scaled", "unchecked", "checked"},
      {OC_CAP_STEP_SCALED, OC_CAP_STEP_UNCHECKED, OC_CAP_STEP_CHECKED}},
 };
 

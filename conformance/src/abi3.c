@@ -16,6 +16,32 @@ const oc_known_family *oc_known_family_find(const char *family)
     return NULL;
 }
 
+/* VEC-NAME-1: the families renamed to follow the naming rule (2026-12-02), old name -> new. */
+static const struct {
+    const char *old, *now;
+} renamed[] = {
+    {"step-megatron", "guarded-step-megatron"},
+    {"muon-split-qkv", "muon-blocks-megatron-qkv"},
+    {"muon-tp-blockwise", "muon-blocks-megatron-tp"},
+    {"muon-adamw-route", "muon-route-megatron"},
+    {"ns-aol", "newton-schulz-aol"},
+    {"ns-cans", "newton-schulz-cans"},
+    {"ns-cubic5", "newton-schulz-cubic5"},
+    {"ns-deepseekv4", "newton-schulz-deepseekv4"},
+    {"ns-polar-express", "newton-schulz-polar-express"},
+    {"ns-polar-express-safety", "newton-schulz-polar-express-safety"},
+    {"ns-quintic", "newton-schulz-quintic"},
+    {"ns-simple", "newton-schulz-simple"},
+};
+
+const char *oc_family_renamed(const char *family)
+{
+    for (size_t i = 0; i < sizeof renamed / sizeof *renamed; i++)
+        if (strcmp(renamed[i].old, family) == 0)
+            return renamed[i].now;
+    return NULL;
+}
+
 const oc_family_entry *oc_abi3_find(const oc_impl_v3 *t, const char *family)
 {
     for (size_t i = 0; i < t->nfamilies; i++)
@@ -104,6 +130,9 @@ oc_status oc_abi3_check(const oc_impl_v3 *t, oc_diag *d)
         const oc_family_entry *e = &t->families[i];
         const char *bad = NULL;
         size_t badlen;
+        if (e->family && oc_family_renamed(e->family))
+            return oc_fail(d, OC_ERR_FORMAT, "the v3 table's family %zu is '%s': renamed '%s' "
+                           "(VEC-NAME-1)", i, e->family, oc_family_renamed(e->family));
         if (!e->family || !oc_known_family_find(e->family))
             return oc_fail(d, OC_ERR_FORMAT, "the v3 table's family %zu is %s%.64s%s: not a family "
                            "optcert knows (optcert families)", i, e->family ? "'" : "",

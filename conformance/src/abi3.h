@@ -29,6 +29,11 @@ void oc_options_join(const char *const *options, uint64_t bits, char *out, size_
 /* The registry's entry of `family`; NULL if optcert does not know it. */
 const oc_known_family *oc_known_family_find(const char *family);
 
+/* VEC-NAME-1: the new name of a family renamed to follow the naming rule; NULL if `family` is
+ * not an old name. optcert answers an old name (--family, a results file, a v3 table) with it
+ * and exit status 2. */
+const char *oc_family_renamed(const char *family);
+
 /* VEC-ABI-1, -3: the family whose entry a "-mixed" or "resume-" family's steps use: `family`
  * without "resume-" (into base, of size len) and without "-mixed"; sets *resume and *mixed to
  * whether they were there. */

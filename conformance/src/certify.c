@@ -350,9 +350,11 @@ static oc_status check_result_keys(const oc_st_file *st, const char *vector_dir,
                 known = strlen(base) == strlen(family) + 5 && strncmp(base, family, strlen(family)) == 0;
             }
             if (!known) {
+                const char *now = oc_family_renamed(family); /* VEC-NAME-1 */
                 s = oc_fail(d, OC_ERR_FORMAT, "%s: %s '%s' names family '%s', which %s does not "
-                            "have (wrong family)", st->path, pass ? "metadata key" : "tensor",
-                            key, family, vector_dir);
+                            "have (%s%s%s)", st->path, pass ? "metadata key" : "tensor", key,
+                            family, vector_dir, now ? "renamed '" : "wrong family",
+                            now ? now : "", now ? "', VEC-NAME-1" : "");
                 break;
             }
             for (size_t f = 0; f < cert->nfams; f++) {

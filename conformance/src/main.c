@@ -672,6 +672,11 @@ int main(int argc, char **argv)
     int parsed = parse(argc, argv, first, &o);
     if (parsed != 0)
         return parsed > 0 ? usage_to(stdout, NULL) : usage(NULL);
+    if (o.family && oc_family_renamed(o.family)) {
+        fprintf(stderr, "optcert: family '%s' is now named '%s' (VEC-NAME-1)\n", o.family,
+                oc_family_renamed(o.family));
+        return 2;
+    }
     int on_tree = strcmp(cmd, "trace") == 0 || strcmp(cmd, "explain") == 0;
     if (!on_tree && !is_directory(o.vectors))
         return 2; /* every command but trace and explain reads the vector directory */

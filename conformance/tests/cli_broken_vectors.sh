@@ -35,17 +35,17 @@ check "results.safetensors: cannot open" "$optcert" judge --results "$tmp/result
 # A tensor family without "tensors" (VEC-FMT-9), a case naming __metadata__ as a tensor
 # (VEC-FMT-7), and a FIFO, a directory or a device where a file belongs are refused, not crashed
 # on or blocked on.
-step="$root/vectors/step-megatron/step-megatron"
-edit() { # python-statement-on-d: the step-megatron JSON edited into the copy
+step="$root/vectors/guarded-step-megatron/guarded-step-megatron"
+edit() { # python-statement-on-d: the guarded-step-megatron JSON edited into the copy
     /usr/bin/python3 -c "import json, sys
 d = json.load(open(sys.argv[1]))
 $1
-json.dump(d, open(sys.argv[2], 'w'))" "$step.json" "$tmp/step-megatron/step-megatron.json"
+json.dump(d, open(sys.argv[2], 'w'))" "$step.json" "$tmp/guarded-step-megatron/guarded-step-megatron.json"
 }
 rm -rf "$tmp/lion-torch"
-mkdir "$tmp/step-megatron"
+mkdir "$tmp/guarded-step-megatron"
 edit "del d['tensors']"
-rejected step-megatron "step-megatron.json: tcId 1: tensor '1/state' needs a tensors file"
+rejected guarded-step-megatron "guarded-step-megatron.json: tcId 1: tensor '1/state' needs a tensors file"
 edit "d['testGroups'][0]['tests'][0]['inputs']['state'] = '__metadata__'"
 /usr/bin/python3 -c "import json, struct, sys
 b = open(sys.argv[1], 'rb').read()
@@ -53,20 +53,20 @@ n = struct.unpack('<Q', b[:8])[0]
 h = json.loads(b[8:8 + n])
 h['__metadata__'] = {'note': 'not a tensor'}
 h = json.dumps(h).encode()
-open(sys.argv[2], 'wb').write(struct.pack('<Q', len(h)) + h + b[8 + n:])" "$step.safetensors" "$tmp/step-megatron/step-megatron.safetensors"
-rejected step-megatron "step-megatron.safetensors: '__metadata__' is not a tensor"
-rm "$tmp/step-megatron/step-megatron.safetensors"
-mkfifo "$tmp/step-megatron/step-megatron.safetensors"
-rejected step-megatron "step-megatron.safetensors: not a regular file"
-check "step-megatron.safetensors: not a regular file" "$optcert" judge --results "$tmp/step-megatron/step-megatron.safetensors" --vectors "$tmp"
-rm "$tmp/step-megatron/step-megatron.json"
-mkfifo "$tmp/step-megatron/step-megatron.json"
-rejected step-megatron "step-megatron.json: not a regular file"
+open(sys.argv[2], 'wb').write(struct.pack('<Q', len(h)) + h + b[8 + n:])" "$step.safetensors" "$tmp/guarded-step-megatron/guarded-step-megatron.safetensors"
+rejected guarded-step-megatron "guarded-step-megatron.safetensors: '__metadata__' is not a tensor"
+rm "$tmp/guarded-step-megatron/guarded-step-megatron.safetensors"
+mkfifo "$tmp/guarded-step-megatron/guarded-step-megatron.safetensors"
+rejected guarded-step-megatron "guarded-step-megatron.safetensors: not a regular file"
+check "guarded-step-megatron.safetensors: not a regular file" "$optcert" judge --results "$tmp/guarded-step-megatron/guarded-step-megatron.safetensors" --vectors "$tmp"
+rm "$tmp/guarded-step-megatron/guarded-step-megatron.json"
+mkfifo "$tmp/guarded-step-megatron/guarded-step-megatron.json"
+rejected guarded-step-megatron "guarded-step-megatron.json: not a regular file"
 mkdir "$tmp/results.safetensors"
 check "results.safetensors: not a regular file" "$optcert" judge --results "$tmp/results.safetensors" --vectors "$tmp"
 check "/dev/zero: not a regular file" "$optcert" judge --results /dev/zero --vectors "$tmp"
 # Issue 18 item 3: every bad input exits 2 naming the file and the problem.
-rm -rf "$tmp/step-megatron" "$tmp/results.safetensors"
+rm -rf "$tmp/guarded-step-megatron" "$tmp/results.safetensors"
 fam() { # family python-statements-on-d: a copy of that family with its JSON edited
     rm -rf "$tmp/$1"
     cp -r "$root/vectors/$1" "$tmp/"
@@ -81,12 +81,12 @@ for cmd in certify families mutants "vectors verify"; do
     check "/MISSING: no such directory" "$optcert" $cmd --vectors "$tmp/MISSING"
 done
 check "/MISSING: no such directory" "$optcert" judge --results "$root/vectors/sgd-torch/sgd-torch.safetensors" --vectors "$tmp/MISSING"
-# A muon-adamw-route case whose parameter.shape disagrees with rows x cols (was heap corruption).
-fam muon-adamw-route "tests[0]['parameter']['shape'] = [64, 8]"
-rejected muon-adamw-route "muon-adamw-route.json: tcId 1: parameter.shape (512 elements, stored as \[64, 8\]) disagrees with rows x cols = \[32, 8\]"
-fam muon-adamw-route "tests[9]['parameter']['shape'] = [12, 2, 4]"
-rejected muon-adamw-route "tcId 10: parameter.shape (96 elements, stored as \[12, 8\]) disagrees with rows x cols = \[8, 12\]"
-rm -rf "$tmp/muon-adamw-route"
+# A muon-route-megatron case whose parameter.shape disagrees with rows x cols (was heap corruption).
+fam muon-route-megatron "tests[0]['parameter']['shape'] = [64, 8]"
+rejected muon-route-megatron "muon-route-megatron.json: tcId 1: parameter.shape (512 elements, stored as \[64, 8\]) disagrees with rows x cols = \[32, 8\]"
+fam muon-route-megatron "tests[9]['parameter']['shape'] = [12, 2, 4]"
+rejected muon-route-megatron "tcId 10: parameter.shape (96 elements, stored as \[12, 8\]) disagrees with rows x cols = \[8, 12\]"
+rm -rf "$tmp/muon-route-megatron"
 # Tolerances: not finite, negative, or above what the derivation allows.
 fam schedule-megatron "tests[0]['points'][0]['lrTol'] = 'inf'"
 rejected schedule-megatron "schedule-megatron.json: tcId 1: tolerance lrTol\[0\] = inf: must be finite"
@@ -119,9 +119,9 @@ rm -rf "$tmp/te-storage-fusedadam"
 fam sgd-torch "d['testGroups'][0]['hparams']['lr'] = 'nan'"
 rejected sgd-torch "sgd-torch.json: tcId 1: hyper-parameter 'lr' is NaN in a valid case"
 rm -rf "$tmp/sgd-torch"
-fam step-megatron "[t for t in tests if t['result'] == 'valid'][0]['optimizers'][0]['hparams']['lr'] = 'nan'"
-rejected step-megatron "step-megatron.json: tcId [0-9]*: hyper-parameter 'lr' is NaN in a valid case"
-rm -rf "$tmp/step-megatron"
+fam guarded-step-megatron "[t for t in tests if t['result'] == 'valid'][0]['optimizers'][0]['hparams']['lr'] = 'nan'"
+rejected guarded-step-megatron "guarded-step-megatron.json: tcId [0-9]*: hyper-parameter 'lr' is NaN in a valid case"
+rm -rf "$tmp/guarded-step-megatron"
 # A duplicate tcId (VEC-FMT-2).
 fam sgd-torch "tests[5]['tcId'] = tests[2]['tcId']"
 rejected sgd-torch "sgd-torch.json: duplicate tcId 3"
@@ -158,6 +158,12 @@ results "meta['status/sgd-torhc/1'] = 'ok'"
 judge "results.safetensors: metadata key 'status/sgd-torhc/1' names family 'sgd-torhc', which .* does not have (wrong family)"
 results "tensors.append(('sgd-torhc/1/p', 'F32', [1, 4]))"
 judge "results.safetensors: tensor 'sgd-torhc/1/p' names family 'sgd-torhc'"
+# VEC-NAME-1: a family's old name, in a results file or as --family, is answered with its new one
+results "meta['status/ns-simple/1'] = 'ok'"
+judge "results.safetensors: metadata key 'status/ns-simple/1' names family 'ns-simple', which .* does not have (renamed 'newton-schulz-simple', VEC-NAME-1)"
+for cmd in certify judge selftest mutants; do
+    check "family 'step-megatron' is now named 'guarded-step-megatron' (VEC-NAME-1)" "$optcert" $cmd --family step-megatron
+done
 results "meta['status/sgd-torch/99999'] = 'unsupported'"
 judge "results.safetensors: metadata key 'status/sgd-torch/99999' names tcId 99999, which family 'sgd-torch' does not have"
 results "tensors.append(('p', 'F32', [1, 4]))"
@@ -204,15 +210,15 @@ rm -rf "$tmp/adam-torch"
 tol sgd-torch-mixed 1 master tolFp32 0 1e30
 rejected sgd-torch-mixed "sgd-torch-mixed.json: tcId 1: tolerance master\[0\] = 1e+30: .*(VEC-TOL-1)"
 rm -rf "$tmp/sgd-torch-mixed"
-tol step-megatron 2 value tol 7 1e30
-rejected step-megatron "step-megatron.json: tcId 2: tolerance value\[7\] = 1e+30: .*(VEC-TOL-1)"
-rm -rf "$tmp/step-megatron"
+tol guarded-step-megatron 2 value tol 7 1e30
+rejected guarded-step-megatron "guarded-step-megatron.json: tcId 2: tolerance value\[7\] = 1e+30: .*(VEC-TOL-1)"
+rm -rf "$tmp/guarded-step-megatron"
 tol muon-keller 1 p tol 2 1e30
 rejected muon-keller "muon-keller.json: tcId 1: tolerance p\[2\] = 1e+30: .*(VEC-TOL-1)"
 rm -rf "$tmp/muon-keller"
-tol ns-simple 1 x tol 3 1e30
-rejected ns-simple "ns-simple.json: tcId 1: tolerance x\[3\] = 1e+30: .*(VEC-TOL-1)"
-rm -rf "$tmp/ns-simple"
+tol newton-schulz-simple 1 x tol 3 1e30
+rejected newton-schulz-simple "newton-schulz-simple.json: tcId 1: tolerance x\[3\] = 1e+30: .*(VEC-TOL-1)"
+rm -rf "$tmp/newton-schulz-simple"
 # VEC-TOL-2: an element-wise entry raised to 1.5 times its tolerance (still under VEC-TOL-1's cap)
 # is refused with the bound the derivation gives for it; set to that bound the family loads and
 # conforms, set to the next binary64 above it it is refused. fp32 outputs of each family (one
@@ -245,20 +251,20 @@ capped lion-torch 1 m 2
 capped adam-torch-mixed 2 master 484
 capped adam-torch-mixed 9 p 178
 capped sgd-torch-mixed 17 p 283
-capped muon-adamw-route 1 p 5 tol
-capped muon-adamw-route 2 v 3 tol
-capped step-megatron 5 value 1 tol
-capped step-megatron 4 value 45 tol
-capped step-megatron 12 value 634 tol
-capped ns-simple 1 x 2 tol
-capped ns-aol 15 x 7 tol
-capped ns-polar-express 15 x 0 tol
+capped muon-route-megatron 1 p 5 tol
+capped muon-route-megatron 2 v 3 tol
+capped guarded-step-megatron 5 value 1 tol
+capped guarded-step-megatron 4 value 45 tol
+capped guarded-step-megatron 12 value 634 tol
+capped newton-schulz-simple 1 x 2 tol
+capped newton-schulz-aol 15 x 7 tol
+capped newton-schulz-polar-express 15 x 0 tol
 capped muon-keller 1 p 2 tol
 capped muon-megatron 3 m 7 tol
 capped muon-moonlight 5 p 1 tol
-capped muon-adamw-route 3 m 2 tol
-capped muon-tp-blockwise 2 p 3 tol
-capped muon-split-qkv 5 p 6 tol
+capped muon-route-megatron 3 m 2 tol
+capped muon-blocks-megatron-tp 2 p 3 tol
+capped muon-blocks-megatron-qkv 5 p 6 tol
 # The adafactor families (values inline, VEC-FMT-21; ADAFACTOR-TOL-2): an entry of the packed
 # state ("state", p then m then v or row and col, step after step) raised the same way: a p
 # entry after the last of 8 steps and a row statistic (torch, factored), an m entry (transformers,
@@ -289,14 +295,14 @@ inline_capped adafactor-optax 3 2
 inline_capped adafactor-paper 6 91
 # VEC-FMT-18: a valid guarded-step case whose Adam STEP-TOL-2 derives no bound for (amsgrad);
 # SGD's ema profile likewise.
-fam step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['optimizers'][0]['hparams']['amsgrad'] = True"
-rejected step-megatron "step-megatron.json: tcId 5: sub-optimizer 0 is outside what STEP-TOL-2 derives bounds for"
-fam step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['optimizers'][1]['profile'] = 'ema'"
-rejected step-megatron "step-megatron.json: tcId 5: sub-optimizer 1 is outside what STEP-TOL-2 derives bounds for"
+fam guarded-step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['optimizers'][0]['hparams']['amsgrad'] = True"
+rejected guarded-step-megatron "guarded-step-megatron.json: tcId 5: sub-optimizer 0 is outside what STEP-TOL-2 derives bounds for"
+fam guarded-step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['optimizers'][1]['profile'] = 'ema'"
+rejected guarded-step-megatron "guarded-step-megatron.json: tcId 5: sub-optimizer 1 is outside what STEP-TOL-2 derives bounds for"
 # A golden step counter that is no integer (read as the bias correction's t): refused before any cast.
-tol step-megatron 5 value stored 6 1e300
-rejected step-megatron "step-megatron.json: tcId 5: expected step counter of sub-optimizer 0 in row 0 is not an integer in \[0, 2^62\]"
-rm -rf "$tmp/step-megatron"
+tol guarded-step-megatron 5 value stored 6 1e300
+rejected guarded-step-megatron "guarded-step-megatron.json: tcId 5: expected step counter of sub-optimizer 0 in row 0 is not an integer in \[0, 2^62\]"
+rm -rf "$tmp/guarded-step-megatron"
 # VEC-FMT-18: a valid distributed clip case whose view names a rank outside its tp/pp/dp sizes.
 fam clip-megatron "t = [t for t in tests if t['tcId'] == 17][0]; t['views'][1]['pp'] = 2"
 rejected clip-megatron "clip-megatron.json: tcId 17: views\\[1\\].pp = 2, but the group's ppSize is 2"
@@ -306,15 +312,15 @@ rm -rf "$tmp/clip-megatron"
 # VEC-ABI-1: a file that names a family optcert knows with another algorithm (fuzz_vectors found
 # a muon-blocks file named muon-moonlight: its runner called the Muon step's entry as the block
 # step's); also through the family a resume- family runs on.
-fam muon-split-qkv "d['family'] = 'muon-moonlight'"
-rejected muon-split-qkv "muon-split-qkv.json: family 'muon-moonlight' runs on muon-moonlight's entry (algorithm 'muon'), not algorithm 'muon-blocks'"
-fam muon-split-qkv "d['family'] = 'resume-muon-moonlight'"
-rejected muon-split-qkv "muon-split-qkv.json: family 'resume-muon-moonlight' runs on muon-moonlight's entry (algorithm 'muon'), not algorithm 'muon-blocks'"
-rm -rf "$tmp/muon-split-qkv"
+fam muon-blocks-megatron-qkv "d['family'] = 'muon-moonlight'"
+rejected muon-blocks-megatron-qkv "muon-blocks-megatron-qkv.json: family 'muon-moonlight' runs on muon-moonlight's entry (algorithm 'muon'), not algorithm 'muon-blocks'"
+fam muon-blocks-megatron-qkv "d['family'] = 'resume-muon-moonlight'"
+rejected muon-blocks-megatron-qkv "muon-blocks-megatron-qkv.json: family 'resume-muon-moonlight' runs on muon-moonlight's entry (algorithm 'muon'), not algorithm 'muon-blocks'"
+rm -rf "$tmp/muon-blocks-megatron-qkv"
 # VEC-FMT-18: a valid case whose Muon block partition or MuonClip layout does not fit its shape.
-fam muon-split-qkv "d['testGroups'][0]['hparams']['qkvHeadDim'] = 5"
-rejected muon-split-qkv "muon-split-qkv.json: tcId 1: the partition (tpSize, tpDim, qkvHeads, qkvGroups, qkvHeadDim) does not fit rows x cols = \[48, 32\]"
-rm -rf "$tmp/muon-split-qkv"
+fam muon-blocks-megatron-qkv "d['testGroups'][0]['hparams']['qkvHeadDim'] = 5"
+rejected muon-blocks-megatron-qkv "muon-blocks-megatron-qkv.json: tcId 1: the partition (tpSize, tpDim, qkvHeads, qkvGroups, qkvHeadDim) does not fit rows x cols = \[48, 32\]"
+rm -rf "$tmp/muon-blocks-megatron-qkv"
 fam muonclip-kimi "d['testGroups'][0]['hparams']['groups'] = 3"
 rejected muonclip-kimi "muonclip-kimi.json: tcId 1: heads, groups, headDim, hidden do not form a layout"
 rm -rf "$tmp/muonclip-kimi"

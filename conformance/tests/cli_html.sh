@@ -27,7 +27,7 @@ set -e
 [ $rc_mutant -eq 1 ] && [ $rc_plugin -eq 0 ] || { echo "exit statuses $rc_mutant, $rc_plugin"; exit 1; }
 "$optcert" certify --impl ref --html "$tmp/r.html" --report "json:$tmp/r.json" >/dev/null
 for run in loss-scale/growth-interval-off-by-one:loss-scale-megatron \
-           schedule/warmup-off-by-one:schedule-megatron newton-schulz/one-step-fewer:ns-simple; do
+           schedule/warmup-off-by-one:schedule-megatron newton-schulz/one-step-fewer:newton-schulz-simple; do
     m=${run%%:*}
     fam=${run#*:}
     name=$(echo "$m" | tr / _)

@@ -29,8 +29,8 @@ grep -q "^loss-scale-megatron-constant .* fp32$" "$tmp/out" || fail "long family
 grep -q "^schedule-megatron .* fp64$" "$tmp/out" || fail "schedule bound not fp64"
 grep -q "^  adam-keras: \([0-9][0-9]*\) of \1 cases skipped: not claimed by the implementation (no adam capability" "$tmp/out" \
     || fail "no reason for a skipped family"
-"$optcert" certify --class bf16 --family ns-simple >"$tmp/out"
-grep -q "^ns-simple .* bf16$" "$tmp/out" || fail "matrix family bound not its class"
+"$optcert" certify --class bf16 --family newton-schulz-simple >"$tmp/out"
+grep -q "^newton-schulz-simple .* bf16$" "$tmp/out" || fail "matrix family bound not its class"
 # a results file without a family: skipped, and said why
 /usr/bin/python3 - "$tmp/r.safetensors" <<'PY'
 import json, struct, sys

@@ -20,7 +20,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$optcert" certify --impl "$plugin" --family adam-torch --html "$tmp/p.html" >/dev/null
 "$optcert" certify --impl mutant:loss-scale/growth-interval-off-by-one --family loss-scale-megatron \
     --html "$tmp/l.html" >/dev/null || true
-"$optcert" certify --impl mutant:newton-schulz/one-step-fewer --family ns-simple \
+"$optcert" certify --impl mutant:newton-schulz/one-step-fewer --family newton-schulz-simple \
     --html "$tmp/n.html" >/dev/null || true
 mkdir -p "$artifacts"
 for page in m p l n; do
@@ -55,7 +55,7 @@ class Headings(HTMLParser):
             self.open = None
 
 want = {"m": ["adam-torch"], "p": ["adam-torch"], "l": ["loss-scale-megatron", "Loss-scale trajectories"],
-        "n": ["ns-simple", "Singular values before and after"]}
+        "n": ["newton-schulz-simple", "Singular values before and after"]}
 for page, names in want.items():
     h = Headings()
     h.feed(open(f"{sys.argv[1]}/{page}.dom").read())
@@ -108,7 +108,7 @@ got, expected = (0xee, 0x88, 0x00), (0x33, 0x33, 0x33)
 m, p, l, n = (pixels(a) for a in sys.argv[1:5])
 assert count(m, fail) > 50 and count(m, ok) > 10, (count(m, fail), count(m, ok))
 assert count(p, ok) > 50 and count(p, fail) == 0, (count(p, ok), count(p, fail))
-for name, page in (("loss-scale", l), ("ns-simple", n)):  # below the first two plots
+for name, page in (("loss-scale", l), ("newton-schulz-simple", n)):  # below the first two plots
     assert count(page, got, 1000) > 100 and count(page, expected, 1000) > 100, \
         (name, count(page, got, 1000), count(page, expected, 1000))
 print(f"html_browser: chromium drew the plots ({count(m, fail)} failure, {count(p, ok)} pass pixels; "

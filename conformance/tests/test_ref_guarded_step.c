@@ -345,7 +345,7 @@ static void test_mutants_are_caught(void)
 static void test_abi_entry(void)
 {
     static chain a, b;
-    const oc_family_entry *e = oc_abi3_find(oc_ref(), "step-megatron");
+    const oc_family_entry *e = oc_abi3_find(oc_ref(), "guarded-step-megatron");
     oc_guard_config cfg = scaled;
     cfg.clip_grad = 0.5;
     CU_ASSERT_PTR_NOT_NULL_FATAL(e);

@@ -111,9 +111,11 @@ static void test_zero_and_one_element(void)
  * the classes are ordered exact <= fp32 <= tf32 <= bf16. */
 static void test_vector_format(void)
 {
-    static const char *const fams[] = {"ns-simple", "ns-quintic", "ns-polar-express",
-                                       "ns-polar-express-safety", "ns-aol", "ns-cans",
-                                       "ns-deepseekv4", "ns-cubic5"};
+    static const char *const fams[] = {"newton-schulz-simple", "newton-schulz-quintic",
+                                       "newton-schulz-polar-express",
+                                       "newton-schulz-polar-express-safety", "newton-schulz-aol",
+                                       "newton-schulz-cans", "newton-schulz-deepseekv4",
+                                       "newton-schulz-cubic5"};
     for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
         char path[1024];
         oc_family fam;
@@ -371,7 +373,8 @@ static size_t ns_failures(const oc_impl_v3 *impl, oc_class cls, double *worst, s
 }
 
 /* Certifies impl over the ns families under cls once: the failed and passed cases of all of
- * them, and per profile (family ns-PROFILE, which must be there) its failures and worst ratio. */
+ * them, and per profile (family newton-schulz-PROFILE, which must be there) its failures and
+ * worst ratio. */
 static size_t profile_failures(const oc_impl_v3 *impl, oc_class cls, size_t *passed,
                                size_t fails[OC_NS_PROFILE_COUNT],
                                double worst[OC_NS_PROFILE_COUNT])
@@ -389,7 +392,7 @@ static size_t profile_failures(const oc_impl_v3 *impl, oc_class cls, size_t *pas
     for (int pr = 0; pr < OC_NS_PROFILE_COUNT; pr++) {
         char name[64];
         size_t found = 0;
-        snprintf(name, sizeof name, "ns-%s", oc_ns_profile_name((oc_ns_profile)pr));
+        snprintf(name, sizeof name, "newton-schulz-%s", oc_ns_profile_name((oc_ns_profile)pr));
         for (size_t i = 0; i < cert.nfams; i++)
             if (strcmp(cert.fams[i].name, name) == 0) {
                 fails[pr] = cert.fams[i].counts[OC_FAIL];
@@ -406,8 +409,9 @@ static size_t profile_failures(const oc_impl_v3 *impl, oc_class cls, size_t *pas
  * forms of NS-SHAPE-1 and NS-ITER-1 in fp32) on every committed case; the fp32 class rejects
  * the bf16 implementation, the exact class the fp32 one (the classes are distinct). Except
  * NS-PROF-CANS in bf16: its first tuple maps sigma = 1 to 1.9915, where a bf16 rounding is
- * amplified past 2 and the iteration diverges; ns-cans is checked for exactly that (a failure
- * far outside the bound) and left out of the bf16 acceptance and of the 0.25 calibration. */
+ * amplified past 2 and the iteration diverges; newton-schulz-cans is checked for exactly that (a
+ * failure far outside the bound) and left out of the bf16 acceptance and of the 0.25
+ * calibration. */
 static void test_classes_accept_their_precision(void)
 {
     static const struct {

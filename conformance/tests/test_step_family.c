@@ -1,4 +1,4 @@
-/* The step-megatron family (spec/step.md §4, §5) has teeth: the reference passes the exact
+/* The guarded-step-megatron family (spec/step.md §4, §5) has teeth: the reference passes the exact
  * class, an outside fp32 implementation (the example plugin's guarded step) passes the fp32
  * class and fails the exact one, every mutant of §3 fails the fp32 class, and an
  * implementation that moves a parameter by one ulp on a skipped iteration fails (STEP-SKIP-1,
@@ -9,7 +9,7 @@
 #include "cunit_main.h"
 #include "test_plugin.h"
 
-#define FAMILY "step-megatron"
+#define FAMILY "guarded-step-megatron"
 
 static const char *vector_dir(void) { return OPTCERT_SOURCE_DIR "/vectors"; }
 
@@ -73,7 +73,7 @@ static oc_status moves_on_skip(void *ctx, const oc_guard_config *cfg, const oc_l
                                oc_step_outcome *outcome)
 {
     (void)ctx;
-    oc_guarded_step_fn ref = (oc_guarded_step_fn)test_ref_entry("step-megatron");
+    oc_guarded_step_fn ref = (oc_guarded_step_fn)test_ref_entry("guarded-step-megatron");
     oc_status st = ref(oc_ref()->ctx, cfg, sc, ls, nsub, subs, position, increment, norm, outcome);
     if (st == OC_OK && *outcome != OC_STEP_TAKEN && nsub > 0 && subs[0].nparams > 0)
         subs[0].params[0].p[0] = nextafterf(subs[0].params[0].p[0], INFINITY);
@@ -85,7 +85,7 @@ static void test_skip_is_bit_for_bit(void)
     test_table impl;
     size_t pass, fail;
     double ratio;
-    certify(test_ref_replacing(&impl, "moves-on-skip", "step-megatron",
+    certify(test_ref_replacing(&impl, "moves-on-skip", "guarded-step-megatron",
                                (oc_entry_point)moves_on_skip),
             OC_CLASS_FP32, &pass, &fail, &ratio);
     CU_ASSERT(fail >= 7); /* every valid case with a skipped iteration: 1-3, 7, 9, 12, 13 */
@@ -93,7 +93,7 @@ static void test_skip_is_bit_for_bit(void)
 
 void register_suites(void)
 {
-    ADD_SUITE("step-megatron family",
+    ADD_SUITE("guarded-step-megatron family",
               {"reference exact (STEP-TOL-1)", test_reference_exact},
               {"fp32 implementation accepted (STEP-TOL-2)", test_fp32_implementation_accepted},
               {"every mutant fails", test_every_mutant_fails},

@@ -816,13 +816,13 @@ static void test_tolerance_caps_tight_VEC_TOL_2(void)
     CU_ASSERT(stats.worst >= 1 && stats.worst <= 1.55);
 }
 
-/* VEC-TOL-2 on the routes of muon-adamw-route (AdamW entries and Muon tables) and on
- * step-megatron (STEP-TOL-2): every cap within 1 + 2^-10 of the generator's bound (measured
+/* VEC-TOL-2 on the routes of muon-route-megatron (AdamW entries and Muon tables) and on
+ * guarded-step-megatron (STEP-TOL-2): every cap within 1 + 2^-10 of the generator's bound (measured
  * when the caps were written: 3,936 AdamW entries and 128 Muon table entries, and 2,432
  * entries, largest ratios 1.0000010 and 1.0000042, spec/vectors.md). */
 static void test_tolerance_caps_tight_routes_step_VEC_TOL_2(void)
 {
-    static const char *const names[] = {"muon-adamw-route", "step-megatron"};
+    static const char *const names[] = {"muon-route-megatron", "guarded-step-megatron"};
     static const size_t entries[] = {4064, 2432};
     for (size_t f = 0; f < sizeof names / sizeof names[0]; f++) {
         oc_tolcap_stats stats = {0, 0, 0};
@@ -851,11 +851,13 @@ static void caps_tight(const char *const *names, size_t count, size_t entries)
  * the two SVDs, spec/vectors.md). */
 static void test_tolerance_caps_tight_ns_muon_VEC_TOL_2(void)
 {
-    static const char *const ns[] = {"ns-simple", "ns-quintic", "ns-polar-express",
-                                     "ns-polar-express-safety", "ns-aol", "ns-cans",
-                                     "ns-deepseekv4", "ns-cubic5"};
+    static const char *const ns[] = {"newton-schulz-simple", "newton-schulz-quintic",
+                                     "newton-schulz-polar-express",
+                                     "newton-schulz-polar-express-safety", "newton-schulz-aol",
+                                     "newton-schulz-cans", "newton-schulz-deepseekv4",
+                                     "newton-schulz-cubic5"};
     static const char *const muon[] = {"muon-keller", "muon-megatron", "muon-moonlight"};
-    static const char *const blocks[] = {"muon-tp-blockwise", "muon-split-qkv"};
+    static const char *const blocks[] = {"muon-blocks-megatron-tp", "muon-blocks-megatron-qkv"};
     caps_tight(ns, sizeof ns / sizeof ns[0], 1048);
     caps_tight(muon, sizeof muon / sizeof muon[0], 768);
     caps_tight(blocks, sizeof blocks / sizeof blocks[0], 384);

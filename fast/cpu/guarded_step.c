@@ -160,7 +160,7 @@ oc_status oc_fast_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler 
     return OC_OK;
 }
 
-/* Plugin ABI v3 (VEC-ABI-1): step-megatron's entry point, every guard mode (VEC-ABI-2). */
+/* Plugin ABI v3 (VEC-ABI-1): guarded-step-megatron's entry point, every guard mode (VEC-ABI-2). */
 static oc_status guarded_entry(void *ctx, const oc_guard_config *cfg, const oc_loss_scaler *scaler,
                                oc_loss_scale_state *scaler_state, size_t nsub,
                                oc_sub_optimizer *subs, int64_t *position, int64_t increment,

@@ -222,8 +222,8 @@ oc_status oc_fast_muon_tp_step(const oc_muon_hparams *hp, oc_fast_ns_precision p
 }
 
 /* Plugin ABI v3 (VEC-ABI-1): the entry points of the Muon step (muon-keller, -megatron,
- * -moonlight) and of the block step (muon-split-qkv, muon-tp-blockwise), in the Newton-Schulz
- * precision the table's ctx points to (FAST-NS-2). */
+ * -moonlight) and of the block step (muon-blocks-megatron-qkv, muon-blocks-megatron-tp), in the
+ * Newton-Schulz precision the table's ctx points to (FAST-NS-2). */
 static oc_status muon_entry(void *ctx, const oc_muon_hparams *hp, size_t rows, size_t cols,
                             float *p, float *m, const float *g)
 {

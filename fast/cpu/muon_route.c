@@ -37,7 +37,7 @@ oc_status oc_fast_routed_step(const oc_route_hparams *hp, oc_fast_ns_precision p
     return st;
 }
 
-/* Plugin ABI v3 (VEC-ABI-1): muon-adamw-route's entry point, in the Newton-Schulz precision the
+/* Plugin ABI v3 (VEC-ABI-1): muon-route-megatron's entry point, in the Newton-Schulz precision the
  * table's ctx points to (FAST-NS-2). */
 static oc_status routed_entry(void *ctx, const oc_route_hparams *hp, const oc_param_info *info,
                               int64_t step, float *p, float *m, float *v, const float *g,

@@ -401,8 +401,8 @@ const char *oc_fast_ns_precision_name(oc_fast_ns_precision prec)
     return prec == OC_FAST_NS_BF16 ? "bf16" : prec == OC_FAST_NS_FP32 ? "fp32" : NULL;
 }
 
-/* Plugin ABI v3 (VEC-ABI-1): the ns-* families' entry point, in the precision the plugin read
- * at load (FAST-NS-2), which the table's ctx points to, as for every Muon family. */
+/* Plugin ABI v3 (VEC-ABI-1): the newton-schulz-* families' entry point, in the precision the
+ * plugin read at load (FAST-NS-2), which the table's ctx points to, as for every Muon family. */
 static oc_status ns_entry(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t cols,
                           const float *g, float *out)
 {

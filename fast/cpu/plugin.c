@@ -37,8 +37,8 @@ static oc_impl_v3 fast_cpu = {
 
 /* The certificate names the kernels that ran (FAST-ISA-1) and the Newton-Schulz precision.
  * Every family of the vector set whose algorithm the backend implements is claimed but, in the
- * bf16 mode, ns-cans (NS-PROF-CANS: a bf16 Newton-Schulz diverges on it, its tuples amplify
- * anything past 2); the fp32 mode claims every family. */
+ * bf16 mode, newton-schulz-cans (NS-PROF-CANS: a bf16 Newton-Schulz diverges on it, its tuples
+ * amplify anything past 2); the fp32 mode claims every family. */
 const oc_impl_v3 *optcert_impl_v3(void)
 {
     static char version[96];
@@ -48,7 +48,7 @@ const oc_impl_v3 *optcert_impl_v3(void)
         .nalgorithms = OC_FAST_CPU_NALGORITHMS,
         .mixed = (oc_entry_point)fast_mixed,
         .state_io = (oc_entry_point)fast_state_io,
-        .unclaimed = ns_precision == OC_FAST_NS_BF16 ? "ns-cans" : NULL,
+        .unclaimed = ns_precision == OC_FAST_NS_BF16 ? "newton-schulz-cans" : NULL,
     };
     oc_fast_list_families(&cpu, &fast_cpu);
     snprintf(version, sizeof version, "1 (multi-tensor, OpenMP, %s kernels, %s Newton-Schulz)",

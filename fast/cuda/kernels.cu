@@ -210,15 +210,18 @@ __global__ void __launch_bounds__(MT_THREADS) ns_sumsq(const void *x, int bf16, 
         sumsq[blockIdx.x] = s[0];
 }
 
-/* X / (||X||_F + eps) with the norm rounded to binary32 first, as torch does in fp32 storage;
- * bf16 results rounded to nearest even. */
-__global__ void ns_scale(void *x, int bf16, uint64_t n, float eps, const double *sumsq)
+/* X / (scale ||X||_F + eps), or X / max(scale ||X||_F, eps) if max (NS-NORM-1), with the norm
+ * rounded to binary32 first, as torch does in fp32 storage (scale 1 multiplies exactly); bf16
+ * results rounded to nearest even. */
+__global__ void ns_scale(void *x, int bf16, uint64_t n, float eps, float scale, int max,
+                         const double *sumsq)
 {
     uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     int m = blockIdx.y;
     if (i >= n)
         return;
-    float d = (float)sqrt(sumsq[m]) + eps;
+    float s = scale * (float)sqrt(sumsq[m]);
+    float d = max ? fmaxf(s, eps) : s + eps;
     uint64_t k = (uint64_t)m * n + i;
     float y = load_elem(x, bf16, k) / d;
     if (bf16)
@@ -228,11 +231,11 @@ __global__ void ns_scale(void *x, int bf16, uint64_t n, float eps, const double 
 }
 
 extern "C" int oc_cuda_launch_ns_normalize(void *x, int bf16, uint64_t n, int batch, float eps,
-                                           double *sumsq, void *stream)
+                                           float scale, int max, double *sumsq, void *stream)
 {
     cudaStream_t s = (cudaStream_t)stream;
     ns_sumsq<<<(unsigned)batch, MT_THREADS, 0, s>>>(x, bf16, n, sumsq);
     dim3 grid((unsigned)((n + MT_THREADS - 1) / MT_THREADS), (unsigned)batch);
-    ns_scale<<<grid, MT_THREADS, 0, s>>>(x, bf16, n, eps, sumsq);
+    ns_scale<<<grid, MT_THREADS, 0, s>>>(x, bf16, n, eps, scale, max, sumsq);
     return (int)cudaGetLastError();
 }

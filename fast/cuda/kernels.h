@@ -32,9 +32,10 @@ int oc_cuda_launch_sumsq(const oc_cuda_launch *l, double *part, double *per_tens
 /* FAST-CUDA-CLIP-1: *clip_dev = min(1, max_norm / (sqrt(*total) + 1e-6)) rounded to binary32. */
 int oc_cuda_launch_clip(const double *total, double max_norm, float *clip_dev, void *stream);
 /* FAST-CUDA-NS-1 normalization: matrix i of `batch` (n elements each, fp32 or bf16 bits) is
- * divided by (||X_i||_F + eps); sumsq[batch] is device scratch. */
-int oc_cuda_launch_ns_normalize(void *x, int bf16, uint64_t n, int batch, float eps,
-                                double *sumsq, void *stream);
+ * divided by scale ||X_i||_F + eps, or max(scale ||X_i||_F, eps) if max (NS-NORM-1);
+ * sumsq[batch] is device scratch. */
+int oc_cuda_launch_ns_normalize(void *x, int bf16, uint64_t n, int batch, float eps, float scale,
+                                int max, double *sumsq, void *stream);
 
 #ifdef __cplusplus
 }

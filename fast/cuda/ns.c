@@ -67,14 +67,15 @@ static int copy(void *ctx, void *dst, const void *src, size_t bytes)
 }
 
 static oc_status check_ns(int rows, int cols, int batch, oc_cuda_ns_mode mode, const void *x,
-                          float eps, int steps, const oc_cuda_ns_coef *coef)
+                          const oc_cuda_ns_norm *norm, int steps, const oc_cuda_ns_coef *coef)
 {
-    if (!x || (steps > 0 && !coef))
+    if (!x || !norm || (steps > 0 && !coef))
         return OC_ERR_NULL_POINTER;
     if ((unsigned)mode > OC_CUDA_NS_BF16)
         return OC_ERR_UNSUPPORTED;
     if (rows < 1 || cols < 1 || batch < 1 || batch > 65535 || steps < 0 ||
-        !(eps >= 0.0f && isfinite(eps)) ||
+        !(norm->eps >= 0.0f && isfinite(norm->eps)) ||
+        !(norm->scale > 0.0f && isfinite(norm->scale)) ||
         (size_t)rows * (size_t)cols > ((size_t)1 << 40) / (size_t)batch)
         return OC_ERR_BAD_HPARAM;
     for (int i = 0; i < steps; i++)
@@ -84,12 +85,12 @@ static oc_status check_ns(int rows, int cols, int batch, oc_cuda_ns_mode mode, c
 }
 
 oc_status oc_cuda_newton_schulz(oc_cuda_ctx *c, oc_cuda_ns_mode mode, int rows, int cols,
-                                int batch, void *x, float eps, int steps,
+                                int batch, void *x, const oc_cuda_ns_norm *norm, int steps,
                                 const oc_cuda_ns_coef *coef, void *work)
 {
     if (!c)
         return OC_ERR_NULL_POINTER;
-    oc_status st = check_ns(rows, cols, batch, mode, x, eps, steps, coef);
+    oc_status st = check_ns(rows, cols, batch, mode, x, norm, steps, coef);
     if (st != OC_OK)
         return st;
     ns_plan p = plan_of(rows, cols, batch, mode);
@@ -100,8 +101,9 @@ oc_status oc_cuda_newton_schulz(oc_cuda_ctx *c, oc_cuda_ns_mode mode, int rows, 
         work = c->ns_work;
     }
     char *w = work;
-    int err = oc_cuda_launch_ns_normalize(x, mode == OC_CUDA_NS_BF16, p.mat, batch, eps,
-                                          (double *)(w + p.off_sum), c->stream);
+    int err = oc_cuda_launch_ns_normalize(x, mode == OC_CUDA_NS_BF16, p.mat, batch, norm->eps,
+                                          norm->scale, norm->max, (double *)(w + p.off_sum),
+                                          c->stream);
     blas_ctx bc = {c, &p};
     oc_ns_ops ops = {&bc, p.esz, gemm, copy};
     if (!err)

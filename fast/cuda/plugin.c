@@ -1,15 +1,17 @@
 /* The CUDA backend behind the implementation ABI v3 (include/optcert/impl.h), so that
  * `optcert certify --impl fast-cuda` judges it against every vector family of the algorithms it
- * implements (FAST-CUDA-ABI-1). Each algorithm's entry point is a descriptor
+ * implements (FAST-CUDA-ABI-1): adam, sgd, lion, schedule and Newton-Schulz (no Muon step: the
+ * backend has only its orthogonalisation). Each algorithm's entry point is a descriptor
  * (`const oc_fast_algorithm`, listed by cmake/registry.cmake in fast_cuda_registry.h), and the
  * families are claimed from the vector set's registry as the CPU backend's are
  * (fast/common/fast_families.c); the backend has no mixed-precision and no resume entry, so it
- * claims no "-mixed" and no "resume-" family. Each entry point copies the host buffers to the
- * device, runs the multi-tensor step with a list of one tensor, and copies the results back
+ * claims no "-mixed" and no "resume-" family. Each step's entry point copies the host buffers to
+ * the device, runs the multi-tensor step with a list of one tensor, and copies the results back
  * through a host staging buffer: the caller's buffers are written only after the whole step
  * succeeded (nothing written on error). The schedule is host arithmetic: the reference's, as
  * in the CPU backend (fast/common/schedule.c, spec/fast.md §4). */
 #include <cuda_runtime_api.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +153,58 @@ static oc_status cuda_lion(void *ctx, const oc_lion_hparams *hp, int64_t step, s
 const oc_fast_algorithm oc_fast_cuda_lion = {
     .algorithm = "lion",
     .entry = (oc_entry_point)cuda_lion,
+};
+
+/* FAST-CUDA-ABI-1: the newton-schulz-* families' entry point, on the device in the FP32 mode
+ * (FAST-CUDA-NS-1): the reference's checks (NS-HP-1, NS-IN-1: a non-finite entry of g is
+ * OC_ERR_NONFINITE), each iteration's tuple by NS-SCHED-1 and the divisor of NS-NORM-1 (its
+ * mode and scale) handed to oc_cuda_newton_schulz; the result is staged on the host and written
+ * to out only when every entry is within [-2^64, 2^64] (NS-DOM-1, checked on the result: the
+ * iterates stay on the device). */
+static oc_status cuda_newton_schulz(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t cols,
+                                    const float *g, float *out)
+{
+    (void)ctx;
+    if (!hp || !g || !out)
+        return OC_ERR_NULL_POINTER;
+    oc_status st = oc_ns_check(hp, rows, cols); /* rows * cols <= OC_NS_MAX_ELEMS: ints */
+    size_t n = rows * cols;
+    for (size_t i = 0; i < n && st == OC_OK; i++)
+        if (!isfinite(g[i]))
+            st = OC_ERR_NONFINITE;
+    if (st == OC_OK)
+        st = reserve(n);
+    if (st != OC_OK)
+        return st;
+    oc_cuda_ns_coef k[OC_NS_MAX_STEPS];
+    for (int i = 0; i < hp->steps; i++) {
+        double abc[3];
+        oc_ns_tuple(hp, i, abc);
+        k[i] = (oc_cuda_ns_coef){(float)abc[0], (float)abc[1], (float)abc[2]};
+    }
+    oc_cuda_ns_norm norm = {(float)hp->eps, (float)hp->norm_scale, hp->eps_mode == OC_NS_EPS_MAX};
+    cudaStream_t s = oc_cuda_stream(state.ctx);
+    int err = cudaMemcpyAsync(state.dev, g, n * sizeof(float), cudaMemcpyHostToDevice, s);
+    if (!err)
+        st = oc_cuda_newton_schulz(state.ctx, OC_CUDA_NS_FP32, (int)rows, (int)cols, 1, state.dev,
+                                   &norm, hp->steps, k, NULL);
+    if (st == OC_OK && !err)
+        err = cudaMemcpyAsync(state.stage, state.dev, n * sizeof(float), cudaMemcpyDeviceToHost, s);
+    if (st == OC_OK && !err)
+        st = oc_cuda_sync(state.ctx);
+    if (st == OC_OK && err)
+        st = OC_ERR_INTERNAL;
+    for (size_t i = 0; i < n && st == OC_OK; i++)
+        if (!(fabsf(state.stage[i]) <= 0x1p64f))
+            st = OC_ERR_NONFINITE;
+    if (st == OC_OK)
+        memcpy(out, state.stage, n * sizeof(float));
+    return st;
+}
+
+const oc_fast_algorithm oc_fast_cuda_newton_schulz = {
+    .algorithm = "newton-schulz",
+    .entry = (oc_entry_point)cuda_newton_schulz,
 };
 
 static oc_impl_v3 fast_cuda = {

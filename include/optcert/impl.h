@@ -201,10 +201,10 @@ typedef const oc_impl *(*oc_impl_entry_fn)(void);
  * options of that family it supports. A new family adds a name, not a field: the struct and the
  * version stay. A family's entry point has its algorithm's type above, cast to
  * oc_entry_point: oc_adam_step_fn for the adam-* families, oc_sgd_step_fn, oc_lion_step_fn,
- * oc_schedule_eval_fn, oc_loss_scale_update_fn, oc_clip_step_fn, oc_newton_schulz_fn (ns-*),
- * oc_muon_step_fn (muon-keller, -megatron, -moonlight), oc_muon_block_step_fn (muon-split-qkv,
- * muon-tp-blockwise), oc_routed_step_fn (muon-adamw-route), oc_qk_clip_fn (muonclip-*),
- * oc_guarded_step_fn (step-megatron), oc_te_storage_fn (te-storage-fusedadam),
+ * oc_schedule_eval_fn, oc_loss_scale_update_fn, oc_clip_step_fn, oc_newton_schulz_fn
+ * (newton-schulz-*), oc_muon_step_fn (muon-keller, -megatron, -moonlight), oc_muon_block_step_fn
+ * (muon-blocks-megatron-*), oc_routed_step_fn (muon-route-megatron), oc_qk_clip_fn (muonclip-*),
+ * oc_guarded_step_fn (guarded-step-megatron), oc_te_storage_fn (te-storage-fusedadam),
  * oc_adafactor_step_fn (adafactor-*), and
  * oc_mixed_step_fn for a "-mixed" family, whose fp32
  * cases use the entry of the family without "-mixed" (list both); oc_state_io_fn for a
@@ -212,7 +212,7 @@ typedef const oc_impl *(*oc_impl_entry_fn)(void);
  * (and, for resume-X-mixed, that of X too: list them all) with that family's options.
  * Options (spec/vectors.md VEC-ABI-2): adam-*: "amsgrad", "maximize"; sgd-*: "nesterov",
  * "maximize"; *-mixed: "bf16", "f16", "bf16-state" (storage combinations, spec/mixed.md);
- * step-megatron: "scaled", "unchecked", "checked" (guard modes); no other family has any.
+ * guarded-step-megatron: "scaled", "unchecked", "checked" (guard modes); no other family has any.
  * The entry point is exported as OC_IMPL_V3_ENTRY_SYMBOL and returns a table whose
  * abi_version is OC_IMPL_ABI_V3: the symbol and the version agree. */
 #define OC_IMPL_ABI_V3 3u

@@ -570,7 +570,7 @@ static int gen_muon_blocks(const gen_options *opt, const char *outdir)
     static const char *const rules[] = {"MUON-BLK-ORTH-1", "MUON-BLK-SCALE-1", "MUON-BLK-TOL-1",
                                         "MUON-BLK-TP-1", "MUON-BLK-QKV-1", "MUON-BLK-ERR-1",
                                         NULL};
-    static const char *const names[2] = {"muon-split-qkv", "muon-tp-blockwise"};
+    static const char *const names[2] = {"muon-blocks-megatron-qkv", "muon-blocks-megatron-tp"};
     int rc = 0;
     for (int fam = 0; fam < 2 && rc == 0; fam++) {
         oc_muon_hparams hp;
@@ -610,7 +610,7 @@ static int gen_muon_blocks(const gen_options *opt, const char *outdir)
     return rc;
 }
 
-/* Writes vectors/muon-split-qkv and muon-tp-blockwise (spec/muon.md, MUON-BLK-*). */
+/* Writes vectors/muon-blocks-megatron-qkv and -tp (spec/muon.md, MUON-BLK-*). */
 const gen_family gen_family_muon_blocks = {.name = "muon-blocks", .generate = gen_muon_blocks};
 
 /* ---- The mixed Muon + AdamW family over a small model's parameters (ROUTE-*) ---- */
@@ -774,7 +774,7 @@ static int gen_muon_route(const gen_options *opt, const char *outdir)
                                  hp.muon.weight_decay, 0, 1, 1, 0, 0};
     rng.state = opt->seed * 1000033ull + 7;
     family f;
-    if (family_init(&f, "muon-adamw-route", "muon-route", "megatron", rules, opt))
+    if (family_init(&f, "muon-route-megatron", "muon-route", "megatron", rules, opt))
         return -1;
     family_note(&f, "RoutedToMuon", "BASIC", "2-D hidden weight", "stepped by Muon", NULL);
     family_note(&f, "RoutedToAdamW", "BASIC", "embedding, head, gain, bias or non-2-D",
@@ -836,5 +836,5 @@ static int gen_muon_route(const gen_options *opt, const char *outdir)
     return rc;
 }
 
-/* Writes vectors/muon-adamw-route (spec/muon.md, ROUTE-*). */
+/* Writes vectors/muon-route-megatron (spec/muon.md, ROUTE-*). */
 const gen_family gen_family_muon_route = {.name = "muon-route", .generate = gen_muon_route};

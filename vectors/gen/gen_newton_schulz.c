@@ -450,7 +450,7 @@ static int gen_newton_schulz(const gen_options *opt, const char *outdir)
         oc_ns_hparams hp;
         memset(&hp, 0, sizeof hp);
         const char *pname = ns_profile_defaults((oc_ns_profile)pr, &hp);
-        snprintf(name, sizeof name, "ns-%s", pname);
+        snprintf(name, sizeof name, "newton-schulz-%s", pname);
         rng.state = opt->seed * 1000039ull + (uint64_t)pr;
         family f;
         if (family_init(&f, name, "newton-schulz", pname, rules,
@@ -466,6 +466,6 @@ static int gen_newton_schulz(const gen_options *opt, const char *outdir)
     return rc;
 }
 
-/* Writes vectors/ns-<profile> (spec/muon.md, NS-*). */
+/* Writes vectors/newton-schulz-<profile> (spec/muon.md, NS-*). */
 const gen_family gen_family_newton_schulz = {.name = "newton-schulz",
                                              .generate = gen_newton_schulz};

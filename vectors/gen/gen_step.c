@@ -1,4 +1,4 @@
-/* The guarded chained step's vector family step-megatron (spec/step.md, rules STEP-*): whole
+/* The guarded chained step's vector family guarded-step-megatron (spec/step.md, STEP-*): whole
  * iterations of a chained optimizer (Adam, SGD, Lion sub-optimizers) under a loss scaler or a
  * bf16 guard mode. The golden values come from the other generators' exact pieces: the scaler's
  * rules (gen_loss_scale.c), the exact global norm (gen_clip.c), and the sub-optimizers' exact
@@ -679,7 +679,7 @@ static int gen_step(const gen_options *opt, const char *outdir)
     family f;
     step_gen g = {.f = &f, .opt = opt, .rng = {opt->seed ^ (0x57e9ull << 32)}};
     mpfr_inits2(opt->prec, g.norm, g.sum, g.t, g.c, (mpfr_ptr)0);
-    int rc = family_init(&f, "step-megatron", "guarded-step", "megatron", rules, opt);
+    int rc = family_init(&f, "guarded-step-megatron", "guarded-step", "megatron", rules, opt);
     if (rc == 0) {
         notes(&f);
         rc = valid_cases(&g) || invalid_cases(&g) || nonfinite_inf_norm_cases(&g) ||
@@ -691,5 +691,5 @@ static int gen_step(const gen_options *opt, const char *outdir)
     return rc;
 }
 
-/* Writes vectors/step-megatron (spec/step.md). */
+/* Writes vectors/guarded-step-megatron (spec/step.md). */
 const gen_family gen_family_step = {.name = "step", .generate = gen_step};

@@ -138,7 +138,8 @@ typedef struct ns_bench {
 static void ns_run(void *arg)
 {
     ns_bench *b = arg;
-    CHECK(oc_cuda_newton_schulz(b->ctx, OC_CUDA_NS_BF16, b->n, b->n, 1, b->x, 1e-7f, 5, b->k,
+    static const oc_cuda_ns_norm keller = {1e-7f, 1.0f, 0}; /* ||X||_F + 1e-7 */
+    CHECK(oc_cuda_newton_schulz(b->ctx, OC_CUDA_NS_BF16, b->n, b->n, 1, b->x, &keller, 5, b->k,
                                 b->work) == OC_OK);
 }
 

@@ -1,5 +1,6 @@
 /* FAST-CUDA-ABI-1 without a device: the CUDA plugin's ABI v3 family list is the one its v2 table
- * claimed before the port. The plugin's own descriptors (oc_fast_cuda_algorithms, read from the
+ * claimed before the port, plus every Newton-Schulz family (the entry added since, which the v2
+ * bit OC_CAP_NEWTON_SCHULZ with the newton_schulz slot claims). The plugin's own descriptors (oc_fast_cuda_algorithms, read from the
  * built plugin with dlsym, as many as fast_cuda_registry.h counts) are listed by
  * oc_fast_list_families as the plugin's optcert_impl_v3 lists them (no mixed or resume entry);
  * the v2 table (capabilities and slots as fast/cuda/plugin.c exported them) goes through the
@@ -55,16 +56,27 @@ int main(int argc, char **argv)
         .capabilities = OC_CAP_ADAM_TORCH | OC_CAP_ADAM_OPTAX | OC_CAP_ADAM_PAPER |
                         OC_CAP_ADAM_KERAS | OC_CAP_ADAM_AMSGRAD | OC_CAP_ADAM_MAXIMIZE |
                         OC_CAP_SGD_TORCH | OC_CAP_SGD_EMA | OC_CAP_SGD_NESTEROV |
-                        OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON,
+                        OC_CAP_SGD_MAXIMIZE | OC_CAP_LION_TORCH | OC_CAP_SCHEDULE_MEGATRON |
+                        OC_CAP_NEWTON_SCHULZ,
         .adam_step = (oc_adam_step_fn)stub,
         .sgd_step = (oc_sgd_step_fn)stub,
         .lion_step = (oc_lion_step_fn)stub,
         .schedule_eval = (oc_schedule_eval_fn)stub,
+        .newton_schulz = (oc_newton_schulz_fn)stub,
     };
     static oc_abi2_families before;
     oc_abi2_translate(&v2, &before);
     int ok = included(&v3, "v3", &before.table, "v2") & included(&before.table, "v2", &v3, "v3");
     printf("%zu families in the v3 list, %zu in the v2 translation: %s\n", v3.nfamilies,
            before.table.nfamilies, ok ? "the same" : "DIFFERENT");
+    size_t ns = 0, listed = 0; /* the entry added since: every newton-schulz-* family on it */
+    for (size_t i = 0; i < OC_NKNOWN_FAMILIES; i++)
+        if (strcmp(oc_known_families[i].algorithm, "newton-schulz") == 0) {
+            const oc_family_entry *e = find(&v3, oc_known_families[i].name);
+            ns++;
+            listed += e && e->entry;
+        }
+    printf("%zu of the %zu newton-schulz families listed with an entry point\n", listed, ns);
+    ok &= ns > 0 && listed == ns;
     return ok && v3.nfamilies > 0 ? 0 : 1;
 }

@@ -279,6 +279,8 @@ static void test_bad_input_writes_nothing(void)
 
 /* ---- FAST-CUDA-NS-1 ---- */
 
+static const oc_cuda_ns_norm keller = {1e-7f, 1.0f, 0}; /* ||X||_F + 1e-7 (fx_ns_normalize's) */
+
 static uint16_t to_bf16(float f)
 {
     uint32_t u;
@@ -322,7 +324,8 @@ static double ns_error(oc_cuda_ns_mode mode, int r, int c, int batch)
         cudaMalloc(&d, n * esz);
         cudaMemcpy(d, mode == OC_CUDA_NS_BF16 ? (void *)h : (void *)f, n * esz,
                    cudaMemcpyHostToDevice);
-        CU_ASSERT_EQUAL(oc_cuda_newton_schulz(ctx, mode, r, c, batch, d, 1e-7f, 5, k, NULL), OC_OK);
+        CU_ASSERT_EQUAL(oc_cuda_newton_schulz(ctx, mode, r, c, batch, d, &keller, 5, k, NULL),
+                        OC_OK);
         CU_ASSERT_EQUAL(oc_cuda_sync(ctx), OC_OK);
         cudaMemcpy(rep ? out2 : out, d, n * esz, cudaMemcpyDeviceToHost);
         cudaFree(d);
@@ -350,7 +353,7 @@ static void test_newton_schulz(void)
                    shapes[s][1], shapes[s][2], e);
             CU_ASSERT(e <= tol[mode]);
         }
-    CU_ASSERT_EQUAL(oc_cuda_newton_schulz(ctx, OC_CUDA_NS_FP32, 0, 4, 1, ctx, 1e-7f, 0, NULL,
+    CU_ASSERT_EQUAL(oc_cuda_newton_schulz(ctx, OC_CUDA_NS_FP32, 0, 4, 1, ctx, &keller, 0, NULL,
                                           NULL), OC_ERR_BAD_HPARAM);
 }
 

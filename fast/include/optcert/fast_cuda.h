@@ -76,15 +76,23 @@ typedef struct oc_cuda_ns_coef {
  * the coefficients of `steps` iterations to out[0..steps-1]. */
 oc_status oc_cuda_ns_coefficients(const char *name, int steps, oc_cuda_ns_coef *out);
 
+/* NS-NORM-1's divisor of X: scale ||X||_F + eps (add mode; Keller Jordan's with scale 1 and
+ * eps 1e-7) or max(scale ||X||_F, eps) (max mode). */
+typedef struct oc_cuda_ns_norm {
+    float eps;   /* >= 0, finite */
+    float scale; /* > 0, finite */
+    int max;     /* 1: max mode, 0: add mode */
+} oc_cuda_ns_norm;
+
 /* Orthogonalizes `batch` row-major rows x cols matrices in place (device pointer x, element
  * type float for FP32/TF32, bf16 bits (uint16_t) for BF16, matrix i at x + i*rows*cols):
- * X <- X / (||X||_F + eps), then the iterations, with the Gram matrix on the smaller side
- * (X X^T when rows <= cols, else X^T X: the transposed problem without a transpose). All
+ * X <- X / (the divisor `norm` gives), then the iterations, with the Gram matrix on the smaller
+ * side (X X^T when rows <= cols, else X^T X: the transposed problem without a transpose). All
  * iterations are enqueued without a host wait. work: device scratch of
  * oc_cuda_ns_workspace_bytes bytes (NULL: the context allocates and keeps one). */
 size_t oc_cuda_ns_workspace_bytes(int rows, int cols, int batch, oc_cuda_ns_mode mode);
 oc_status oc_cuda_newton_schulz(oc_cuda_ctx *ctx, oc_cuda_ns_mode mode, int rows, int cols,
-                                int batch, void *x, float eps, int steps,
+                                int batch, void *x, const oc_cuda_ns_norm *norm, int steps,
                                 const oc_cuda_ns_coef *coef, void *work);
 
 /* LAYOUT-OFFLOAD-3 on a GPU: the CPU offload's copier (oc_offload_config.copier) between the

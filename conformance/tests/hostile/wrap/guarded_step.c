@@ -1,7 +1,7 @@
-/* step-megatron: WRITE_INPUTS changes the clipping threshold after the call; OVERRUN writes one
- * element past the first sub-optimizer's first parameter.
- * expect write_inputs step-megatron: wrote to its input hyper-parameters
- * expect overrun step-megatron: wrote past the end of p of parameter 0 of sub-optimizer 0 */
+/* guarded-step-megatron: WRITE_INPUTS changes the clipping threshold after the call; OVERRUN
+ * writes one element past the first sub-optimizer's first parameter.
+ * expect write_inputs guarded-step-megatron: wrote to its input hyper-parameters
+ * expect overrun guarded-step-megatron: wrote past the end of p of parameter 0 of sub-optimizer 0 */
 #include "hostile_wrap.h"
 
 static oc_status guarded_step(void *ctx, const oc_guard_config *cfg, const oc_loss_scaler *scaler,
@@ -10,9 +10,8 @@ static oc_status guarded_step(void *ctx, const oc_guard_config *cfg, const oc_lo
                               float *grad_norm, oc_step_outcome *outcome)
 {
     static int calls;
-    oc_status st = FAST("step-megatron", oc_guarded_step_fn)(ctx, cfg, scaler, scaler_state, nsub,
-                                                             subs, position, increment,
-                                                             grad_norm, outcome);
+    oc_status st = FAST("guarded-step-megatron", oc_guarded_step_fn)(
+        ctx, cfg, scaler, scaler_state, nsub, subs, position, increment, grad_norm, outcome);
     if (hostile_first(&calls) && HOSTILE == WRITE_INPUTS)
         ((oc_guard_config *)cfg)->clip_grad = 1e-3;
     if (calls == 1 && HOSTILE == OVERRUN && nsub && subs[0].nparams)
@@ -21,6 +20,6 @@ static oc_status guarded_step(void *ctx, const oc_guard_config *cfg, const oc_lo
 }
 
 const hostile_wrap hostile_wrap_guarded = {
-    .family = "step-megatron",
+    .family = "guarded-step-megatron",
     .entry = (oc_entry_point)guarded_step,
 };
