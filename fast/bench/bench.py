@@ -435,10 +435,17 @@ class TorchBf16As:
         return getattr(torch, name)
 
 
+def workspace(length_fn, *args):
+    """A workspace of the floats length_fn (a C function returning size_t) asks for, allocated
+    once, as a training loop keeps it (FAST-NS-3, FAST-MUON-4)."""
+    length_fn.restype = C.c_size_t
+    return torch.empty(length_fn(*[a if isinstance(a, C.c_void_p) else C.c_size_t(a) for a in args]))
+
+
 def ns_fn(lib, g, bf16):
     """oc_fast_newton_schulz (NS-PROF-SIMPLE) of g with a workspace allocated once."""
     rows, cols = g.shape
-    out, work = torch.empty(rows, cols), torch.empty(2 * g.numel() + 2 * min(rows, cols) ** 2)
+    out, work = torch.empty(rows, cols), workspace(lib.oc_fast_ns_work_len, rows, cols)
     return lambda: call(lib.oc_bench_ns, 0, bf16, C.c_size_t(rows), C.c_size_t(cols),
                         C.c_void_p(g.data_ptr()), C.c_void_p(out.data_ptr()),
                         C.c_void_p(work.data_ptr()), C.c_size_t(work.numel()))
@@ -479,13 +486,16 @@ def ns_section(lib, pairs, threads, shapes, bf16_shapes):
         g = torch.randn(rows_, cols)
         p, m = torch.randn(rows_, cols) * 0.02, torch.zeros(rows_, cols)
         ns = ns_fn(lib, g, 0)
+        work = workspace(lib.oc_fast_muon_work_len, C.c_void_p(None), rows_, cols)
         muon = lambda: call(lib.oc_bench_muon, 0, 0, C.c_size_t(rows_), C.c_size_t(cols),
-                            C.c_void_p(p.data_ptr()), C.c_void_p(m.data_ptr()), C.c_void_p(g.data_ptr()))
+                            C.c_void_p(p.data_ptr()), C.c_void_p(m.data_ptr()), C.c_void_p(g.data_ptr()),
+                            C.c_void_p(work.data_ptr()), C.c_size_t(work.numel()))
         ts, tp, rmed, rmin = summary(abab(ns, muon, pairs))
         goal(sec, f"{rows_}x{cols}: Muon step / its NS", rmed, 1.1, "{:.3f}", at_most=True)
         mrows.append([f"{rows_}x{cols}", f"{ts * 1e3:.1f}", f"{tp * 1e3:.1f}", f"{rmed:.3f}",
                       f"{rmin:.3f}"])
-    sec.lines += ["The whole Muon step (oc_fast_muon_step, MUON-PROF-KELLER, fp32) against its "
+    sec.lines += ["The whole Muon step (oc_fast_muon_step, MUON-PROF-KELLER, fp32, with its "
+                  "workspace allocated once as the Newton-Schulz's is: FAST-MUON-4) against its "
                   "Newton-Schulz alone (the subject here), same shapes:", ""]
     sec.lines += table(["shape", "NS ms", "Muon step ms", "step/NS (median)", "(min)"], mrows)
     return sec.close()

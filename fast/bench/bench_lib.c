@@ -254,13 +254,14 @@ int oc_bench_ns(int profile, int bf16, size_t rows, size_t cols, const float *g,
                                                     rows, cols, g, out, work, work_len);
 }
 
-int oc_bench_muon(int profile, int bf16, size_t rows, size_t cols, float *p, float *m, const float *g)
+int oc_bench_muon(int profile, int bf16, size_t rows, size_t cols, float *p, float *m, const float *g,
+                  float *work, size_t work_len)
 {
     oc_muon_hparams hp;
     oc_status st = oc_muon_profile_defaults((oc_muon_profile)profile, &hp);
     return st != OC_OK ? (int)st
                        : (int)oc_fast_muon_step(&hp, bf16 ? OC_FAST_NS_BF16 : OC_FAST_NS_FP32, rows,
-                                                cols, p, m, g);
+                                                cols, p, m, g, work, work_len);
 }
 
 /* The products of `steps` Newton-Schulz iterations on x (k x n): which 0 as three sgemm calls,

@@ -25,7 +25,7 @@ oc_status oc_fast_routed_step(const oc_route_hparams *hp, oc_fast_ns_precision p
         return st;
     oc_route r = oc_param_route(info);
     if (r == OC_ROUTE_MUON) { /* ROUTE-RULE-1 routes 2-D parameters only */
-        st = oc_fast_muon_step(&hp->muon, prec, info->dims[0], info->dims[1], p, m, g);
+        st = oc_fast_muon_step(&hp->muon, prec, info->dims[0], info->dims[1], p, m, g, NULL, 0);
     } else {
         if (!oc_param_decays(info))
             adamw.weight_decay = 0; /* ROUTE-WD-1 */

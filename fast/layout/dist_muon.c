@@ -65,7 +65,8 @@ oc_status oc_dist_muon_step(void *ctx, const oc_fast_opts *o, size_t nt, const o
         memcpy(keep + total + pos, x->state[0], x->n * sizeof(float));
         for (size_t j = 0; j < x->n; j++) /* FAST-GRAD-1 */
             grad[j] = oc_fast_grad(x->grad[j], o->inv_scale, o->clip_coeff);
-        st = oc_fast_muon_step(c->hp, c->prec, p->dim0, p->dim1, x->param, x->state[0], grad);
+        st = oc_fast_muon_step(c->hp, c->prec, p->dim0, p->dim1, x->param, x->state[0], grad,
+                               NULL, 0);
         pos += x->n;
         c->orthogonalised++, c->ns_flops += ns_flops(c->hp, p);
     }

@@ -118,7 +118,7 @@ static int dp_run(const oc_comm *c, oc_layout_kind kind, int verbose)
                 s1.g[j] = oc_fast_grad((float)total * grad_scale(i, j), o.inv_scale, out.clip_coeff);
             }
             if (oc_fast_muon_step(&hp, OC_FAST_NS_FP32, model[i].dim0, model[i].dim1, s1.p[i],
-                                  s1.m[i], s1.g) != OC_OK)
+                                  s1.m[i], s1.g, NULL, 0) != OC_OK)
                 fails += fail(c, "single-rank step failed", name, s);
         }
         for (size_t i = 0; i < NP; i++)
@@ -281,8 +281,9 @@ static int tp_run(const oc_comm *c, oc_fast_muon_tp_mode mode, oc_muon_tp_dim di
             continue;
         }
         st = mode == OC_FAST_MUON_TP_DUPLICATED
-                 ? oc_fast_muon_step(&hp, OC_FAST_NS_FP32, rows, cols, p, m, g)
-                 : oc_fast_muon_block_step(&hp, OC_FAST_NS_FP32, &part, rows, cols, p, m, g);
+                 ? oc_fast_muon_step(&hp, OC_FAST_NS_FP32, rows, cols, p, m, g, NULL, 0)
+                 : oc_fast_muon_block_step(&hp, OC_FAST_NS_FP32, &part, rows, cols, p, m, g,
+                                           NULL, 0);
         fails += st != OC_OK ? fail(c, "single-rank step failed", name, s) : 0;
         own_block(&b, cols, p, bs);
         fails += memcmp(bs, ps, n * 4) != 0 ? fail(c, "parameters differ from single-rank", name, s) : 0;

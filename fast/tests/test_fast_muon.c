@@ -285,7 +285,7 @@ static void muon_expect(const oc_muon_hparams *hp, size_t rows, size_t cols, flo
     oc_status ref = oc_ref_muon_step(hp, rows, cols, p, m, g, work, wl, scratch);
     CU_ASSERT_EQUAL(ref, want);
     CU_ASSERT(memcmp(sp, pv, len * sizeof *pv) == 0 && memcmp(sm, m, len * sizeof *m) == 0);
-    oc_status got = oc_fast_muon_step(hp, OC_FAST_NS_FP32, rows, cols, p, m, g);
+    oc_status got = oc_fast_muon_step(hp, OC_FAST_NS_FP32, rows, cols, p, m, g, NULL, 0);
     CU_ASSERT_EQUAL(got, want);
     CU_ASSERT(memcmp(sp, pv, len * sizeof *pv) == 0 && memcmp(sm, m, len * sizeof *m) == 0);
     free(work);
@@ -335,21 +335,58 @@ static void test_muon_blocks_compose(void)
     float p1[N], m1[N], p2[N], m2[N];
     memcpy(p1, p, sizeof p1), memcpy(m1, m, sizeof m1), memcpy(p2, p, sizeof p2), memcpy(m2, m, sizeof m2);
     oc_muon_partition whole = {1, OC_MUON_TP_NONE, OC_MUON_SCALE_GLOBAL, 0, 0, 0};
-    CU_ASSERT_EQUAL(oc_fast_muon_block_step(&hp, OC_FAST_NS_FP32, &whole, R, C, p1, m1, g), OC_OK);
-    CU_ASSERT_EQUAL(oc_fast_muon_step(&hp, OC_FAST_NS_FP32, R, C, p2, m2, g), OC_OK);
+    CU_ASSERT_EQUAL(oc_fast_muon_block_step(&hp, OC_FAST_NS_FP32, &whole, R, C, p1, m1, g, NULL, 0),
+                    OC_OK);
+    CU_ASSERT_EQUAL(oc_fast_muon_step(&hp, OC_FAST_NS_FP32, R, C, p2, m2, g, NULL, 0), OC_OK);
     CU_ASSERT(memcmp(p1, p2, sizeof p1) == 0 && memcmp(m1, m2, sizeof m1) == 0);
     CU_ASSERT(memcmp(p1, p, sizeof p1) != 0);
     oc_muon_partition rows2 = {2, OC_MUON_TP_ROWS, OC_MUON_SCALE_LOCAL, 0, 0, 0};
     memcpy(p1, p, sizeof p1), memcpy(m1, m, sizeof m1), memcpy(p2, p, sizeof p2), memcpy(m2, m, sizeof m2);
-    CU_ASSERT_EQUAL(oc_fast_muon_block_step(&hp, OC_FAST_NS_FP32, &rows2, R, C, p1, m1, g), OC_OK);
+    CU_ASSERT_EQUAL(oc_fast_muon_block_step(&hp, OC_FAST_NS_FP32, &rows2, R, C, p1, m1, g, NULL, 0),
+                    OC_OK);
     for (size_t h = 0; h < 2; h++)
         CU_ASSERT_EQUAL(oc_fast_muon_step(&hp, OC_FAST_NS_FP32, R / 2, C, p2 + h * N / 2,
-                                          m2 + h * N / 2, g + h * N / 2), OC_OK);
+                                          m2 + h * N / 2, g + h * N / 2, NULL, 0), OC_OK);
     CU_ASSERT(memcmp(p1, p2, sizeof p1) == 0 && memcmp(m1, m2, sizeof m1) == 0);
     rows2.scale_shape = OC_MUON_SCALE_GLOBAL; /* teeth: the global shape scales differently */
     memcpy(p1, p, sizeof p1), memcpy(m1, m, sizeof m1);
-    CU_ASSERT_EQUAL(oc_fast_muon_block_step(&hp, OC_FAST_NS_FP32, &rows2, R, C, p1, m1, g), OC_OK);
+    CU_ASSERT_EQUAL(oc_fast_muon_block_step(&hp, OC_FAST_NS_FP32, &rows2, R, C, p1, m1, g, NULL, 0),
+                    OC_OK);
     CU_ASSERT(memcmp(p1, p2, sizeof p1) != 0);
+    free(p), free(m), free(g);
+}
+
+/* FAST-MUON-4: a caller's workspace gives the bits of an allocated one, for the plain step and
+ * for row blocks; a short, misaligned or overlapping one is rejected with p and m unchanged. */
+static void test_muon_workspace(void)
+{
+    oc_muon_hparams hp;
+    oc_muon_profile_defaults(OC_MUON_MEGATRON, &hp);
+    hp.weight_decay = 0.1;
+    enum { R = 12, C = 10, N = R * C };
+    oc_muon_partition rows2 = {2, OC_MUON_TP_ROWS, OC_MUON_SCALE_LOCAL, 0, 0, 0};
+    const oc_muon_partition *parts[2] = {NULL, &rows2};
+    float *p = random_matrix(N, 1.0), *m = random_matrix(N, 0.1), *g = random_matrix(N, 1.0);
+    for (int k = 0; k < 2; k++) {
+        size_t wl = oc_fast_muon_work_len(parts[k], R, C);
+        float p1[N], m1[N], p2[N], m2[N], *work = malloc((wl + 1) * sizeof *work);
+        CU_ASSERT(wl >= 2 * N + oc_fast_ns_work_len(k ? R / 2 : R, C));
+        memcpy(p1, p, sizeof p1), memcpy(m1, m, sizeof m1), memcpy(p2, p, sizeof p2), memcpy(m2, m, sizeof m2);
+#define STEP(pp, mm, w, l) (parts[k] ? oc_fast_muon_block_step(&hp, OC_FAST_NS_FP32, parts[k], R, C, \
+                                                               pp, mm, g, w, l) \
+                                     : oc_fast_muon_step(&hp, OC_FAST_NS_FP32, R, C, pp, mm, g, w, l))
+        CU_ASSERT_EQUAL(STEP(p1, m1, NULL, 0), OC_OK);
+        CU_ASSERT_EQUAL(STEP(p2, m2, work, wl), OC_OK);
+        CU_ASSERT(memcmp(p1, p2, sizeof p1) == 0 && memcmp(m1, m2, sizeof m1) == 0);
+        CU_ASSERT(memcmp(p1, p, sizeof p1) != 0 && memcmp(m1, m, sizeof m1) != 0);
+        CU_ASSERT_EQUAL(STEP(p2, m2, work, wl - 1), OC_ERR_BAD_SHAPE);
+        CU_ASSERT_EQUAL(STEP(p2, m2, (float *)((char *)work + 2), wl), OC_ERR_MISALIGNED);
+        CU_ASSERT_EQUAL(STEP(p2, m2, m2 + 1, wl), OC_ERR_ALIASING);
+        CU_ASSERT(memcmp(p1, p2, sizeof p1) == 0 && memcmp(m1, m2, sizeof m1) == 0);
+#undef STEP
+        free(work);
+    }
+    CU_ASSERT_EQUAL(oc_fast_muon_work_len(&rows2, R + 1, C), 0); /* 13 rows do not split in 2 */
     free(p), free(m), free(g);
 }
 
@@ -363,7 +400,8 @@ static void block_expect(const oc_muon_hparams *hp, const oc_muon_partition *par
     size_t bytes = rows * cols * sizeof(float); /* rows cols <= 64 */
     memcpy(sp, p, bytes), memcpy(sm, m, bytes);
     CU_ASSERT_EQUAL(oc_ref_muon_block_step(hp, part, rows, cols, p, m, g, work, wl, scratch, sl), want);
-    CU_ASSERT_EQUAL(oc_fast_muon_block_step(hp, OC_FAST_NS_FP32, part, rows, cols, p, m, g), want);
+    CU_ASSERT_EQUAL(oc_fast_muon_block_step(hp, OC_FAST_NS_FP32, part, rows, cols, p, m, g, NULL, 0),
+                    want);
     CU_ASSERT(memcmp(sp, p, bytes) == 0 && memcmp(sm, m, bytes) == 0);
     free(work), free(scratch);
 }
@@ -510,6 +548,7 @@ void register_suites(void)
               {"muon bad input: reference status, nothing written", test_muon_bad_input},
               {"qk-clip within MUONCLIP-TOL-1, bad input", test_qk_clip},
               {"muon blocks: one block is the plain step, row blocks compose", test_muon_blocks_compose},
+              {"muon caller's workspace", test_muon_workspace},
               {"muon blocks bad input: reference status, nothing written", test_muon_block_bad_input},
               {"routed step: reference route, status, nothing written", test_routed_step});
 }

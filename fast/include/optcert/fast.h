@@ -161,17 +161,26 @@ oc_status oc_fast_newton_schulz_sharded(const oc_ns_hparams *hp, oc_fast_ns_prec
                                         const oc_comm *group, oc_muon_tp_dim dim, size_t rows,
                                         size_t cols, const float *g, float *out);
 
+/* FAST-MUON-4: floats of workspace oc_fast_muon_block_step needs for part (NULL: the plain
+ * step, oc_fast_muon_step) on a rows x cols parameter; 0 for a partition that does not fit it. */
+size_t oc_fast_muon_work_len(const oc_muon_partition *part, size_t rows, size_t cols);
+
 /* FAST-MUON-1: the contract of oc_ref_muon_step without the workspace (p, m
- * unchanged on error): binary32 momentum and update around oc_fast_newton_schulz. */
+ * unchanged on error): binary32 momentum and update around oc_fast_newton_schulz. work:
+ * work_len floats (at least oc_fast_muon_work_len(NULL, rows, cols)), or NULL to allocate
+ * them for this call (FAST-MUON-4). */
 oc_status oc_fast_muon_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec, size_t rows,
-                            size_t cols, float *p, float *m, const float *g);
+                            size_t cols, float *p, float *m, const float *g, float *work,
+                            size_t work_len);
 
 /* FAST-MUON-2: the contract of oc_ref_muon_block_step without the workspaces
  * (same checks and statuses, p, m unchanged on error): each block gathered, orthogonalised by
- * oc_fast_newton_schulz and scaled by its own factor, as oc_fast_muon_step. */
+ * oc_fast_newton_schulz and scaled by its own factor, as oc_fast_muon_step. work: as
+ * oc_fast_muon_step's, at least oc_fast_muon_work_len(part, rows, cols) floats. */
 oc_status oc_fast_muon_block_step(const oc_muon_hparams *hp, oc_fast_ns_precision prec,
                                   const oc_muon_partition *part, size_t rows, size_t cols,
-                                  float *p, float *m, const float *g);
+                                  float *p, float *m, const float *g, float *work,
+                                  size_t work_len);
 
 /* Muon tensor-parallel modes (spec/layouts.md §9: LAYOUT-TP-MUON-1, -2, -3). */
 typedef enum oc_fast_muon_tp_mode {
