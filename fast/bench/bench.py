@@ -17,6 +17,7 @@ import os
 import platform
 import statistics
 import subprocess
+import sysconfig
 import sys
 import time
 
@@ -563,34 +564,39 @@ def blas_section(lib, pairs, threads, shapes):
 
 def ns_blas_section(pairs):
     """Item 3: the time outside BLAS, from ns_bench (C, ABAB against its own BLAS calls)."""
-    sleep = "OPENBLAS_THREAD_TIMEOUT=4"
+    pthread_dir = "/usr/lib/" + sysconfig.get_config_var("MULTIARCH") + "/openblas-pthread"
+    swap = f"LD_LIBRARY_PATH={pthread_dir}"
     sec = Section("3b. Newton-Schulz: the time outside BLAS (2 threads, wall clock)",
                   cmd("nsblas") + "\n# or directly, with libgomp's default wait policy:\n" +
                   "\n".join(f"build/fast/ns_bench {pairs} {p} wall" for p in ("fp32", "bf16")) +
-                  f"\n{sleep} build/fast/ns_bench {pairs} fp32 wall")
+                  f"\n{swap} build/fast/ns_bench {pairs} fp32 wall")
     # libgomp's default wait policy (run.sh's passive taken out): the passes between the
     # products must not depend on it (FAST-NS-3)
     env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
-    # the third run, not a goal: OpenBLAS's worker asleep right after each product instead of
-    # spinning for 2^28 cycles beside the passes' threads (what that contention costs)
-    for prec, extra in (("fp32", {}), ("bf16", {}), ("fp32", {"OPENBLAS_THREAD_TIMEOUT": "4"})):
+    # the third run, not a goal: the same program on OpenBLAS's pthread build (the same soname,
+    # found first on the library path), whose threads spin beside the passes' OpenMP team
+    runs = [("fp32", {}), ("bf16", {})]
+    if os.path.exists(os.path.join(pthread_dir, "libopenblas.so.0")):
+        runs.append(("fp32", {"LD_LIBRARY_PATH": pthread_dir}))
+    for prec, extra in runs:
         out = subprocess.run([os.path.join(ROOT, "build/fast/ns_bench"), str(pairs), prec, "wall"],
                              capture_output=True, text=True, check=True, env=dict(env, **extra))
         head, *tab = out.stdout.rstrip().splitlines()
-        sec.lines += [f"{prec}{', ' + sleep if extra else ''}: {head}", ""] + tab + [""]
+        sec.lines += [f"{prec}{', ' + swap if extra else ''}: {head}", ""] + tab + [""]
         for line in tab[2:] if not extra else []:
             cells = [c.strip() for c in line.strip("|").split("|")]
             goal(sec, f"{cells[0]} {prec}: time outside BLAS", float(cells[10].rstrip("%")) / 100,
                  0.05, at_most=True)
     sec.lines += ["Per round: the implementation (NS), the same products as three sgemm calls, "
                   "the implementation's own BLAS calls alone; outside BLAS = 1 - blas/NS from "
-                  "the median ratio. GFLOP/s* counts sgemm's flops over the NS time. The third "
-                  f"table ({sleep}: OpenBLAS's worker sleeps right after each product instead of "
-                  "spinning for 2^28 cycles, its default) measures whether that worker, spinning "
-                  "beside the passes between the products on the 2 cores, is what they lose "
-                  "(OpenBLAS 0.3.21 has no call to set it from a library): compare its outside-"
-                  "BLAS shares with the first table's, and each with the spread of its pairs "
-                  "(min, max), which bounds what one run resolves.", ""]
+                  "the median ratio. GFLOP/s* counts sgemm's flops over the NS time. The passes "
+                  "between the products run on an OpenMP team, and OpenBLAS is its OpenMP build, "
+                  "whose threads are that team (FAST-NS-3). The third table, if present, loads "
+                  f"OpenBLAS's pthread build instead ({swap}): its threads spin after each "
+                  "product (2^28 cycles by default) beside the passes' team on the 2 cores, which "
+                  "is what the OpenMP build saves; compare its outside-BLAS shares with the first "
+                  "table's, and each with the spread of its pairs (min, max), which bounds what "
+                  "one run resolves.", ""]
     return sec.close()
 
 

@@ -10,7 +10,7 @@
  * (CblasUpper in row-major, CblasLower in column-major). */
 #include <cblas.h>
 #include <math.h>
-#include <pthread.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
@@ -54,54 +54,30 @@ static inline float bf16_round(float x)
     return (union { uint32_t u; float f; }){(uint32_t)oc_fast_to_bf16(x) << 16}.f;
 }
 
-/* FAST-NS-3: a pass between two products, cut into as many parts as OpenBLAS has threads, run
- * on plain threads that end with the pass (none spins into the next product, as an OpenMP team
- * does under libgomp's default wait policy). Every pass works element by element, so the bits
- * do not depend on the split. fn does part `part` of `parts` and ORs its NS-DOM-1 flag into bad. */
+/* FAST-NS-3: a pass between two products, cut into as many parts as OpenBLAS has threads and
+ * run by an OpenMP team. OpenBLAS is its OpenMP build (fast/CMakeLists.txt), whose threads are
+ * that team: the pass runs on the threads the product has just run on, and no other thread
+ * spins beside it. Every pass works element by element, so the bits do not depend on the split.
+ * fn does part `part` of `parts` and ORs its NS-DOM-1 flag into bad. */
 typedef void (*ns_pass_fn)(const void *ctx, int part, int parts, int *bad);
 
-typedef struct ns_part {
-    ns_pass_fn fn;
-    const void *ctx;
-    int part, parts, bad;
-} ns_part;
-
-static void *run_part(void *arg)
-{
-    ns_part *q = arg;
-    q->fn(q->ctx, q->part, q->parts, &q->bad);
-    return NULL;
-}
-
-#define NS_MAX_PARTS 16
-/* Elements (or Gram entries) per part at least: a thread's start and join, some 10-50 us, is
- * then a few percent of its part. */
+/* Elements (or Gram entries) per part at least: waking a thread, some microseconds, is then a
+ * small part of its work. */
 #define NS_MIN_PART ((size_t)1 << 16)
 
-/* Runs the pass over `work` elements; returns the OR of the parts' flags. A part whose thread
- * cannot start runs on the calling thread. */
+/* Runs the pass over `work` elements; returns the OR of the parts' flags. */
 static int run_pass(ns_pass_fn fn, const void *ctx, size_t work)
 {
     size_t most = work / NS_MIN_PART;
-    int parts = openblas_get_num_threads();
-    parts = parts > NS_MAX_PARTS ? NS_MAX_PARTS : parts;
+    int parts = openblas_get_num_threads(), bad = 0;
     parts = (size_t)parts > most ? (most ? (int)most : 1) : parts < 1 ? 1 : parts;
-    ns_part q[NS_MAX_PARTS];
-    pthread_t th[NS_MAX_PARTS];
-    int started[NS_MAX_PARTS] = {0}, bad = 0;
-    for (int i = 0; i < parts; i++)
-        q[i] = (ns_part){fn, ctx, i, parts, 0};
-    for (int i = 1; i < parts; i++)
-        started[i] = pthread_create(&th[i], NULL, run_part, &q[i]) == 0;
-    run_part(&q[0]);
-    for (int i = 1; i < parts; i++) {
-        if (started[i])
-            pthread_join(th[i], NULL);
-        else
-            run_part(&q[i]);
-        bad |= q[i].bad;
+#pragma omp parallel num_threads(parts) reduction(| : bad)
+    {
+        int part_bad = 0;
+        fn(ctx, omp_get_thread_num(), omp_get_num_threads(), &part_bad);
+        bad |= part_bad;
     }
-    return bad | q[0].bad;
+    return bad;
 }
 
 /* Part `part` of `parts` of [0, len): [*lo, *hi), cut at multiples of 16 floats (a cache line). */

@@ -4,6 +4,7 @@
  * model), the bf16 mode outside the fp32 bound (the check has teeth), the caller's workspace, and
  * bad input: the reference's status and nothing written. The golden vectors are judged by
  * `optcert certify --impl fast-cpu` (ctest fast_cpu_certify). */
+#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,14 @@ static void test_ns_split_passes(void)
                    cols, wrong, BIG_LEN);
     }
     free(g), free(out);
+}
+
+/* FAST-NS-3: the OpenBLAS this program loaded is the OpenMP build the passes share a team with
+ * (not the system's default libopenblas.so.0, the pthread build, whose threads spin beside
+ * them). */
+static void test_ns_openblas_openmp(void)
+{
+    CU_ASSERT_EQUAL(openblas_get_parallel(), OPENBLAS_OPENMP);
 }
 
 /* NS-DOM-1 in every part of the split check: one entry 1 (d = 1) at the start or the end of
@@ -542,6 +551,7 @@ void register_suites(void)
               {"newton-schulz fp32 and bf16 within their class bounds", test_ns_within_class_bounds},
               {"newton-schulz caller's workspace", test_ns_workspace},
               {"newton-schulz passes split among threads: every element", test_ns_split_passes},
+              {"newton-schulz on OpenBLAS's OpenMP build", test_ns_openblas_openmp},
               {"newton-schulz split domain check: every part", test_ns_split_domain},
               {"newton-schulz domain screen: exact, whatever the later iterates", test_ns_domain_screen},
               {"newton-schulz bad input: reference status, nothing written", test_ns_bad_input},
