@@ -144,34 +144,47 @@ typedef struct ns_gram {
 } ns_gram;
 
 /* A (stored triangle) to a full symmetric matrix, the operand of A A^T; B = A on the stored
- * triangle, the C operand of B = c A A^T + b B. bf16: A rounded first (FAST-NS-2). By blocks of
- * BLK x BLK: a block of the stored triangle is read by rows into a local block and written to
- * its mirror by rows, so the mirror is written by whole cache lines instead of one float per
- * line. Part p does the block rows p, p + parts, ... (their lengths fall by one block a row:
- * interleaving balances the parts). */
+ * triangle, the C operand of B = c A A^T + b B. bf16: A rounded first (FAST-NS-2). Part p does
+ * the block rows of BLK rows p, p + parts, ... (their lengths fall by one block a row:
+ * interleaving balances the parts). In a block row, the stored triangle's row segments are
+ * copied to B whole; then each BLK x BLK block is transposed to its mirror through a local
+ * block, read by rows and written by rows (whole cache lines); the blocks off the diagonal,
+ * full, by a loop of constant bounds the compiler unrolls and vectorises. */
 #define BLK 16
+static void mirror_block(float *a, size_t k, size_t r0, size_t c0)
+{
+    float t[BLK][BLK];
+    for (size_t i = 0; i < BLK; i++)
+        for (size_t j = 0; j < BLK; j++)
+            t[j][i] = a[(r0 + i) * k + c0 + j];
+    for (size_t j = 0; j < BLK; j++)
+        memcpy(a + (c0 + j) * k + r0, t[j], sizeof t[j]);
+}
+
 static void complete_part(const void *ctx, int part, int parts, int *bad)
 {
     const ns_gram *m = ctx;
     float *a = m->a, *b = m->b;
     size_t k = m->k;
     (void)bad;
-    for (size_t r0 = (size_t)part * BLK; r0 < k; r0 += (size_t)parts * BLK)
-        for (size_t c0 = r0; c0 < k; c0 += BLK) {
-            size_t rn = k - r0 < BLK ? k - r0 : BLK, cn = k - c0 < BLK ? k - c0 : BLK;
-            float t[BLK][BLK];
-            for (size_t i = 0; i < rn; i++)
-                for (size_t j = r0 + i > c0 ? r0 + i - c0 : 0; j < cn; j++) {
-                    float v = a[(r0 + i) * k + c0 + j];
-                    if (m->bf16)
-                        a[(r0 + i) * k + c0 + j] = v = bf16_round(v);
-                    b[(r0 + i) * k + c0 + j] = v;
-                    t[j][i] = v;
-                }
-            for (size_t j = 0; j < cn; j++)
-                for (size_t i = 0; i < rn && r0 + i < c0 + j; i++)
-                    a[(c0 + j) * k + r0 + i] = t[j][i];
+    for (size_t r0 = (size_t)part * BLK; r0 < k; r0 += (size_t)parts * BLK) {
+        size_t rn = k - r0 < BLK ? k - r0 : BLK;
+        for (size_t r = r0; r < r0 + rn; r++) {
+            for (size_t c = r; m->bf16 && c < k; c++)
+                a[r * k + c] = bf16_round(a[r * k + c]);
+            memcpy(b + r * k + r, a + r * k + r, (k - r) * sizeof(float));
         }
+        for (size_t c0 = r0; c0 < k; c0 += BLK) {
+            size_t cn = k - c0 < BLK ? k - c0 : BLK;
+            if (c0 > r0 && rn == BLK && cn == BLK) {
+                mirror_block(a, k, r0, c0);
+                continue;
+            }
+            for (size_t i = 0; i < rn; i++) /* a diagonal or edge block: below the diagonal */
+                for (size_t j = r0 + i > c0 ? r0 + i - c0 : 0; j < cn; j++)
+                    a[(c0 + j) * k + r0 + i] = a[(r0 + i) * k + c0 + j];
+        }
+    }
 }
 
 /* B' = a I + B on the stored triangle; bf16: every entry rounded (FAST-NS-2). Part p does the
