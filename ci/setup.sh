@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 pkgs="build-essential cmake pkg-config libmpfr-dev libcunit1-dev libjansson-dev libssl-dev python3-jsonschema"
 # fast/: OpenMP comes with gcc; MPI for the layouts, OpenBLAS for the matrix work
 pkgs="$pkgs libopenblas-dev libopenblas-openmp-dev openmpi-bin libopenmpi-dev"
+# fast/: oneDNN for the bf16 Newton-Schulz products where the CPU multiplies bfloat16 natively
+pkgs="$pkgs libdnnl-dev"
 # conformance/fuzz: the libFuzzer harnesses (ci/fuzz.sh) need clang and its runtime
 pkgs="$pkgs clang libclang-rt-14-dev"
 # ctest html_browser: the HTML certificate rendered by headless chromium

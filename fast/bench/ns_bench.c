@@ -27,6 +27,8 @@
 #include <time.h>
 #include "optcert/fast.h"
 #include "ns_products.h"
+#include "../common/elementwise.h"
+#include "../cpu/internal.h"
 
 static clockid_t clock_used = CLOCK_MONOTONIC;
 
@@ -72,9 +74,14 @@ int main(int argc, char **argv)
     static const size_t shapes[][2] = {{1024, 1024}, {4096, 1024}, {1024, 4096}};
     oc_ns_hparams hp;
     oc_ns_profile_defaults(OC_NS_QUINTIC, &hp);
+    /* FAST-NS-6: in bf16 mode on a CPU with native bf16 products, "blas" is NS's own oneDNN
+     * products (ns_bf16_products) */
+    const char *native = prec == OC_FAST_NS_BF16 ? oc_fast_bf16_matmul_native() : NULL;
     printf("OpenBLAS threads %d (%s); %d rounds; %d Newton-Schulz iterations (quintic), %s, "
-           "%s time\n", openblas_get_num_threads(), openblas_get_config(), reps, hp.steps,
-           oc_fast_ns_precision_name(prec), clock_used == CLOCK_MONOTONIC ? "wall" : "CPU");
+           "%s time; products %s%s\n", openblas_get_num_threads(), openblas_get_config(), reps,
+           hp.steps, oc_fast_ns_precision_name(prec),
+           clock_used == CLOCK_MONOTONIC ? "wall" : "CPU", native ? "oneDNN " : "OpenBLAS",
+           native ? native : "");
     printf("| shape | NS ms | sgemm ms | blas ms | NS/sgemm (median) | (min) | (max) | NS/blas "
            "(median) | (min) | (max) | outside BLAS | GFLOP/s* |\n|");
     for (int c = 0; c < 12; c++)
@@ -90,6 +97,11 @@ int main(int argc, char **argv)
         if (!g || !out || !work || !y || !a || !b)
             return 1;
         fill(g, len, 12345u);
+        uint16_t *x16 = malloc(len * sizeof *x16), *a16 = calloc(2 * kk, sizeof *a16);
+        if (!x16 || !a16)
+            return 1;
+        for (size_t i = 0; i < len; i++)
+            x16[i] = oc_fast_to_bf16(g[i]);
         double *t = malloc(5 * (size_t)reps * sizeof *t); /* NS, sgemm, blas, the 2 ratios */
         if (!t)
             return 1;
@@ -100,7 +112,10 @@ int main(int argc, char **argv)
             double t1 = now();
             ns_sgemm_products(k, n, hp.steps, g, y, a, b);
             double t2 = now();
-            ns_blas_products(k, n, hp.steps, g, y, a, b);
+            if (!native)
+                ns_blas_products(k, n, hp.steps, g, y, a, b);
+            else if (ns_bf16_products(k, n, hp.steps, x16, y, a, a16, a16 + kk) != 0)
+                return 1;
             double t3 = now();
             if (r > 0) {
                 double *row = t + 5 * (r - 1);
@@ -122,7 +137,7 @@ int main(int argc, char **argv)
         printf("| %s | %.1f | %.1f | %.1f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1f%% | "
                "%.1f |\n", name, med[0] * 1e3, med[1] * 1e3, med[2] * 1e3, med[3], lo[3], hi[3],
                med[4], lo[4], hi[4], 100.0 * (1.0 - 1.0 / med[4]), flops / med[0] / 1e9);
-        free(g), free(out), free(work), free(y), free(a), free(b);
+        free(g), free(out), free(work), free(y), free(a), free(b), free(x16), free(a16);
     }
     return 0;
 }

@@ -2,6 +2,7 @@
 #ifndef OPTCERT_FAST_CPU_INTERNAL_H
 #define OPTCERT_FAST_CPU_INTERNAL_H
 
+#include <stdint.h>
 #include "kernels.h"
 #include "optcert/fast.h"
 
@@ -28,5 +29,14 @@ oc_status oc_fast_clip_norm_unscaled(const oc_clip_config *c, size_t nviews,
  * clip_coeff, written back over g. */
 oc_status oc_fast_sub_step(const oc_sub_optimizer *s, int64_t step, const oc_fast_opts *o,
                            size_t nt, const oc_fast_tensor *t, int grad_back);
+
+/* FAST-NS-6 (fast/cpu/bf16_matmul.c): oneDNN's name of its native bf16 matmul kernel on this
+ * CPU, or NULL when it has none (its reference kernel) or OPTCERT_FAST_NS_PRODUCTS=sgemm. */
+const char *oc_fast_bf16_matmul_native(void);
+/* c (m x n, binary32) = a (m x kdim) b (kdim x n), a and b bfloat16 bits; s*: the element
+ * strides of rows and columns. OC_ERR_INTERNAL when not native or oneDNN fails. */
+oc_status oc_fast_bf16_matmul(size_t m, size_t n, size_t kdim, const uint16_t *a,
+                              const size_t sa[2], const uint16_t *b, const size_t sb[2], float *c,
+                              const size_t sc[2]);
 
 #endif

@@ -19,6 +19,11 @@
 #include "optcert/fast.h"
 #include "../common/elementwise.h"
 #include "../common/fast_families.h"
+#include "internal.h"
+
+/* The element-wise passes in one copy per instruction set, chosen at load (GCC's ifunc): the
+ * same operations in each, so the same bits (no contraction: -ffp-contract=off). */
+#define NS_PASS __attribute__((target_clones("arch=skylake-avx512", "avx2", "default")))
 
 /* NS-DOM-1: an entry beyond this magnitude (or NaN) ends the iteration. */
 #define DOMAIN_LIMIT 0x1p64f
@@ -48,11 +53,11 @@ size_t oc_fast_ns_work_len(size_t rows, size_t cols)
     return 2 * s.k * s.n + 2 * s.k * s.k; /* X, its successor, A, B */
 }
 
+/* The binary32 value of bfloat16 bits h. */
+static inline float bf16_value(uint16_t h) { return (union { uint32_t u; float f; }){(uint32_t)h << 16}.f; }
+
 /* FAST-NS-2: x rounded to the nearest bfloat16 (ties to even), kept in binary32. */
-static inline float bf16_round(float x)
-{
-    return (union { uint32_t u; float f; }){(uint32_t)oc_fast_to_bf16(x) << 16}.f;
-}
+static inline float bf16_round(float x) { return bf16_value(oc_fast_to_bf16(x)); }
 
 /* FAST-NS-3: a pass between two products, cut into as many parts as OpenBLAS has threads and
  * run by an OpenMP team. OpenBLAS is its OpenMP build (fast/CMakeLists.txt), whose threads are
@@ -94,11 +99,13 @@ typedef struct ns_vec {
     size_t len;
     double d; /* normalise: the divisor */
     int bf16;
+    uint16_t *dst16; /* FAST-NS-6: the bfloat16 bits of what is written to dst, or NULL */
+    int keep;        /* domain_part, bf16: the rounded iterate written back to dst */
 } ns_vec;
 
 /* NS-NORM-1: X_0 = G / d, each entry the binary64 quotient rounded once (d can be as small as
  * 2^-149, whose reciprocal is not a binary32). |G / d| <= 1 since d >= ||G||_F: no domain check. */
-static void normalise_part(const void *ctx, int part, int parts, int *bad)
+NS_PASS static void normalise_part(const void *ctx, int part, int parts, int *bad)
 {
     const ns_vec *v = ctx;
     size_t lo, hi;
@@ -106,12 +113,15 @@ static void normalise_part(const void *ctx, int part, int parts, int *bad)
     part_range(v->len, part, parts, &lo, &hi);
     for (size_t i = lo; i < hi; i++) {
         float x = (float)(v->src[i] / v->d);
-        v->dst[i] = v->bf16 ? bf16_round(x) : x;
+        if (v->dst16)
+            v->dst16[i] = oc_fast_to_bf16(x);
+        else
+            v->dst[i] = v->bf16 ? bf16_round(x) : x;
     }
 }
 
 /* NS-DOM-1 on the new iterate dst (bad if an entry is NaN or beyond 2^64); bf16: rounds it first. */
-static void domain_part(const void *ctx, int part, int parts, int *bad)
+NS_PASS static void domain_part(const void *ctx, int part, int parts, int *bad)
 {
     const ns_vec *v = ctx;
     size_t lo, hi;
@@ -119,8 +129,14 @@ static void domain_part(const void *ctx, int part, int parts, int *bad)
     int out = 0;
     for (size_t i = lo; i < hi; i++) {
         float x = v->dst[i];
-        if (v->bf16)
-            v->dst[i] = x = bf16_round(x);
+        if (v->bf16) {
+            uint16_t h = oc_fast_to_bf16(x);
+            x = bf16_value(h);
+            if (v->dst16)
+                v->dst16[i] = h;
+            if (v->keep)
+                v->dst[i] = x;
+        }
         out |= !(x >= -DOMAIN_LIMIT && x <= DOMAIN_LIMIT);
     }
     *bad |= out;
@@ -228,7 +244,7 @@ static oc_status iterate(const ns_shape *s, const double abc[3], const float *x,
     if (group && group->size > 1 && group->allreduce_sum(group->ctx, a, s->k * s->k) != OC_OK)
         return OC_ERR_IO;
     if (check_x) {
-        ns_vec check = {NULL, (float *)x, s->k * s->n, 0.0, 0}; /* read only: no rounding */
+        ns_vec check = {NULL, (float *)x, s->k * s->n, 0.0, 0, NULL, 0}; /* read only */
         int bad = !gram_diagonal_finite(a, s->k) && run_pass(domain_part, &check, check.len);
         if (group && group->size > 1 && group->allreduce_max_int(group->ctx, &bad) != OC_OK)
             return OC_ERR_IO;
@@ -243,6 +259,71 @@ static oc_status iterate(const ns_shape *s, const double abc[3], const float *x,
     return OC_OK;
 }
 
+/* FAST-NS-6: the Gram matrices of an iteration on native bf16 products. */
+typedef struct ns_gram16 {
+    float *prod;            /* A = X X^T, then A A, in binary32 */
+    uint16_t *a16, *b16;    /* A and B' rounded to bfloat16 */
+    size_t k;
+    float abc[3];
+} ns_gram16;
+
+/* A rounded to bfloat16 (FAST-NS-2), all k^2 entries. */
+NS_PASS static void round_gram_part(const void *ctx, int part, int parts, int *bad)
+{
+    const ns_gram16 *m = ctx;
+    size_t lo, hi;
+    (void)bad;
+    part_range(m->k * m->k, part, parts, &lo, &hi);
+    for (size_t i = lo; i < hi; i++)
+        m->a16[i] = oc_fast_to_bf16(m->prod[i]);
+}
+
+/* B' = a I + b A + c A A in binary32 (the terms of FAST-NS-1's SYRK with beta = b, then the
+ * diagonal), rounded to bfloat16 (FAST-NS-2); part p does the rows p, p + parts, ... */
+NS_PASS static void finish16_part(const void *ctx, int part, int parts, int *bad)
+{
+    const ns_gram16 *m = ctx;
+    size_t k = m->k;
+    (void)bad;
+    float a = m->abc[0], b = m->abc[1], c = m->abc[2];
+    for (size_t r = (size_t)part; r < k; r += (size_t)parts) {
+        const float *p = m->prod + r * k;
+        const uint16_t *ar = m->a16 + r * k;
+        uint16_t *br = m->b16 + r * k;
+        for (size_t j = 0; j < k; j++)
+            br[j] = oc_fast_to_bf16(c * p[j] + b * bf16_value(ar[j]));
+        br[r] = oc_fast_to_bf16(c * p[r] + b * bf16_value(ar[r]) + a); /* the diagonal */
+    }
+}
+
+/* FAST-NS-6: one iteration of NS-ITER-1 in bf16-operand mode on oneDNN's bf16 products:
+ * A = X X^T, A A and B' X as full products (A comes out whole: no completion), x16 the iterate's
+ * bits, y its successor in binary32 (the domain pass rounds it and writes its bits to x16). A
+ * group all-reduces A as FAST-NS-4. */
+static oc_status iterate_native_bf16(const ns_shape *s, const double abc[3], const uint16_t *x16,
+                                     float *y, ns_gram16 *m, const oc_comm *group)
+{
+    size_t k = s->k, n = s->n;
+    size_t sx[2] = {s->layout == CblasRowMajor ? n : 1, s->layout == CblasRowMajor ? 1 : k};
+    size_t sxt[2] = {sx[1], sx[0]}, sk[2] = {k, 1};
+    for (int i = 0; i < 3; i++)
+        m->abc[i] = (float)abc[i];
+    if (oc_fast_bf16_matmul(k, k, n, x16, sx, x16, sxt, m->prod, sk) != OC_OK)
+        return OC_ERR_INTERNAL;
+    if (group && group->size > 1 && group->allreduce_sum(group->ctx, m->prod, k * k) != OC_OK)
+        return OC_ERR_IO;
+    run_pass(round_gram_part, m, k * k);
+    if (oc_fast_bf16_matmul(k, k, k, m->a16, sk, m->a16, sk, m->prod, sk) != OC_OK)
+        return OC_ERR_INTERNAL;
+    run_pass(finish16_part, m, k * k);
+    /* Y = B' X; column-major (tall G) as Y^T = X^T B' (B' symmetric), row-major n x k: oneDNN's
+     * native kernels write a row-major result only */
+    oc_status st = s->layout == CblasRowMajor
+                       ? oc_fast_bf16_matmul(k, n, k, m->b16, sk, x16, sx, y, sx)
+                       : oc_fast_bf16_matmul(n, k, k, x16, sk, m->b16, sk, y, sk);
+    return st != OC_OK ? OC_ERR_INTERNAL : OC_OK;
+}
+
 /* NS-NORM-1 .. NS-STORE-1 on a checked input: X_0 = G / d with d from the sum of squares of the
  * whole matrix (sumsq), the iterations, the result written to out (len floats, this rank's
  * part) only on success. work: 2 len + 2 k^2 floats. A group's ranks agree on every domain
@@ -250,29 +331,43 @@ static oc_status iterate(const ns_shape *s, const double abc[3], const float *x,
 static oc_status iterate_all(const oc_ns_hparams *hp, const ns_shape *s, int bf16, double sumsq,
                              const float *g, float *out, float *work, const oc_comm *group)
 {
-    size_t len = s->k * s->n;
-    float *x = work, *y = x + len, *a = y + len, *b = a + s->k * s->k;
+    size_t len = s->k * s->n, kk = s->k * s->k;
+    float *x = work, *y = x + len, *a = y + len, *b = a + kk;
+    /* FAST-NS-6 (bf16 products on oneDNN): the same workspace as the product (kk floats), y,
+     * then the bits of the iterate, A and B' (1.5 len + 2 kk floats in all) */
+    int native = bf16 && oc_fast_bf16_matmul_native() != NULL;
+    uint16_t *x16 = (uint16_t *)(work + kk + len);
+    ns_gram16 m16 = {work, x16 + len, x16 + len + kk, s->k, {0}};
+    if (native)
+        y = work + kk;
     double sn = hp->norm_scale * sqrt(sumsq); /* NS-NORM-1 */
-    ns_vec norm = {g, x, len, hp->eps_mode == OC_NS_EPS_ADD ? sn + hp->eps : fmax(sn, hp->eps), bf16};
+    ns_vec norm = {g, x, len, hp->eps_mode == OC_NS_EPS_ADD ? sn + hp->eps : fmax(sn, hp->eps),
+                   bf16, native ? x16 : NULL, 0};
     run_pass(normalise_part, &norm, len);
     oc_status st = OC_OK;
     for (int it = 0; it < hp->steps && st == OC_OK; it++) {
         int tuple = oc_ns_tuple_index(hp, it); /* NS-SCHED-1 */
         /* NS-DOM-1 on each iterate: in bf16 mode by the pass that rounds it (FAST-NS-2); in
          * fp32 mode by the next iteration's screen, the last one by the pass (FAST-NS-5) */
-        st = iterate(s, hp->coef[tuple], x, y, a, b, bf16, it > 0 && !bf16, group);
+        st = native ? iterate_native_bf16(s, hp->coef[tuple], x16, y, &m16, group)
+                    : iterate(s, hp->coef[tuple], x, y, a, b, bf16, it > 0 && !bf16, group);
         if (st == OC_OK && (bf16 || it == hp->steps - 1)) {
-            ns_vec check = {NULL, y, len, 0.0, bf16};
+            /* native: the iterate's bits for the next products, the binary32 values kept for
+             * the output only */
+            ns_vec check = {NULL, y, len, 0.0, bf16, native ? x16 : NULL,
+                            !native || it == hp->steps - 1};
             int bad = run_pass(domain_part, &check, len);
             if (group && group->size > 1 && group->allreduce_max_int(group->ctx, &bad) != OC_OK)
                 st = OC_ERR_IO;
             st = st != OC_OK ? st : bad ? OC_ERR_NONFINITE : OC_OK;
         }
-        float *next = y;
-        y = x;
-        x = next;
+        if (!native) { /* the successor becomes the iterate (native: its bits are in x16) */
+            float *next = y;
+            y = x;
+            x = next;
+        }
     }
-    ns_vec store = {x, out, len, 0.0, 0};
+    ns_vec store = {native ? y : x, out, len, 0.0, 0, NULL, 0};
     if (st == OC_OK)
         run_pass(store_part, &store, len); /* NS-STORE-1: the only write to out */
     return st;

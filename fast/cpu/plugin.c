@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "optcert/fast.h"
 #include "fast_cpu_registry.h"
+#include "internal.h"
 
 static oc_status fast_mixed(void *ctx, oc_algorithm alg, const void *hp, const oc_storage *s,
                             int64_t step, size_t n, void *param, float *master,
@@ -41,7 +42,7 @@ static oc_impl_v3 fast_cpu = {
  * amplify anything past 2); the fp32 mode claims every family. */
 const oc_impl_v3 *optcert_impl_v3(void)
 {
-    static char version[96];
+    static char version[160];
     ns_precision = oc_fast_ns_precision_active();
     oc_fast_backend cpu = {
         .algorithms = oc_fast_cpu_algorithms,
@@ -51,8 +52,11 @@ const oc_impl_v3 *optcert_impl_v3(void)
         .unclaimed = ns_precision == OC_FAST_NS_BF16 ? "newton-schulz-cans" : NULL,
     };
     oc_fast_list_families(&cpu, &fast_cpu);
-    snprintf(version, sizeof version, "1 (multi-tensor, OpenMP, %s kernels, %s Newton-Schulz)",
-             oc_fast_isa_name(oc_fast_isa_active()), oc_fast_ns_precision_name(ns_precision));
+    const char *bf16_products = oc_fast_bf16_matmul_native(); /* FAST-NS-6 */
+    snprintf(version, sizeof version, "1 (multi-tensor, OpenMP, %s kernels, %s Newton-Schulz%s%s)",
+             oc_fast_isa_name(oc_fast_isa_active()), oc_fast_ns_precision_name(ns_precision),
+             ns_precision != OC_FAST_NS_BF16 ? "" : bf16_products ? " on oneDNN " : " on SGEMM",
+             ns_precision == OC_FAST_NS_BF16 && bf16_products ? bf16_products : "");
     fast_cpu.version = version;
     return &fast_cpu;
 }

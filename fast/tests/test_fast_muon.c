@@ -12,6 +12,8 @@
 #include "../../conformance/tests/cunit_main.h"
 #include "../../vectors/gen/ns_model.h"
 #include "optcert/fast.h"
+#include "../common/elementwise.h"
+#include "../cpu/internal.h"
 
 static uint64_t rng_state = 0x243f6a8885a308d3ull;
 static double rnd_unit(void) /* uniform in [-1, 1) */
@@ -159,6 +161,37 @@ static void test_ns_split_passes(void)
 static void test_ns_openblas_openmp(void)
 {
     CU_ASSERT_EQUAL(openblas_get_parallel(), OPENBLAS_OPENMP);
+}
+
+/* FAST-NS-6: oneDNN's bf16 products with the strides Newton-Schulz uses (a transposed operand
+ * for X X^T, a row-major result), on small integers whose products and sums are exact in
+ * binary32: the result is the exact product, entry by entry; a column-major result (only
+ * oneDNN's reference kernel takes it) is refused. Skipped, and said so, on a CPU without native
+ * bf16 products. */
+static void test_bf16_products(void)
+{
+    if (!oc_fast_bf16_matmul_native()) {
+        printf("\n    skipped: no native bf16 products on this CPU (FAST-NS-6)\n");
+        return;
+    }
+    enum { M = 24, K = 40, N = 33 };
+    uint16_t a[M * K], bt[N * K];
+    float c[M * N], want[M * N];
+    for (int i = 0; i < M * K; i++)
+        a[i] = oc_fast_to_bf16((float)(i * 7 % 11) - 5.0f);
+    for (int i = 0; i < N * K; i++)
+        bt[i] = oc_fast_to_bf16((float)(i * 5 % 13) - 6.0f);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            float s = 0.0f;
+            for (int l = 0; l < K; l++)
+                s += (float)((i * K + l) * 7 % 11 - 5) * (float)((j * K + l) * 5 % 13 - 6);
+            want[i * N + j] = s;
+        }
+    size_t sa[2] = {K, 1}, sb[2] = {1, K}, sc[2] = {N, 1}, scol[2] = {1, M};
+    CU_ASSERT_EQUAL(oc_fast_bf16_matmul(M, N, K, a, sa, bt, sb, c, sc), OC_OK);
+    CU_ASSERT(memcmp(c, want, sizeof c) == 0);
+    CU_ASSERT_EQUAL(oc_fast_bf16_matmul(M, N, K, a, sa, bt, sb, c, scol), OC_ERR_INTERNAL);
 }
 
 /* NS-DOM-1 in every part of the split check: one entry 1 (d = 1) at the start or the end of
@@ -552,6 +585,8 @@ void register_suites(void)
               {"newton-schulz caller's workspace", test_ns_workspace},
               {"newton-schulz passes split among threads: every element", test_ns_split_passes},
               {"newton-schulz on OpenBLAS's OpenMP build", test_ns_openblas_openmp},
+              {"newton-schulz native bf16 products: exact on integers, reference kernel refused",
+               test_bf16_products},
               {"newton-schulz split domain check: every part", test_ns_split_domain},
               {"newton-schulz domain screen: exact, whatever the later iterates", test_ns_domain_screen},
               {"newton-schulz bad input: reference status, nothing written", test_ns_bad_input},
