@@ -577,10 +577,13 @@ def ns_blas_section(pairs):
     # found first on the library path), whose threads spin beside the passes' OpenMP team
     runs = [("fp32", {}), ("bf16", {})]
     if os.path.exists(os.path.join(pthread_dir, "libopenblas.so.0")):
-        runs.append(("fp32", {"LD_LIBRARY_PATH": pthread_dir}))
+        # without OMP_PROC_BIND: libgomp binds the main thread at load, and the pthread build
+        # then sizes its pool from that one-CPU mask (1 thread, not the OpenMP build's 2)
+        runs.append(("fp32", {"LD_LIBRARY_PATH": pthread_dir, "OMP_PROC_BIND": None}))
     for prec, extra in runs:
         out = subprocess.run([os.path.join(ROOT, "build/fast/ns_bench"), str(pairs), prec, "wall"],
-                             capture_output=True, text=True, check=True, env=dict(env, **extra))
+                             capture_output=True, text=True, check=True,
+                             env={k: v for k, v in dict(env, **extra).items() if v is not None})
         head, *tab = out.stdout.rstrip().splitlines()
         sec.lines += [f"{prec}{', ' + swap if extra else ''}: {head}", ""] + tab + [""]
         for line in tab[2:] if not extra else []:
@@ -592,7 +595,8 @@ def ns_blas_section(pairs):
                   "the median ratio. GFLOP/s* counts sgemm's flops over the NS time. The passes "
                   "between the products run on an OpenMP team, and OpenBLAS is its OpenMP build, "
                   "whose threads are that team (FAST-NS-3). The third table, if present, loads "
-                  f"OpenBLAS's pthread build instead ({swap}): its threads spin after each "
+                  f"OpenBLAS's pthread build instead ({swap}, OMP_PROC_BIND unset so that it "
+                  "gets its 2 threads): its threads spin after each "
                   "product (2^28 cycles by default) beside the passes' team on the 2 cores, which "
                   "is what the OpenMP build saves; compare its outside-BLAS shares with the first "
                   "table's, and each with the spread of its pairs (min, max), which bounds what "
