@@ -41,17 +41,36 @@ def check_name(path, doc):
         problem(path, f"tensors file {doc['tensors']!r} is not {name}.safetensors (VEC-NAME-1)")
 
 
+def tensor_header(path, doc):
+    """The safetensors header of the file's tensors (VEC-FMT-2), or None after saying why it
+    cannot be read (missing, truncated, not JSON)."""
+    tensors = path.parent / doc["tensors"]
+    try:
+        raw = tensors.read_bytes()
+        (hlen,) = struct.unpack("<Q", raw[:8])
+        if len(raw) < 8 + hlen:
+            raise ValueError(f"header of {hlen} bytes in a file of {len(raw)}")
+        return json.loads(raw[8:8 + hlen])
+    except (OSError, struct.error, ValueError) as e:
+        problem(path, f"tensors file {tensors.name}: cannot be read: {e}")
+        return None
+
+
 files = sorted(vector_dir.glob("*/*.json"))
 for path in files:
-    doc = json.loads(path.read_text())
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        problem(path, f"cannot be read as JSON: {e}")
+        continue
     for err in validator.iter_errors(doc):
         problem(path, f"schema: {'/'.join(map(str, err.absolute_path))}: {err.message}")
     check_name(path, doc)
     header = {}
     if "tensors" in doc:  # scalar families keep their values inline
-        raw = (path.parent / doc["tensors"]).read_bytes()
-        (hlen,) = struct.unpack("<Q", raw[:8])
-        header = json.loads(raw[8:8 + hlen])
+        header = tensor_header(path, doc)
+        if header is None:
+            continue
     tests = [t for g in doc.get("testGroups", []) for t in g.get("tests", [])]
     ids = [t["tcId"] for t in tests]
     if len(ids) != len(set(ids)):

@@ -52,4 +52,20 @@ named adam-torch-fused adam-torch ""
     cat "$tmp/out"
     exit 1
 }
+# A tensors file that is missing or truncated is a problem named in one line, not a traceback.
+for broken in missing truncated; do
+    rm -rf "$tmp"/*
+    cp -r "$root/vectors/adam-torch" "$tmp/"
+    if [ $broken = missing ]; then
+        rm "$tmp/adam-torch/adam-torch.safetensors"
+    else
+        head -c 100 "$root/vectors/adam-torch/adam-torch.safetensors" >"$tmp/adam-torch/adam-torch.safetensors"
+    fi
+    if /usr/bin/python3 "$root/ci/validate_vectors.py" "$tmp" >"$tmp/out" 2>&1 ||
+        ! grep -q "tensors file adam-torch.safetensors: cannot be read" "$tmp/out" || grep -q Traceback "$tmp/out"; then
+        echo "a $broken tensors file: expected a one-line problem, got:"
+        cat "$tmp/out"
+        exit 1
+    fi
+done
 /usr/bin/python3 "$root/ci/validate_vectors.py" "$root/vectors"
