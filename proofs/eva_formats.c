@@ -1,7 +1,7 @@
 /* Eva driver for ref/formats.c: oc_narrow, oc_narrow_toward_zero and oc_widen on every input
  * value, both 16-bit formats, and the format names.
  *
- * Two runs (proofs/run.sh), with Eva's octagon domain (the shift amount of the narrowing is a
+ * Two runs (proofs/parts/formats.toml), with Eva's octagon domain (the shift amount of the narrowing is a
  * difference of two values computed from the same exponent, which intervals alone lose):
  *   finite       (-warn-special-float non-finite) every finite binary32 value, narrowed in
  *                both modes to both formats, and every finite 16-bit pattern of both formats,

@@ -3,7 +3,7 @@
  * computed exactly and rounded once. Only the finite case, the one ref/lion.c needs (two_prod
  * computes fma(a, b, -a*b), whose exact value is the rounding error of a*b and is finite):
  * the preconditions are named like the libc's float preconditions (finite_arg,
- * finite_logic_res), so that proofs/run.sh puts them in the floating-point WP pass.
+ * finite_logic_res), so that proofs/prove puts them in the floating-point WP pass.
  * This file is a contract only (a declaration): Eva and WP both use the contract. */
 #include <math.h>
 

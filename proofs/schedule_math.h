@@ -1,4 +1,4 @@
-/* Replaces Frama-C 25's libc <math.h> in the Eva analysis of ref/schedule.c only (proofs/run.sh
+/* Replaces Frama-C 25's libc <math.h> in the Eva analysis of ref/schedule.c only (proofs/parts/schedule.toml
  * passes it with -include; defining __FC_MATH makes the libc header skip its contents).
  * Why: the libc contracts of sinl and sqrtl have preconditions on their long double argument,
  * and for a call whose argument is a long double expression (sinl(sched_pi * x / 2)), Frama-C

@@ -1,4 +1,4 @@
-/* The guarded optimizer step (spec/step.md, rules STEP-*): Megatron's MixedPrecisionOptimizer /
+/* The guarded optimizer step (spec/guarded_step.md, rules STEP-*): Megatron's MixedPrecisionOptimizer /
  * ChainedOptimizer control flow around the global-norm clipping (ref/clip.c) and the
  * element-wise reference steps. Scalar C11, no allocation, no I/O, no globals. */
 #include <float.h>

@@ -2,7 +2,7 @@
  * their own operation order (Adam's bias corrections with powf in fp32, step size folded, FMA
  * contraction allowed). It claims Adam (torch profile, with amsgrad and maximize), SGD (torch
  * profile, with Nesterov and maximize), Lion, Megatron's schedule in binary64, the guarded
- * chained step of those three (spec/step.md) in fp32, and runs the
+ * chained step of those three (spec/guarded_step.md) in fp32, and runs the
  * element-wise ones with bf16/fp16 parameters and bf16 state by widening into fp32 scratch
  * copies, stepping them, and narrowing back (the compiler's _Float16 for fp16, the usual
  * rounding bit trick for bf16).
@@ -260,7 +260,7 @@ static void naive_scaler_update(const oc_loss_scaler *c, oc_loss_scale_state *s,
     }
 }
 
-/* The guarded chained step (spec/step.md) written out in fp32: unscale and check, update the
+/* The guarded chained step (spec/guarded_step.md) written out in fp32: unscale and check, update the
  * scaler, one float sum of squares over every gradient, a float coefficient, the threshold,
  * then each sub-optimizer's own fp32 step. Everything is checked before anything is written. */
 static oc_status naive_guarded_step(void *ctx, const oc_guard_config *cfg,

@@ -1,4 +1,4 @@
-/* Guarded-step mutants (spec/step.md §3): the reference's stages (oc_guard_unscale,
+/* Guarded-step mutants (spec/guarded_step.md §3): the reference's stages (oc_guard_unscale,
  * oc_guard_norm_and_clip, oc_guard_step_subs, the loss scaler's update) in the order of
  * STEP-ORDER-1, with the one the mistake concerns done the mistaken way. */
 #include "guarded_step.h"

@@ -1,4 +1,4 @@
-/* The guarded-step mutant catalogue (spec/step.md §3): the reference's step with one
+/* The guarded-step mutant catalogue (spec/guarded_step.md §3): the reference's step with one
  * catalogued mistake, recomposed from its stages (include/optcert/guarded_step.h). They live
  * beside the harness, not in ref/ (issue 16 item 3): the reference API has no mutant
  * parameter. */

@@ -36,7 +36,7 @@ typedef struct oc_runner {
 
 #define OC_MAX_OPTIONS 3
 
-/* The guarded step's group configuration (spec/step.md, VEC-FMT-17): the step's own and, in
+/* The guarded step's group configuration (spec/guarded_step.md, VEC-FMT-17): the step's own and, in
  * mode scaled, the loss scaler's. */
 typedef struct oc_step_family_config {
     oc_guard_config guard;

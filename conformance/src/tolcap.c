@@ -2,7 +2,7 @@
  * Lion and their mixed-precision variants) and the pieces the AdamW routes (muon_route.c) and
  * the guarded step (step.c) build theirs from. The harness re-evaluates each family's fp32-class
  * bound (spec/adam.md ADAM-TOL-2 §4.2, spec/sgd.md §4, spec/lion.md §4, spec/mixed.md MP-TOL-1,
- * spec/step.md STEP-TOL-2) in binary64 from the case's own numbers: its hyper-parameters, inputs
+ * spec/guarded_step.md STEP-TOL-2) in binary64 from the case's own numbers: its hyper-parameters, inputs
  * and golden stored trajectory. It links neither the reference nor the generator (ctest layers_*): the formulas
  * below are written from the spec rules they cite. */
 #include <math.h>
@@ -225,7 +225,7 @@ void oc_tolcap_element(const oc_algo *a, const oc_hparams *hp, int64_t t, const 
     element_of(a)(&ctx, before, after, g, E);
 }
 
-/* STEP-TOL-2 (b), spec/step.md: the sensitivity of one element's step to an error eg of its
+/* STEP-TOL-2 (b), spec/guarded_step.md: the sensitivity of one element's step to an error eg of its
  * gradient, bounded from the golden state before the step (before, its bounds E). */
 void oc_tolcap_grad_sensitivity(const oc_algo *a, const oc_hparams *hp, int64_t t,
                                 const double *before, const double *E, double g, double eg,

@@ -23,7 +23,7 @@ done
 # VEC-NAME-1: a family whose name disagrees with its algorithm and profile fails, as copies: a
 # family under its old name, whole (ns-simple), and adam-torch with profile "keras"; and one whose
 # directory, file and family field differ.
-named() { # dir family edit-python: $tmp/dir/dir.json from vectors/family, edited
+named() { # dir family edit-python: $tmp/dir/dir.json from vectors/<family>, edited
     rm -rf "$tmp"/*
     mkdir "$tmp/$1"
     cp "$root/vectors/$2/$2.safetensors" "$tmp/$1/$1.safetensors"

@@ -1,4 +1,4 @@
-/* Unit tests of the guarded step (ref/guarded_step.c, spec/step.md): a chained optimizer of
+/* Unit tests of the guarded step (ref/guarded_step.c, spec/guarded_step.md): a chained optimizer of
  * Adam, SGD and Lion sub-optimizers; a skipped step leaves every parameter, state, step counter
  * and the schedule position bit-identical while the scaler is updated; clipping uses one global
  * norm; a rejection writes nothing; every mutant (conformance/mutants/guarded_step.c) is

@@ -1,5 +1,5 @@
 /* The guarded chained step in the fast CPU backend (spec/fast.md FAST-STEP-1, FAST-STEP-2,
- * spec/step.md STEP-*): the reference's checks (oc_guarded_step_check) before anything is
+ * spec/guarded_step.md STEP-*): the reference's checks (oc_guarded_step_check) before anything is
  * written, then STEP-ORDER-1 in two passes over the memory when the 2-norm of the unscaled
  * gradients is finite (FAST-STEP-2: the norm pass, then one fused pass per sub-optimizer that
  * unscales, clips, steps and writes the gradient back), else composed from the backend's

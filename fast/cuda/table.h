@@ -30,7 +30,7 @@ OC_HD size_t oc_cuda_table_bytes(size_t ntensors)
 
 /* The tensor whose chunks contain global chunk b: the largest i with start[i] <= b (empty
  * tensors have start[i] == start[i+1] and are never chosen). Requires b < start[nt].
- * Proved with WP (proofs/cuda_table.sh). */
+ * Proved with WP (proofs/parts/cuda.toml). */
 /*@ requires nt >= 1 && \valid_read(start + (0 .. nt));
     requires sorted: \forall integer i, j; 0 <= i <= j <= nt ==> start[i] <= start[j];
     requires start[0] == 0 && b < start[nt];
@@ -56,7 +56,7 @@ OC_HD uint32_t oc_cuda_chunk_tensor(const uint64_t *start, uint32_t nt, uint64_t
 }
 
 /* The element range [*off, *off + *len) of tensor i that global chunk b covers: non-empty,
- * inside the tensor, at a multiple of the chunk. WP (proofs/cuda_table.sh) proves every goal
+ * inside the tensor, at a multiple of the chunk. WP (proofs/parts/cuda.toml) proves every goal
  * but the monotonicity step `kc` ((k+1)·chunk <= q·chunk from k+1 <= q), which z3 and cvc5
  * do not close (nonlinear); the rest follows from it. */
 /*@ requires \valid_read(start + (i .. i + 1)) && \valid_read(t + i);

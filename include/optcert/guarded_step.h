@@ -1,4 +1,4 @@
-/* The whole optimizer step with inf/NaN detection and global-norm clipping (spec/step.md):
+/* The whole optimizer step with inf/NaN detection and global-norm clipping (spec/guarded_step.md):
  * unscale every fp32 main gradient, detect any non-finite value across all parameters of all
  * sub-optimizers, update the loss scaler, skip the entire step or clip every gradient with one
  * global norm (ref/clip.c), and run every sub-optimizer (the reference Adam, SGD and Lion steps). */

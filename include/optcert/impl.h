@@ -55,7 +55,7 @@
 #define OC_CAP_CLIP_TORCH                   (1ull << 36)
 #define OC_CAP_NEWTON_SCHULZ (1ull << 40) /* NS-* for every coefficient schedule and normalisation */
 #define OC_CAP_MUON (1ull << 41)          /* MUON-* for every momentum form and scale mode */
-/* The guarded step (spec/step.md), one bit per mode of oc_guard_mode. */
+/* The guarded step (spec/guarded_step.md), one bit per mode of oc_guard_mode. */
 #define OC_CAP_STEP_SCALED                  (1ull << 37)
 #define OC_CAP_STEP_UNCHECKED               (1ull << 38)
 #define OC_CAP_STEP_CHECKED                 (1ull << 39)
@@ -199,8 +199,10 @@ typedef const oc_impl *(*oc_impl_entry_fn)(void);
 /* Plugin ABI v3 (VEC-ABI-1): the table lists the families the implementation certifies by name
  * ("adam-torch", "clip-megatron", ...: `optcert families`), each with its entry point and the
  * options of that family it supports. A new family adds a name, not a field: the struct and the
- * version stay. A family's entry point has its algorithm's type above, cast to
- * oc_entry_point: oc_adam_step_fn for the adam-* families, oc_sgd_step_fn, oc_lion_step_fn,
+ * version stay. A family's entry point has its algorithm's type, cast to oc_entry_point: the
+ * types above are those of the algorithms v2 has slots for (frozen with it); an algorithm added
+ * later declares its type in its own header, include/optcert/<fam>.h, and nothing here names it.
+ * oc_adam_step_fn for the adam-* families, oc_sgd_step_fn, oc_lion_step_fn,
  * oc_schedule_eval_fn, oc_loss_scale_update_fn, oc_clip_step_fn, oc_newton_schulz_fn
  * (newton-schulz-*), oc_muon_step_fn (muon-keller, -megatron, -moonlight), oc_muon_block_step_fn
  * (muon-blocks-megatron-*), oc_routed_step_fn (muon-route-megatron), oc_qk_clip_fn (muonclip-*),

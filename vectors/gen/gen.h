@@ -51,7 +51,7 @@ void gen_muon_exact(const oc_muon_hparams *hp, const oc_muon_partition *part, si
                     gen_muon_golden *gd);
 void gen_muon_golden_free(gen_muon_golden *gd);
 
-/* Pieces of the generators other families reuse (gen_step.c): the hyper-parameters as their
+/* Pieces of the generators other families reuse (gen_guarded_step.c): the hyper-parameters as their
  * families write them; the loss scaler's update as spec/loss_scale.md states it (LS-*); the
  * exact norm of a set of gradients (CLIP-NORM-1, CLIP-NORM-INF-1: returns the number of
  * elements, NaN or inf if one is not finite) and CLIP-TOL-2's relative bound of the 2-norm over

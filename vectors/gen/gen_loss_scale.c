@@ -395,7 +395,7 @@ static int gen_loss_scale(const gen_options *opt, const char *outdir)
 
 /* Writes vectors/loss-scale-<profile> (spec/loss_scale.md) and vectors/resume-loss-scale-<profile>
  * (spec/checkpoint.md RESUME-LS-1). */
-const gen_family gen_family_loss_scale = {.name = "loss_scale", .generate = gen_loss_scale};
+const gen_family gen_family_loss_scale = {.name = "loss-scale", .generate = gen_loss_scale};
 
 void gen_loss_scale_update(const oc_loss_scaler *c, mpfr_prec_t prec, int found_inf,
                            float *scale, long *growth, long *hyst)

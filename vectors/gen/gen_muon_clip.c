@@ -390,4 +390,4 @@ static int gen_muon_clip(const gen_options *opt, const char *outdir)
 }
 
 /* Writes vectors/muonclip-<profile> (spec/muon.md, MUONCLIP-*). */
-const gen_family gen_family_muon_clip = {.name = "muon_clip", .generate = gen_muon_clip};
+const gen_family gen_family_muon_clip = {.name = "muonclip", .generate = gen_muon_clip};

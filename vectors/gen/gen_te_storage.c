@@ -529,4 +529,4 @@ static int gen_te_storage(const gen_options *opt, const char *outdir)
 }
 
 /* Writes vectors/te-storage-fusedadam (spec/te_storage.md). */
-const gen_family gen_family_te_storage = {.name = "te_storage", .generate = gen_te_storage};
+const gen_family gen_family_te_storage = {.name = "te-storage", .generate = gen_te_storage};

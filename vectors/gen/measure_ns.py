@@ -5,7 +5,7 @@ For every profile: correct implementations in several operand precisions (numpy 
 bf16 emulations, torch's CPU bf16 matmul) and the equivalent forms of NS-SHAPE-1 / NS-ITER-1
 must stay inside T_C; the mutants of spec/muon.md section 5 should fall outside the fp32 bound.
 The reference is the binary64 iteration. The tolerance model `nsmodel` mirrors
-vectors/gen/ns_model.c (keep the two in step).
+common/ns_tolerance.c (keep the two in step).
 usage: /usr/bin/python3 vectors/gen/measure_ns.py [PROFILES] [TRIALS] [SEED]   (needs numpy, torch)
 """
 import sys

@@ -1,4 +1,4 @@
-/* The guarded-step-megatron family (spec/step.md §4, §5) has teeth: the reference passes the exact
+/* The guarded-step-megatron family (spec/guarded_step.md §4, §5) has teeth: the reference passes the exact
  * class, an outside fp32 implementation (the example plugin's guarded step) passes the fp32
  * class and fails the exact one, every mutant of §3 fails the fp32 class, and an
  * implementation that moves a parameter by one ulp on a skipped iteration fails (STEP-SKIP-1,
@@ -53,14 +53,14 @@ static void test_fp32_implementation_accepted(void)
     CU_ASSERT(fail > 0);
 }
 
-/* Every mutant of spec/step.md §3 fails the fp32 class: among them the order of STEP-ORDER-1
+/* Every mutant of spec/guarded_step.md §3 fails the fp32 class: among them the order of STEP-ORDER-1
  * (clip-before-unscale) and the schedule of STEP-SCHED-1 (schedule-advanced-on-skip). */
 static void test_every_mutant_fails(void)
 {
-    for (int mu = 1; mu < oc_algo_step.nmutants; mu++) {
+    for (int mu = 1; mu < oc_algo_guarded_step.nmutants; mu++) {
         size_t pass, fail;
         double ratio;
-        certify(oc_ref_mutant(&oc_algo_step, mu), OC_CLASS_FP32, &pass, &fail, &ratio);
+        certify(oc_ref_mutant(&oc_algo_guarded_step, mu), OC_CLASS_FP32, &pass, &fail, &ratio);
         CU_ASSERT(fail > 0);
     }
 }

@@ -1,4 +1,4 @@
-/* The guarded step's descriptor (spec/step.md, VEC-FMT-17): a test is a chained optimizer
+/* The guarded step's descriptor (spec/guarded_step.md, VEC-FMT-17): a test is a chained optimizer
  * (sub-optimizers with their hyper-parameters, step counters and parameter sizes), the state
  * of every parameter, and the scaled gradients of a few iterations. The one output, "value",
  * holds one row per iteration: outcome, norm, position, scale, growth tracker, hysteresis
@@ -512,11 +512,11 @@ static oc_status ref_guarded(void *ctx, const oc_guard_config *cfg, const oc_los
                              int64_t *position, int64_t increment, float *grad_norm,
                              oc_step_outcome *outcome)
 {
-    return oc_guard_mutant_step((oc_guard_mutant)oc_ref_mutant_of(ctx, &oc_algo_step), cfg, scaler,
+    return oc_guard_mutant_step((oc_guard_mutant)oc_ref_mutant_of(ctx, &oc_algo_guarded_step), cfg, scaler,
                                 scaler_state, nsub, subs, position, increment, grad_norm, outcome);
 }
 
-const oc_algo oc_algo_step = {
+const oc_algo oc_algo_guarded_step = {
     .name = "guarded-step",
     .group_type = "GuardedStep",
     .state_names = {"value"},

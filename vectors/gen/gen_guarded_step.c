@@ -1,4 +1,4 @@
-/* The guarded chained step's vector family guarded-step-megatron (spec/step.md, STEP-*): whole
+/* The guarded chained step's vector family guarded-step-megatron (spec/guarded_step.md, STEP-*): whole
  * iterations of a chained optimizer (Adam, SGD, Lion sub-optimizers) under a loss scaler or a
  * bf16 guard mode. The golden values come from the other generators' exact pieces: the scaler's
  * rules (gen_loss_scale.c), the exact global norm (gen_clip.c), and the sub-optimizers' exact
@@ -670,7 +670,7 @@ static void notes(family *f)
         family_note(f, n[i][0], n[i][1], n[i][2], n[i][3], NULL);
 }
 
-static int gen_step(const gen_options *opt, const char *outdir)
+static int gen_guarded_step(const gen_options *opt, const char *outdir)
 {
     static const char *const rules[] = {
         "STEP-ORDER-1", "STEP-UNSCALE-1", "STEP-FOUND-INF-1", "STEP-SCALER-1", "STEP-SKIP-1",
@@ -691,5 +691,6 @@ static int gen_step(const gen_options *opt, const char *outdir)
     return rc;
 }
 
-/* Writes vectors/guarded-step-megatron (spec/step.md). */
-const gen_family gen_family_step = {.name = "step", .generate = gen_step};
+/* Writes vectors/guarded-step-megatron (spec/guarded_step.md). */
+const gen_family gen_family_guarded_step = {.name = "guarded-step",
+                                             .generate = gen_guarded_step};
