@@ -7,8 +7,6 @@
 #include "optcert/buffers.h"
 #include "optcert/muon_clip.h"
 
-#define QK_CLIP_MAX_DIM ((size_t)1 << 20) /* MUONCLIP-LAYOUT-1: each size at most 2^20 */
-
 static const char *const profile_names[OC_QK_CLIP_PROFILE_COUNT] = {"kimi", "megatron",
                                                                     "kimi-mla"};
 
@@ -17,9 +15,6 @@ const char *oc_qk_clip_profile_name(oc_qk_clip_profile pr)
     return (unsigned)pr < OC_QK_CLIP_PROFILE_COUNT ? profile_names[pr] : NULL;
 }
 
-/*@ requires valid_read_string(name) && \valid(out);
-    assigns *out;
-    ensures \result == OC_OK ==> 0 <= *out < OC_QK_CLIP_PROFILE_COUNT; */
 oc_status oc_qk_clip_profile_parse(const char *name, oc_qk_clip_profile *out)
 {
     /* The names are valid strings: literals of 4, 8 and 8 characters (-wp-literals). */
@@ -40,27 +35,7 @@ oc_status oc_qk_clip_profile_parse(const char *name, oc_qk_clip_profile *out)
     return OC_ERR_BAD_PROFILE;
 }
 
-/* A layout oc_qk_clip_check accepts (its integer conditions; every size at most 2^20, so no
- * size_t product below overflows), and the elements of its weight (oc_qk_clip_len). */
-/*@ predicate mla_sizes_ok(oc_qk_clip_config *c) =
-        1 <= c->rope_dim <= QK_CLIP_MAX_DIM && 1 <= c->v_dim <= QK_CLIP_MAX_DIM &&
-        1 <= c->q_cols <= QK_CLIP_MAX_DIM && 1 <= c->kv_cols <= QK_CLIP_MAX_DIM;
-    predicate layout_ok(oc_qk_clip_config *c) =
-        0 <= c->profile < OC_QK_CLIP_PROFILE_COUNT &&
-        1 <= c->groups <= c->heads <= QK_CLIP_MAX_DIM && c->heads % c->groups == 0 &&
-        1 <= c->head_dim <= QK_CLIP_MAX_DIM && 1 <= c->hidden <= QK_CLIP_MAX_DIM &&
-        (c->profile != OC_QK_CLIP_MEGATRON ==> c->groups == c->heads) &&
-        (c->profile == OC_QK_CLIP_KIMI_MLA ==> mla_sizes_ok(c));
-    logic integer head_elems(oc_qk_clip_config *c) = c->head_dim * c->hidden;
-    logic integer group_elems(oc_qk_clip_config *c) = (c->heads / c->groups + 2) * head_elems(c);
-    logic integer q_head(oc_qk_clip_config *c) = (c->head_dim + c->rope_dim) * c->q_cols;
-    logic integer kv_head(oc_qk_clip_config *c) = (c->head_dim + c->v_dim) * c->kv_cols;
-    logic integer shared_key(oc_qk_clip_config *c) = c->heads * q_head(c) + c->heads * kv_head(c);
-    logic integer qk_len(oc_qk_clip_config *c) =
-        c->profile == OC_QK_CLIP_KIMI_MLA ? shared_key(c) + c->rope_dim * c->hidden
-        : c->groups * group_elems(c); */
-
-/* The size products are named by the logic functions above (WP keeps them as atoms), so that
+/* The size products are named by the logic functions of muon_clip.h (WP keeps them as atoms), so that
  * the bounds below are products of two atoms. Block g of n blocks of x elements ends inside
  * them: calling this ghost function puts that instance among the hypotheses (the provers do
  * not reliably find it themselves). */
@@ -71,8 +46,8 @@ oc_status oc_qk_clip_profile_parse(const char *name, oc_qk_clip_profile *out)
 */
 
 /*@ requires \valid_read(c);
-    requires c->groups >= 1 && c->groups <= QK_CLIP_MAX_DIM && c->heads <= QK_CLIP_MAX_DIM;
-    requires c->head_dim <= QK_CLIP_MAX_DIM && c->heads % c->groups == 0;
+    requires c->groups >= 1 && c->groups <= OC_QK_CLIP_MAX_DIM && c->heads <= OC_QK_CLIP_MAX_DIM;
+    requires c->head_dim <= OC_QK_CLIP_MAX_DIM && c->heads % c->groups == 0;
     assigns \nothing;
     ensures \result == c->groups * (c->heads / c->groups + 2) * c->head_dim; */
 static size_t rows_of(const oc_qk_clip_config *c)
@@ -118,17 +93,12 @@ static size_t group_len(const oc_qk_clip_config *c)
     //@ assert per_exact: layout_ok(c) ==> c->groups * (c->heads / c->groups) == c->heads;
     //@ assert head_fits: layout_ok(c) ==> 0 <= head_elems(c) <= 0x10000000000;
     /*@ assert groups_fit: layout_ok(c) ==>
-            0 <= c->groups * (c->heads / c->groups + 2) <= 3 * QK_CLIP_MAX_DIM; */
+            0 <= c->groups * (c->heads / c->groups + 2) <= 3 * OC_QK_CLIP_MAX_DIM; */
     /*@ assert len_fits: layout_ok(c) ==>
             (c->groups * (c->heads / c->groups + 2)) * head_elems(c) <= 0x3000000000000000; */
     return (c->heads / c->groups + 2) * (c->head_dim * c->hidden);
 }
 
-/*@ requires \valid_read(c);
-    requires c->groups >= 1 && c->groups <= QK_CLIP_MAX_DIM && c->heads <= QK_CLIP_MAX_DIM;
-    requires c->head_dim <= QK_CLIP_MAX_DIM && c->heads % c->groups == 0;
-    assigns \nothing;
-    ensures layout_ok(c) ==> \result == qk_len(c) < 0x8000000000000000; */
 size_t oc_qk_clip_len(const oc_qk_clip_config *c)
 {
     return c->profile == OC_QK_CLIP_KIMI_MLA ? mla_shared_key(c) + c->rope_dim * c->hidden
@@ -143,25 +113,6 @@ static void set_segment(oc_qk_clip_segment *s, size_t offset, size_t len, oc_qk_
     *s = (oc_qk_clip_segment){offset, len, part};
 }
 
-/*@ predicate in_group(oc_qk_clip_config *c, integer g) = layout_ok(c) && 0 <= g < c->groups; */
-
-/*@ requires \valid_read(c) && \valid(seg + (0 .. 2)) && \separated(c, seg + (0 .. 2));
-    requires c->groups >= 1 && c->groups <= QK_CLIP_MAX_DIM && c->heads <= QK_CLIP_MAX_DIM;
-    requires c->heads % c->groups == 0;
-    assigns seg[0 .. 2];
-    ensures 2 <= \result <= 3;
-    behavior mla:
-      assumes c->profile == OC_QK_CLIP_KIMI_MLA;
-      ensures mla_inside: \old(in_group(c, g)) ==> \forall integer k; 0 <= k < \result ==>
-          0 <= seg[k].part <= OC_QK_PART_Q_ROTARY &&
-          seg[k].offset + seg[k].len <= \old(qk_len(c));
-    behavior blocks:
-      assumes c->profile != OC_QK_CLIP_KIMI_MLA;
-      ensures blocks_inside: \old(in_group(c, g)) ==> \forall integer k; 0 <= k < \result ==>
-          0 <= seg[k].part <= OC_QK_PART_Q_ROTARY &&
-          seg[k].offset + seg[k].len <= \old(qk_len(c));
-    complete behaviors;
-    disjoint behaviors; */
 size_t oc_qk_clip_segments(const oc_qk_clip_config *c, size_t g, oc_qk_clip_segment seg[3])
 {
     if (c->profile == OC_QK_CLIP_KIMI_MLA) { /* MUONCLIP-LAYOUT-MLA: head g */
@@ -172,7 +123,7 @@ size_t oc_qk_clip_segments(const oc_qk_clip_config *c, size_t g, oc_qk_clip_segm
         /* head g < heads: its rows of W_q up end at (g + 1) qh <= heads qh, of W_kv up at
          * heads qh + (g + 1) kvh <= shared_key */
         /*@ assert head_sizes: in_group(c, g) ==>
-                g < c->heads <= QK_CLIP_MAX_DIM && qh <= 0x20000000000 && kvh <= 0x20000000000; */
+                g < c->heads <= OC_QK_CLIP_MAX_DIM && qh <= 0x20000000000 && kvh <= 0x20000000000; */
         //@ ghost block_ends_inside(g, c->heads, qh);
         //@ ghost block_ends_inside(g, c->heads, kvh);
         //@ assert q_in: in_group(c, g) ==> g * qh + qh <= c->heads * qh;
@@ -209,20 +160,17 @@ size_t oc_qk_clip_segments(const oc_qk_clip_config *c, size_t g, oc_qk_clip_segm
 }
 
 /*@ assigns \nothing;
-    ensures \result == (1 <= v <= QK_CLIP_MAX_DIM); */
-static int size_ok(size_t v) { return v >= 1 && v <= QK_CLIP_MAX_DIM; }
+    ensures \result == (1 <= v <= OC_QK_CLIP_MAX_DIM); */
+static int size_ok(size_t v) { return v >= 1 && v <= OC_QK_CLIP_MAX_DIM; }
 
 /* MUONCLIP-CFG-1, MUONCLIP-LAYOUT-1, MUONCLIP-LAYOUT-MLA */
-/*@ requires \valid_read(c);
-    assigns \nothing;
-    ensures \result == OC_OK ==> layout_ok(c); */
 oc_status oc_qk_clip_check(const oc_qk_clip_config *c)
 {
     if ((unsigned)c->profile >= OC_QK_CLIP_PROFILE_COUNT)
         return OC_ERR_BAD_PROFILE;
     if (!(c->tau >= 0x1p-20 && c->tau <= 0x1p20) || !(c->alpha >= 0 && c->alpha <= 1))
         return OC_ERR_BAD_HPARAM;
-    if (c->groups < 1 || c->heads > QK_CLIP_MAX_DIM || c->groups > c->heads ||
+    if (c->groups < 1 || c->heads > OC_QK_CLIP_MAX_DIM || c->groups > c->heads ||
         c->heads % c->groups != 0 || !size_ok(c->head_dim) || !size_ok(c->hidden) ||
         (c->profile != OC_QK_CLIP_MEGATRON && c->groups != c->heads))
         return OC_ERR_BAD_SHAPE;
@@ -239,8 +187,6 @@ oc_status oc_qk_clip_check(const oc_qk_clip_config *c)
 }
 
 /* MUONCLIP-LOGIT-1: S_h = max_dot[h] / sqrt(d), d = d_c + d_r under MLA (MUONCLIP-LOGIT-MLA). */
-/*@ requires \valid_read(c);
-    assigns \nothing; */
 double oc_qk_clip_logit(const oc_qk_clip_config *c, float max_dot)
 {
     size_t d = c->head_dim + (c->profile == OC_QK_CLIP_KIMI_MLA ? c->rope_dim : 0);
@@ -248,7 +194,7 @@ double oc_qk_clip_logit(const oc_qk_clip_config *c, float max_dot)
 }
 
 /* MUONCLIP-GROUP-1: the largest logit of heads first .. first + count - 1 (count >= 1). */
-/*@ requires \valid_read(c) && count >= 1 && first + count <= QK_CLIP_MAX_DIM;
+/*@ requires \valid_read(c) && count >= 1 && first + count <= OC_QK_CLIP_MAX_DIM;
     requires \valid_read(max_dot + (first .. first + count - 1));
     assigns \nothing; */
 static double max_logit(const oc_qk_clip_config *c, const float *max_dot, size_t first,
@@ -263,8 +209,6 @@ static double max_logit(const oc_qk_clip_config *c, const float *max_dot, size_t
     return s;
 }
 
-/*@ requires \valid(w + (0 .. len - 1));
-    assigns w[0 .. len - 1]; */
 void oc_qk_clip_scale(float *w, size_t len, double f)
 {
     /*@ loop invariant 0 <= i <= len;
@@ -276,9 +220,6 @@ void oc_qk_clip_scale(float *w, size_t len, double f)
 
 /* MUONCLIP-GAMMA-1: whether a group of largest logit s is clipped; if so its factors, indexed
  * by oc_qk_clip_part (MUONCLIP-SCALE-1, MUONCLIP-SCALE-MLA). */
-/*@ requires \valid_read(c);
-    requires \valid(factor + (0 .. 2)) && \separated(factor + (0 .. 2), c);
-    assigns factor[0 .. 2], errno; */
 int oc_qk_clip_factors(const oc_qk_clip_config *c, double s, double factor[3])
 {
     if (!(s > c->tau)) /* only above tau */
@@ -293,10 +234,6 @@ int oc_qk_clip_factors(const oc_qk_clip_config *c, double s, double factor[3])
 }
 
 /* The parts of group g scaled by their factors (oc_qk_clip_segments; v rows, W_kr untouched). */
-/*@ requires \valid_read(c) && layout_ok(c) && g < c->groups;
-    requires \valid_read(factor + (0 .. 2)) && \valid(w + (0 .. qk_len(c) - 1));
-    requires \separated(w + (0 .. qk_len(c) - 1), c, factor + (0 .. 2));
-    assigns w[0 .. qk_len(c) - 1]; */
 void oc_qk_clip_group(const oc_qk_clip_config *c, size_t g, const double factor[3], float *w)
 {
     oc_qk_clip_segment seg[3];
@@ -314,11 +251,6 @@ void oc_qk_clip_group(const oc_qk_clip_config *c, size_t g, const double factor[
 
 /* MUONCLIP-ERR-1: the checks of oc_ref_qk_clip, all before any write (the configuration, the
  * buffers, finite max_dot and w). */
-/*@ requires c == \null || \valid_read(c);
-    requires c != \null && layout_ok(c) ==>
-        \valid_read(max_dot + (0 .. c->heads - 1)) && \valid_read(w + (0 .. qk_len(c) - 1));
-    assigns \nothing;
-    ensures \result == OC_OK ==> c != \null && layout_ok(c); */
 oc_status oc_qk_clip_check_args(const oc_qk_clip_config *c, const float *max_dot, const float *w)
 {
     if (c == NULL)
@@ -348,11 +280,6 @@ oc_status oc_qk_clip_check_args(const oc_qk_clip_config *c, const float *max_dot
 
 /* The buffers valid and apart for a layout the checks accept (oc_buffer_check and
  * oc_buffer_disjoint check NULL, alignment and overlap, not validity). */
-/*@ requires c == \null || \valid_read(c);
-    requires c != \null && layout_ok(c) ==>
-        \valid_read(max_dot + (0 .. c->heads - 1)) && \valid(w + (0 .. qk_len(c) - 1)) &&
-        \separated(w + (0 .. qk_len(c) - 1), c, max_dot + (0 .. c->heads - 1));
-    assigns w[0 .. qk_len(c) - 1], errno; */
 oc_status oc_ref_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float *w)
 {
     oc_status st = oc_qk_clip_check_args(c, max_dot, w); /* MUONCLIP-ERR-1 */
