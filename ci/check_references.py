@@ -29,7 +29,7 @@ for f in texts:
             or f in FIXTURES):
         continue  # data: vector files and fuzz corpora
     for n, line in enumerate((root / f).read_text(errors="replace").splitlines(), 1):
-        if ABSENT.search(line):
+        if ABSENT.search(line) and f != "ci/check_references.py":  # which names them
             print(f"{f}:{n}: cites a document that is not in the repository: {line.strip()}")
             problems += 1
         for m in PATH.finditer(line):
