@@ -22,12 +22,6 @@ const char *oc_adam_profile_name(oc_adam_profile pr)
     return (unsigned)pr < OC_ADAM_PROFILE_COUNT ? profile_names[pr] : NULL;
 }
 
-/*@ requires valid_read_string(name);
-    requires \valid(out);
-    assigns *out;
-    ensures \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
-    ensures \result == OC_OK ==> 0 <= *out < OC_ADAM_PROFILE_COUNT;
-*/
 oc_status oc_adam_profile_parse(const char *name, oc_adam_profile *out)
 {
     /*@ loop invariant 0 <= i <= OC_ADAM_PROFILE_COUNT;

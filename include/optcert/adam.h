@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "optcert/acsl.h"
 #include "optcert/status.h"
+#include <string.h> /* for the ACSL below (valid_read_string) */
 #ifdef __FRAMAC__
 #include <errno.h> /* for the ACSL below (pow and sqrt may set errno); no C compiler reads it */
 #endif
@@ -47,6 +48,11 @@ typedef struct oc_adam_hparams {
 /* Profile name ("torch", "optax", "paper", "keras"); NULL if out of range. */
 const char *oc_adam_profile_name(oc_adam_profile pr);
 /* Parse a profile name; OC_ERR_BAD_PROFILE if unknown. */
+/*@ requires name_ok: valid_read_string(name);
+    requires out_ok: \valid(out);
+    assigns *out;
+    ensures status: \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
+    ensures known: \result == OC_OK ==> 0 <= *out < OC_ADAM_PROFILE_COUNT; */
 oc_status oc_adam_profile_parse(const char *name, oc_adam_profile *out);
 
 /* Checks hyper-parameters and step against ADAM-HP-1 / ADAM-HP-2 and the profile's options. */

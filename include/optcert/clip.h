@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "optcert/status.h"
+#include <string.h> /* for the ACSL below (valid_read_string) */
 
 #define OC_CLIP_MAX_OPTIMIZERS 8 /* sub-optimizers of a chained optimizer (CLIP-VIEW-1) */
 #define OC_CLIP_EPS 1.0e-6       /* CLIP-COEF-1: both libraries add the Python float 1e-6 */
@@ -67,6 +68,10 @@ typedef struct oc_clip_view {
         (views != \null && skipped != \null ==> \separated(skipped, views + (0 .. nviews - 1)));
 */
 
+/*@ requires name_ok: name == \null || valid_read_string(name);
+    requires out_ok: out == \null || \valid(out);
+    assigns *out;
+    ensures known: \result == OC_OK ==> 0 <= *out < OC_CLIP_PROFILE_COUNT; */
 oc_status oc_clip_profile_parse(const char *name, oc_clip_profile *out);
 
 /* Checks a configuration (CLIP-CFG-1) and views (CLIP-VIEW-1). */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "optcert/acsl.h"
 #include "optcert/status.h"
+#include <string.h> /* for the ACSL below (valid_read_string) */
 
 typedef enum oc_lion_profile {
     OC_LION_TORCH = 0, /* google/automl lion_pytorch, lucidrains lion-pytorch, optax: sign(0) = 0  LION-PROF-TORCH */
@@ -29,6 +30,11 @@ typedef struct oc_lion_hparams {
 */
 
 const char *oc_lion_profile_name(oc_lion_profile pr);
+/*@ requires name_ok: valid_read_string(name);
+    requires out_ok: \valid(out);
+    assigns *out;
+    ensures status: \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
+    ensures known: \result == OC_OK ==> 0 <= *out < OC_LION_PROFILE_COUNT; */
 oc_status oc_lion_profile_parse(const char *name, oc_lion_profile *out);
 
 /*@ requires valid_hp: \valid_read(hp);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "optcert/status.h"
+#include <string.h> /* for the ACSL below (valid_read_string) */
 
 typedef enum oc_loss_scale_profile {
     OC_LS_MEGATRON = 0,      /* DynamicGradScaler                     LS-PROF-MEGATRON */
@@ -127,6 +128,10 @@ typedef struct oc_loss_scale_state {
             OC_LS_MIN_HYSTERESIS_TRACKER < s.hysteresis_tracker <= c.hysteresis);
 */
 
+/*@ requires name_ok: name == \null || valid_read_string(name);
+    requires out_ok: out == \null || \valid(out);
+    assigns *out;
+    ensures known: \result == OC_OK ==> 0 <= *out < OC_LS_PROFILE_COUNT; */
 oc_status oc_loss_scale_profile_parse(const char *name, oc_loss_scale_profile *out);
 
 /* Checks a configuration against LS-CFG-1. */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include "optcert/newton_schulz.h"
 #include "optcert/status.h"
+#include <string.h> /* for the ACSL below (valid_read_string) */
 #ifdef __FRAMAC__
 #include <errno.h> /* for the ACSL below (sqrt may set errno); no C compiler reads it */
 #endif
@@ -75,6 +76,10 @@ typedef struct oc_muon_hparams {
 */
 
 const char *oc_muon_profile_name(oc_muon_profile pr);
+/*@ requires args_ok: valid_read_string(name) && \valid(out);
+    assigns *out;
+    ensures status: \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
+    ensures known: \result == OC_OK ==> 0 <= *out < OC_MUON_PROFILE_COUNT; */
 oc_status oc_muon_profile_parse(const char *name, oc_muon_profile *out);
 
 /* The profile's conventions with its library defaults (MUON-PROF-*). */

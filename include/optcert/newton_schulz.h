@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include "optcert/status.h"
+#include <string.h> /* for the ACSL below (valid_read_string) */
 
 #define OC_NS_MAX_COEFS 16      /* coefficient tuples in one schedule           NS-HP-1 */
 #define OC_NS_MAX_STEPS 99      /* torch.optim.Muon rejects ns_steps >= 100     NS-HP-1 */
@@ -61,6 +62,11 @@ typedef struct oc_ns_hparams {
 */
 
 const char *oc_ns_profile_name(oc_ns_profile pr);
+/*@ requires name_ok: valid_read_string(name);
+    requires out_ok: \valid(out);
+    assigns *out;
+    ensures status: \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
+    ensures known: \result == OC_OK ==> 0 <= *out < OC_NS_PROFILE_COUNT; */
 oc_status oc_ns_profile_parse(const char *name, oc_ns_profile *out);
 
 /* The canonical tuples of a profile (NS-PROF-*), rounded to binary32 as the vectors carry

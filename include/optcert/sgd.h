@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "optcert/acsl.h"
 #include "optcert/status.h"
+#include <string.h> /* for the ACSL below (valid_read_string) */
 
 typedef enum oc_sgd_profile {
     OC_SGD_TORCH = 0, /* torch.optim.SGD: buf = mu*buf + (1-dampening)*g, first step buf = g  SGD-PROF-TORCH */
@@ -37,6 +38,11 @@ typedef struct oc_sgd_hparams {
 */
 
 const char *oc_sgd_profile_name(oc_sgd_profile pr);
+/*@ requires name_ok: valid_read_string(name);
+    requires out_ok: \valid(out);
+    assigns *out;
+    ensures status: \result == OC_OK || \result == OC_ERR_BAD_PROFILE;
+    ensures known: \result == OC_OK ==> 0 <= *out < OC_SGD_PROFILE_COUNT; */
 oc_status oc_sgd_profile_parse(const char *name, oc_sgd_profile *out);
 
 /* Checks hyper-parameters and step against SGD-HP-1/2 and the profile's options. */
