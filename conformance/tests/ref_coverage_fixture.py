@@ -4,7 +4,8 @@ under a temporary root, its gcov -b -c report written here and read by parse_gco
 exceptions file. An exception that quotes its line's text passes; the same exception after a
 line is inserted above it (gcov's report shifted with the source, so another untaken branch
 now sits on the excepted line) fails as moved, naming it; an exception on a line whose branches
-are all taken, and a class that excepts nothing, fail as stale; a malformed line exception is
+are all taken, and a class that excepts nothing, fail as stale; an uncovered branch passes
+under a ceiling of 1 and fails over a ceiling of 0 (the figure, 75%, above the floor); a malformed line exception is
 refused. Exit 0 when every check holds (ctest ref_coverage_fixture)."""
 import contextlib
 import io
@@ -24,7 +25,7 @@ SHIFTED = FAKE[:2] + [("    if (n < -99)", [0, 5])] + FAKE[2:]
 EXCEPTION = "ref/fake.c:3 `if (n > 99)` fixture: no case has n > 99\n"
 
 
-def verdict(root, program, exceptions):
+def verdict(root, program, exceptions, most_untaken=None):
     """(exit status, printed text) of ref_coverage.judge over program [(text, counts)] as
     ref/fake.c under root, with the exceptions file's text."""
     os.makedirs(os.path.join(root, "ref"), exist_ok=True)
@@ -43,7 +44,8 @@ def verdict(root, program, exceptions):
     exc, classes = ref_coverage.read_exceptions(os.path.join(root, "exceptions.txt"))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        rc = ref_coverage.judge(branches, source, {}, None, exc, classes, 50.0, root=root)
+        rc = ref_coverage.judge(branches, source, {}, None, exc, classes, 50.0, root=root,
+                                 most_untaken=most_untaken)
     return rc, out.getvalue()
 
 
@@ -59,6 +61,12 @@ def main():
         rc, text = verdict(root, FAKE, EXCEPTION)
         check("an exception quoting its line passes", rc == 0 and "figure: 100.00%" in text
               and "moved" not in text and "stale" not in text, text)
+        rc, text = verdict(root, FAKE, "", most_untaken=1)
+        check("one uncovered branch under a ceiling of 1 passes", rc == 0
+              and "uncovered: 1 branches" in text, text)
+        rc, text = verdict(root, FAKE, "", most_untaken=0)
+        check("one uncovered branch over a ceiling of 0 fails", rc == 1
+              and "figure: 75.00%" in text and "uncovered: 1 branches" in text, text)
         rc, text = verdict(root, SHIFTED, EXCEPTION)
         check("the same exception after a line inserted above it fails as moved", rc == 1
               and "moved exception: ref/fake.c:3 does not read `if (n > 99)`" in text
