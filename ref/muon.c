@@ -10,10 +10,8 @@
 static const char *const profile_names[OC_MUON_PROFILE_COUNT] = {"keller", "moonlight",
                                                                   "megatron"};
 
-/* The contracts of the functions muon.h declares are there, except these two (the first names
- * the static table, the second needs valid_read_string from <string.h>) and the four below
- * that state partition_ok or MAX_TP (oc_muon_partition_check, oc_muon_block_count,
- * oc_muon_block_at, oc_muon_blocks_step): this file's constants. */
+/* The contracts of the functions muon.h declares are there, except this one: it names the
+ * file's static table. */
 /*@ assigns \result \from pr, profile_names[0 .. OC_MUON_PROFILE_COUNT - 1]; */
 const char *oc_muon_profile_name(oc_muon_profile pr)
 {
@@ -96,35 +94,13 @@ oc_status oc_muon_check(const oc_muon_hparams *hp, size_t rows, size_t cols)
 
 /* ---- Blocks (MUON-BLK-*) ---- */
 
-#define MAX_TP 64
-#define MAX_QKV_DIM ((size_t)1 << 20)
-
-/* A partition oc_muon_partition_check accepts (MUON-BLK-TP-1, MUON-BLK-QKV-1). */
-/*@ predicate partition_ok(oc_muon_partition *part, integer rows, integer cols) =
-        1 <= part->tp_size <= MAX_TP &&
-        OC_MUON_TP_NONE <= part->tp_dim <= OC_MUON_TP_COLS &&
-        OC_MUON_SCALE_GLOBAL <= part->scale_shape <= OC_MUON_SCALE_LOCAL &&
-        (part->tp_dim == OC_MUON_TP_NONE ==> part->tp_size == 1) &&
-        (part->tp_dim == OC_MUON_TP_ROWS ==> rows % part->tp_size == 0) &&
-        (part->tp_dim == OC_MUON_TP_COLS ==> cols % part->tp_size == 0) &&
-        ((part->qkv_heads == 0 && part->qkv_groups == 0 && part->qkv_head_dim == 0) ||
-         (1 <= part->qkv_heads <= MAX_QKV_DIM && 1 <= part->qkv_groups &&
-          1 <= part->qkv_head_dim <= MAX_QKV_DIM &&
-          part->qkv_heads % part->qkv_groups == 0 && part->tp_dim != OC_MUON_TP_COLS &&
-          part->qkv_groups % part->tp_size == 0 &&
-          (part->qkv_heads + 2 * part->qkv_groups) * part->qkv_head_dim == rows));
-*/
-
 /* MUON-BLK-TP-1, MUON-BLK-QKV-1, MUON-BLK-ERR-1 */
-/*@ requires part == \null || \valid_read(part);
-    assigns \nothing;
-    ensures \result == OC_OK ==> part != \null && partition_ok(part, rows, cols); */
 oc_status oc_muon_partition_check(const oc_muon_partition *part, size_t rows, size_t cols)
 {
     if (part == NULL)
         return OC_ERR_NULL_POINTER;
     size_t tp = part->tp_size, h = part->qkv_heads, grp = part->qkv_groups, d = part->qkv_head_dim;
-    if (tp < 1 || tp > MAX_TP || (unsigned)part->tp_dim > OC_MUON_TP_COLS ||
+    if (tp < 1 || tp > OC_MUON_MAX_TP || (unsigned)part->tp_dim > OC_MUON_TP_COLS ||
         (unsigned)part->scale_shape > OC_MUON_SCALE_LOCAL ||
         (part->tp_dim == OC_MUON_TP_NONE && tp != 1))
         return OC_ERR_BAD_HPARAM;
@@ -133,16 +109,13 @@ oc_status oc_muon_partition_check(const oc_muon_partition *part, size_t rows, si
         return OC_ERR_BAD_SHAPE; /* equal shards only (Megatron's divide()) */
     if (h == 0 && grp == 0 && d == 0)
         return OC_OK;
-    if (h < 1 || grp < 1 || d < 1 || h > MAX_QKV_DIM || d > MAX_QKV_DIM || h % grp != 0 ||
-        part->tp_dim == OC_MUON_TP_COLS || grp % tp != 0)
+    if (h < 1 || grp < 1 || d < 1 || h > OC_MUON_MAX_QKV_DIM || d > OC_MUON_MAX_QKV_DIM ||
+        h % grp != 0 || part->tp_dim == OC_MUON_TP_COLS || grp % tp != 0)
         return OC_ERR_BAD_SHAPE;
     /* rows = groups (heads / groups + 2) d, without overflow: every factor is below 2^21. */
     return (h + 2 * grp) * d == rows ? OC_OK : OC_ERR_BAD_SHAPE;
 }
 
-/*@ requires \valid_read(part) && 1 <= part->tp_size <= MAX_TP;
-    assigns \nothing;
-    ensures \result == part->tp_size * (part->qkv_heads != 0 ? 3 : 1); */
 size_t oc_muon_block_count(const oc_muon_partition *part)
 {
     return part->tp_size * (part->qkv_heads ? 3 : 1);
@@ -150,9 +123,6 @@ size_t oc_muon_block_count(const oc_muon_partition *part)
 
 /* Block `index`: rank index / parts, then q, k, v. Interleaved: query group j of the rank holds
  * rows [q of its heads; k; v] (Megatron's linear_qkv viewed as (groups, q + k + v, hidden)). */
-/*@ requires \valid_read(part) && \valid(b) && \separated(part, b);
-    requires partition_ok(part, rows, cols);
-    assigns *b; */
 void oc_muon_block_at(const oc_muon_partition *part, size_t rows, size_t cols, size_t index,
                       oc_muon_block *b)
 {
@@ -246,14 +216,6 @@ float oc_muon_update(double p, double o, double step, double decay)
 }
 
 /* The step over the given blocks (a single whole-matrix block for the plain step). */
-/*@ requires \valid_read(hp) && 1 <= nblocks <= 3 * MAX_TP;
-    requires \valid_read(blocks + (0 .. nblocks - 1));
-    requires step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, scratch_len);
-    requires \separated(blocks + (0 .. nblocks - 1), p + (0 .. rows * cols - 1),
-                        m + (0 .. rows * cols - 1), scratch + (0 .. scratch_len - 1),
-                        work + (0 .. work_len - 1));
-    assigns p[0 .. rows * cols - 1], m[0 .. rows * cols - 1], scratch[0 .. scratch_len - 1],
-            work[0 .. work_len - 1], errno; */
 oc_status oc_muon_blocks_step(const oc_muon_hparams *hp, size_t nblocks,
                               const oc_muon_block *blocks, size_t rows, size_t cols, float *p,
                               float *m, const float *g, double *work, size_t work_len,
@@ -330,10 +292,10 @@ oc_status oc_ref_muon_block_step(const oc_muon_hparams *hp, const oc_muon_partit
     oc_status st = oc_muon_partition_check(part, rows, cols);
     if (st != OC_OK)
         return st;
-    oc_muon_block blocks[3 * MAX_TP];
+    oc_muon_block blocks[3 * OC_MUON_MAX_TP];
     size_t nblocks = oc_muon_block_count(part);
     /*@ loop invariant 0 <= k <= nblocks;
-        loop assigns k, blocks[0 .. 3 * MAX_TP - 1];
+        loop assigns k, blocks[0 .. 3 * OC_MUON_MAX_TP - 1];
         loop variant nblocks - k; */
     for (size_t k = 0; k < nblocks; k++)
         oc_muon_block_at(part, rows, cols, k, &blocks[k]); /* MUON-BLK-TP-1, MUON-BLK-QKV-1 */

@@ -183,13 +183,44 @@ typedef struct oc_muon_block {
     size_t row0, run, stride, nruns, col0, ncols, scale_rows, scale_cols;
 } oc_muon_block;
 
-/* MUON-BLK-TP-1, MUON-BLK-QKV-1: OC_OK when the partition fits a rows x cols parameter. */
+/* MUON-BLK-TP-1: at most 64 tensor-parallel ranks; MUON-BLK-QKV-1: at most 2^20 query heads
+ * and a head dimension of at most 2^20. */
+#define OC_MUON_MAX_TP 64
+#define OC_MUON_MAX_QKV_DIM ((size_t)1 << 20)
+
+/* A partition oc_muon_partition_check accepts (MUON-BLK-TP-1, MUON-BLK-QKV-1). */
+/*@ predicate partition_ok(oc_muon_partition *part, integer rows, integer cols) =
+        1 <= part->tp_size <= OC_MUON_MAX_TP &&
+        OC_MUON_TP_NONE <= part->tp_dim <= OC_MUON_TP_COLS &&
+        OC_MUON_SCALE_GLOBAL <= part->scale_shape <= OC_MUON_SCALE_LOCAL &&
+        (part->tp_dim == OC_MUON_TP_NONE ==> part->tp_size == 1) &&
+        (part->tp_dim == OC_MUON_TP_ROWS ==> rows % part->tp_size == 0) &&
+        (part->tp_dim == OC_MUON_TP_COLS ==> cols % part->tp_size == 0) &&
+        ((part->qkv_heads == 0 && part->qkv_groups == 0 && part->qkv_head_dim == 0) ||
+         (1 <= part->qkv_heads <= OC_MUON_MAX_QKV_DIM && 1 <= part->qkv_groups &&
+          1 <= part->qkv_head_dim <= OC_MUON_MAX_QKV_DIM &&
+          part->qkv_heads % part->qkv_groups == 0 && part->tp_dim != OC_MUON_TP_COLS &&
+          part->qkv_groups % part->tp_size == 0 &&
+          (part->qkv_heads + 2 * part->qkv_groups) * part->qkv_head_dim == rows));
+*/
+
+/* MUON-BLK-TP-1, MUON-BLK-QKV-1, MUON-BLK-ERR-1: OC_OK when the partition fits a rows x cols
+ * parameter. */
+/*@ requires part_ok: part == \null || \valid_read(part);
+    assigns \nothing;
+    ensures fits: \result == OC_OK ==> part != \null && partition_ok(part, rows, cols); */
 oc_status oc_muon_partition_check(const oc_muon_partition *part, size_t rows, size_t cols);
 
 /* Number of blocks of a valid partition: tp_size, times 3 with a QKV split. */
+/*@ requires part_ok: \valid_read(part) && 1 <= part->tp_size <= OC_MUON_MAX_TP;
+    assigns \nothing;
+    ensures count: \result == part->tp_size * (part->qkv_heads != 0 ? 3 : 1); */
 size_t oc_muon_block_count(const oc_muon_partition *part);
 
 /* Block `index` (rank-major, then q, k, v) of a valid partition (MUON-BLK-*). */
+/*@ requires buffers: \valid_read(part) && \valid(b) && \separated(part, b);
+    requires fits: partition_ok(part, rows, cols);
+    assigns *b; */
 void oc_muon_block_at(const oc_muon_partition *part, size_t rows, size_t cols, size_t index,
                       oc_muon_block *b);
 
@@ -214,9 +245,18 @@ oc_status oc_ref_muon_block_step(const oc_muon_hparams *hp, const oc_muon_partit
                                  double *work, size_t work_len, float *scratch,
                                  size_t scratch_len);
 
-/* The step over nblocks (1 .. 192) blocks that partition the rows x cols matrix, each
- * orthogonalised on its own (MUON-BLK-ORTH-1; one block: the whole matrix, as the plain step)
- * and scaled by its own factor (MUON-BLK-SCALE-1); checks as oc_muon_step_check. */
+/* The step over nblocks (1 .. 3 OC_MUON_MAX_TP) blocks that partition the rows x cols matrix,
+ * each orthogonalised on its own (MUON-BLK-ORTH-1; one block: the whole matrix, as the plain
+ * step) and scaled by its own factor (MUON-BLK-SCALE-1); checks as oc_muon_step_check. */
+/*@ requires hp_ok: \valid_read(hp) && 1 <= nblocks <= 3 * OC_MUON_MAX_TP;
+    requires blocks_ok: \valid_read(blocks + (0 .. nblocks - 1));
+    requires buffers_ok:
+        step_buffers_ok(hp, rows, cols, p, m, g, work, work_len, scratch, scratch_len);
+    requires separated: \separated(blocks + (0 .. nblocks - 1), p + (0 .. rows * cols - 1),
+                        m + (0 .. rows * cols - 1), scratch + (0 .. scratch_len - 1),
+                        work + (0 .. work_len - 1));
+    assigns p[0 .. rows * cols - 1], m[0 .. rows * cols - 1], scratch[0 .. scratch_len - 1],
+            work[0 .. work_len - 1], errno; */
 oc_status oc_muon_blocks_step(const oc_muon_hparams *hp, size_t nblocks,
                               const oc_muon_block *blocks, size_t rows, size_t cols, float *p,
                               float *m, const float *g, double *work, size_t work_len,
