@@ -122,11 +122,11 @@ OC_HPARAMS(oc_qk_clip_config, qk_clip);
 /* VEC-ABI-1: the reference's entry point, running the mutant its table selects (ref_impl.h). */
 static oc_status ref_qk_clip(void *ctx, const oc_qk_clip_config *c, const float *max_dot, float *w)
 {
-    return oc_qk_clip_mutant_clip((oc_qk_clip_mutant)oc_ref_mutant_of(ctx, &oc_algo_qk_clip), c,
+    return oc_qk_clip_mutant_clip((oc_qk_clip_mutant)oc_ref_mutant_of(ctx, &oc_algo_muon_clip), c,
                                   max_dot, w);
 }
 
-const oc_algo oc_algo_qk_clip = {
+const oc_algo oc_algo_muon_clip = {
     .name = "muonclip",
     .group_type = "QkClip",
     .state_names = {"weight"},
