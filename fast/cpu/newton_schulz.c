@@ -21,10 +21,6 @@
 #include "../common/fast_families.h"
 #include "internal.h"
 
-/* The element-wise passes in one copy per instruction set, chosen at load (GCC's ifunc): the
- * same operations in each, so the same bits (no contraction: -ffp-contract=off). */
-#define NS_PASS __attribute__((target_clones("arch=skylake-avx512", "avx2", "default")))
-
 /* NS-DOM-1: an entry beyond this magnitude (or NaN) ends the iteration. */
 #define DOMAIN_LIMIT 0x1p64f
 
@@ -105,7 +101,7 @@ typedef struct ns_vec {
 
 /* NS-NORM-1: X_0 = G / d, each entry the binary64 quotient rounded once (d can be as small as
  * 2^-149, whose reciprocal is not a binary32). |G / d| <= 1 since d >= ||G||_F: no domain check. */
-NS_PASS static void normalise_part(const void *ctx, int part, int parts, int *bad)
+static void normalise_part(const void *ctx, int part, int parts, int *bad)
 {
     const ns_vec *v = ctx;
     size_t lo, hi;
@@ -121,7 +117,7 @@ NS_PASS static void normalise_part(const void *ctx, int part, int parts, int *ba
 }
 
 /* NS-DOM-1 on the new iterate dst (bad if an entry is NaN or beyond 2^64); bf16: rounds it first. */
-NS_PASS static void domain_part(const void *ctx, int part, int parts, int *bad)
+static void domain_part(const void *ctx, int part, int parts, int *bad)
 {
     const ns_vec *v = ctx;
     size_t lo, hi;
@@ -268,7 +264,7 @@ typedef struct ns_gram16 {
 } ns_gram16;
 
 /* A rounded to bfloat16 (FAST-NS-2), all k^2 entries. */
-NS_PASS static void round_gram_part(const void *ctx, int part, int parts, int *bad)
+static void round_gram_part(const void *ctx, int part, int parts, int *bad)
 {
     const ns_gram16 *m = ctx;
     size_t lo, hi;
@@ -280,7 +276,7 @@ NS_PASS static void round_gram_part(const void *ctx, int part, int parts, int *b
 
 /* B' = a I + b A + c A A in binary32 (the terms of FAST-NS-1's SYRK with beta = b, then the
  * diagonal), rounded to bfloat16 (FAST-NS-2); part p does the rows p, p + parts, ... */
-NS_PASS static void finish16_part(const void *ctx, int part, int parts, int *bad)
+static void finish16_part(const void *ctx, int part, int parts, int *bad)
 {
     const ns_gram16 *m = ctx;
     size_t k = m->k;
