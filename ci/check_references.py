@@ -5,7 +5,8 @@ the documentation, the spec or a source comment (`spec/clip.md`, `ref/adam.c`,
 were never in it ("reference-facts.md", an "ARCHITECTURE" page). Paths with a placeholder
 (`<fam>`, `{a,b}`, `*`, `FILE`) are patterns, not citations, and are skipped; so are generated
 files (the build's registries, proofs/out/'s logs) and a test fixture's made-up paths.
-usage: ci/check_references.py   (exit 1 on any unresolved reference)"""
+usage: ci/check_references.py [FILE ...]   (exit 1 on any unresolved reference; FILEs, outside
+the tree too, are read besides the tracked files: the test gives it one with bad cites)"""
 import pathlib
 import re
 import subprocess
@@ -23,6 +24,7 @@ tracked = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, tex
                          check=True).stdout.split()
 texts = [f for f in tracked if re.search(r"\.(md|c|h|cu|py|sh|toml|txt|cmake|inc)$", f)
          or f.endswith("CMakeLists.txt")]
+texts += [str(pathlib.Path(a).resolve()) for a in sys.argv[1:]]
 problems = 0
 for f in texts:
     if (f.startswith(("vectors/", "conformance/fuzz/")) and not f.startswith("vectors/gen/")

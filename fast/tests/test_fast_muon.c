@@ -421,6 +421,13 @@ static void test_muon_workspace(void)
         CU_ASSERT_EQUAL(STEP(p2, m2, work, wl), OC_OK);
         CU_ASSERT(memcmp(p1, p2, sizeof p1) == 0 && memcmp(m1, m2, sizeof m1) == 0);
         CU_ASSERT(memcmp(p1, p, sizeof p1) != 0 && memcmp(m1, m, sizeof m1) != 0);
+        /* FAST-MUON-1: the last pass writes m' = mu m + w g, the direction pass's binary32
+         * expression, bit for bit */
+        float mu = (float)hp.momentum, w = (float)(hp.form == OC_MUON_SGD ? 1.0 : 1.0 - hp.momentum);
+        size_t m_wrong = 0;
+        for (size_t i = 0; i < N; i++)
+            m_wrong += m1[i] != mu * m[i] + w * g[i];
+        CU_ASSERT_EQUAL(m_wrong, 0);
         CU_ASSERT_EQUAL(STEP(p2, m2, work, wl - 1), OC_ERR_BAD_SHAPE);
         CU_ASSERT_EQUAL(STEP(p2, m2, (float *)((char *)work + 2), wl), OC_ERR_MISALIGNED);
         CU_ASSERT_EQUAL(STEP(p2, m2, m2 + 1, wl), OC_ERR_ALIASING);
