@@ -122,13 +122,14 @@ static int sign_of_exact_sum(const double x[6])
  * of the exact c: 1 - b1 = w + ew (TwoSum), and b1*m, w*g, ew*g split into exact pairs
  * (TwoProduct) give six doubles that add up to c. For fp32 m and g the products cannot
  * underflow when b1 >= 2^-700; below that (b1 != 0), |b1*m| < 2^-572 while a nonzero
- * (1-b1)*g exceeds 2^-150, so g decides unless it is 0. Non-finite c (an infinite or NaN
- * input) keeps IEEE semantics: sign(+-inf) = +-1, sign(NaN) = NaN as torch.sign gives. */
+ * (1-b1)*g exceeds 2^-150, so g decides unless it is 0. An infinite c (an infinite input) has
+ * its sign, +-1; a NaN c (a NaN input, or opposite infinities) has sign 0, as torch.sign
+ * gives (LION-SIGN-1). */
 double oc_lion_sign(double b1, double m, double g)
 {
     double c = b1 * m + (1.0 - b1) * g;
     if (isnan(c))
-        return c;
+        return 0.0;
     if (isinf(c))
         return c > 0.0 ? 1.0 : -1.0;
     int s;

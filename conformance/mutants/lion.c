@@ -1,5 +1,6 @@
 /* Lion mutants (spec/lion.md §5): the reference's element recomposed from its pieces, with one
  * stage replaced by a catalogued mistake. */
+#include <math.h>
 #include "lion.h"
 
 static const char *const names[OC_LION_MUTANT_COUNT] = {
@@ -9,6 +10,7 @@ static const char *const names[OC_LION_MUTANT_COUNT] = {
     "decay-not-scaled-by-lr",
     "coupled-decay",
     "sign-zero-is-one",
+    "sign-nan-is-nan",
 };
 
 static const char *const descriptions[OC_LION_MUTANT_COUNT] = {
@@ -18,6 +20,7 @@ static const char *const descriptions[OC_LION_MUTANT_COUNT] = {
     "decoupled decay p *= 1 - wd, not multiplied by the learning rate",
     "L2 decay g += wd*p before sign and momentum, not decoupled (bitsandbytes #1992)",
     "sign(0) = +1, as where(c >= 0, 1, -1) gives, instead of sign(0) = 0",
+    "sign(NaN) = NaN (jnp.sign, IEEE) instead of torch.sign's 0: a NaN c makes p NaN",
 };
 
 const char *oc_lion_mutant_name(oc_lion_mutant mu)
@@ -31,7 +34,8 @@ const char *oc_lion_mutant_description(oc_lion_mutant mu)
 }
 
 /* The betas swapped (LION-M-1, LION-DIR-1), the decay unscaled or coupled into g (LION-WD-1),
- * the sign taken of the new momentum (LION-DIR-1) or with sign(0) = +1 (LION-SIGN-1). */
+ * the sign taken of the new momentum (LION-DIR-1), with sign(0) = +1 or sign(NaN) = NaN
+ * (LION-SIGN-1). */
 static void element(oc_lion_mutant mu, const oc_lion_hparams *hp, float *p, float *m,
                     float grad)
 {
@@ -46,7 +50,9 @@ static void element(oc_lion_mutant mu, const oc_lion_hparams *hp, float *p, floa
     const float m1 = oc_lion_momentum(b2, m0, g);
     double s = oc_lion_sign(b1, mu == OC_LION_MUT_MOMENTUM_BEFORE_SIGN ? m1 : m0, g);
     if (mu == OC_LION_MUT_SIGN_ZERO_IS_ONE)
-        s = s >= 0.0 ? 1.0 : -1.0; /* where(c >= 0, 1, -1): NaN gives -1 */
+        s = s >= 0.0 ? 1.0 : -1.0; /* where(c >= 0, 1, -1) on the sign */
+    if (mu == OC_LION_MUT_SIGN_NAN_IS_NAN && isnan(b1 * m0 + (1.0 - b1) * g))
+        s = NAN;
     *p = oc_lion_param(hp->lr, decay, p0, s);
     *m = m1;
 }

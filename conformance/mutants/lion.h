@@ -13,6 +13,7 @@ typedef enum oc_lion_mutant {
     OC_LION_MUT_DECAY_NOT_SCALED_BY_LR,
     OC_LION_MUT_COUPLED_DECAY,
     OC_LION_MUT_SIGN_ZERO_IS_ONE,
+    OC_LION_MUT_SIGN_NAN_IS_NAN,
     OC_LION_MUTANT_COUNT
 } oc_lion_mutant;
 

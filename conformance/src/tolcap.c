@@ -167,7 +167,8 @@ static void lion_element(const step_ctx *s, const double *before, const double *
      * whenever the exact |c| is below E_c; E_c = 0 (c and its error exactly zero) as is */
     double ec = b1 * E[1] + K_INTERP * U * cmag + (cmag > 0 ? 3 * ETA : 0);
     double cabs = fabs(b1 * before[1] + (1 - b1) * g);                   /* LION-DIR-1 */
-    double sign_error = cabs <= widen(ec) && ec > 0 ? 2 : 0;              /* LION-SIGN-1 */
+    /* LION-SIGN-1: an infinite c has the same sign in every evaluation */
+    double sign_error = isfinite(cabs) && cabs <= widen(ec) && ec > 0 ? 2 : 0;
     double a = fabs(1 - decay);
     E[0] = widen(a * E[0] + lr * sign_error +
                  K_PARAM_LION * U * ((p0 + E[0]) * (a + decay) + lr) + 4 * ETA);
@@ -278,6 +279,8 @@ oc_status oc_tolcap_within(const char *path, const oc_case *c, int k, size_t i, 
                             oc_tolcap_stats *stats, oc_diag *d)
 {
     double tol = c->exp[k].tol[i];
+    if (!isfinite(c->exp[k].stored[i])) /* judged exactly, whatever its tolerance (VEC-TOL-2) */
+        return OC_OK;
     if (!(tol <= cap))
         return refuse(path, c, k, i, cap, d);
     if (stats) {

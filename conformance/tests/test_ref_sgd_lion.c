@@ -588,6 +588,11 @@ static void test_lion_sign_exact(void)
     CU_ASSERT_EQUAL(oc_lion_sign(0x1p-800, 0x1p-20, 0.0), 1.0);
     CU_ASSERT_EQUAL(oc_lion_sign(0x1p-800, -0x1p-20, -0.0), -1.0);
     CU_ASSERT_EQUAL(oc_lion_sign(0x1p-800, -0.0, 0.0), 0.0);
+    /* LION-SIGN-1 on non-finite c: an infinity has its sign, NaN has sign 0 (torch.sign) */
+    CU_ASSERT_EQUAL(oc_lion_sign(0.9, 1.0, INFINITY), 1.0);
+    CU_ASSERT_EQUAL(oc_lion_sign(0.9, -INFINITY, 1e30), -1.0);
+    CU_ASSERT_EQUAL(oc_lion_sign(0.9, INFINITY, -INFINITY), 0.0);
+    CU_ASSERT_EQUAL(oc_lion_sign(0.9, 1.0, NAN), 0.0);
 }
 
 /* LION-WD-1, LION-UPD-1: decoupled, lr-scaled decay: p' = p - lr*wd*p - lr*s; the momentum

@@ -106,8 +106,8 @@ OC_HD void oc_fast_sgd_ema_element(const oc_fast_sgd_coef *c, int momentum, int 
     *p = (p0 - c->decay * p0) - c->lr * dir;
 }
 
-/* LION-SIGN-1: sign(0) = 0, sign(NaN) = NaN (torch.sign). */
-OC_HD float oc_fast_sign(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x; }
+/* LION-SIGN-1: sign(0) = 0, sign(NaN) = 0 (torch.sign). */
+OC_HD float oc_fast_sign(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : 0.0f; }
 
 /* One Lion element (LION-DIR-1, -M-1, -UPD-1): the sign uses the old momentum. */
 OC_HD void oc_fast_lion_element(const oc_fast_lion_coef *c, float *p, float *m, float grad)

@@ -57,8 +57,9 @@ oc_status oc_lion_check_args(const oc_lion_hparams *hp, int64_t step, size_t n, 
 
 /* The pieces of the step, each a rule of spec/lion.md (the harness's mutants,
  * conformance/mutants/lion.c, recombine them). */
-/*@ assigns \nothing; */
-double oc_lion_sign(double b1, double m, double g);           /* DIR-1, SIGN-1: -1, 0, +1, NaN */
+/*@ assigns \nothing;
+    ensures sign: \result == -1.0 || \result == 0.0 || \result == 1.0; */
+double oc_lion_sign(double b1, double m, double g);           /* DIR-1, SIGN-1: NaN c gives 0 */
 /*@ assigns \nothing; */
 float oc_lion_momentum(double b2, double m, double g);        /* M-1 */
 /*@ assigns \nothing; */

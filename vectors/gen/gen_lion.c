@@ -40,7 +40,8 @@ static void lion_element(void *ctx, float grad, float *s, double *E, gen_golden 
     mpfr_mul_d(x[C], x[M], b1, MPFR_RNDN);                          /* LION-DIR-1 */
     mpfr_mul_d(x[T1], x[G], 1.0 - b1, MPFR_RNDN);
     mpfr_add(x[C], x[C], x[T1], MPFR_RNDN);
-    int sign = mpfr_sgn(x[C]);                                      /* LION-SIGN-1: sign(0) = 0 */
+    /* LION-SIGN-1: sign(0) = 0, sign(+-inf) = +-1, sign(NaN) = 0 (torch.sign) */
+    double sign = mpfr_nan_p(x[C]) ? 0.0 : mpfr_sgn(x[C]);
     double cabs = fabs(mpfr_get_d(x[C], MPFR_RNDN));
     mpfr_mul_d(x[T1], x[P], decay, MPFR_RNDN);                      /* LION-WD-1, LION-UPD-1 */
     mpfr_sub(x[P], x[P], x[T1], MPFR_RNDN);
@@ -58,15 +59,16 @@ static void lion_element(void *ctx, float grad, float *s, double *E, gen_golden 
     /* C: the interpolation's error; exact zeros stay exact zeros (no rounding, no underflow) */
     double cmag = b1 * (M0 + E[LION_M]) + (1 - b1) * G0;
     double Ec = b1 * E[LION_M] + K->interp * U * cmag + (cmag > 0 ? 3 * ETA : 0);
-    double sign_error = cabs <= Ec && Ec > 0 ? 2.0 : 0.0; /* the sign itself may differ */
+    /* the sign itself may differ, unless c is infinite: any evaluation gives the same infinity */
+    double sign_error = isfinite(cabs) && cabs <= Ec && Ec > 0 ? 2.0 : 0.0;
     double A = fabs(1 - decay);
     double Ep = A * E[LION_P] + lr * sign_error +
                 K->param_lion * U * ((P0 + E[LION_P]) * (A + decay) + lr) + 4 * ETA;
     double Em = b2 * E[LION_M] + K->moment * U * (b2 * (M0 + E[LION_M]) + (1 - b2) * G0) + 4 * ETA;
     E[LION_P] = gen_bound_up(Ep);
     E[LION_M] = gen_bound_up(Em);
-    for (int k = 0; k < LION_NOUT; k++)
-        out->tol[k] = E[k];
+    for (int k = 0; k < LION_NOUT; k++) /* a non-finite value is judged exactly (LION-STORE-1) */
+        out->tol[k] = isfinite(s[k]) ? E[k] : 0.0;
 }
 
 static json_t *hparams_json(const oc_lion_hparams *hp)
@@ -172,6 +174,34 @@ static void fill_zero_direction(gen_case *c)
     }
 }
 
+/* LION-SIGN-1 on non-finite inputs, element i taking pattern i % count of (m, g), where 0
+ * stands for a random finite value. */
+static void fill_patterns(gen_case *c, const float (*mg)[2], size_t count)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        const float *x = mg[i % count];
+        c->in[LION_P][i] = rng_mag(&rng, -2, 1, 1);
+        c->in[LION_M][i] = x[0] == 0.0f ? rng_mag(&rng, -8, -2, 1) : x[0];
+        c->g[i] = x[1] == 0.0f ? rng_mag(&rng, -8, 0, 1) : x[1];
+    }
+}
+
+/* Infinite g (c = +-inf: p moves by -+lr, m becomes +-inf), m = -inf with a finite g (c = -inf:
+ * p moves by +lr, m stays -inf), and a NaN g (c and m NaN, sign 0: p only decays). */
+static void fill_infinite(gen_case *c)
+{
+    static const float mg[][2] = {{0, INFINITY}, {0, -INFINITY}, {-INFINITY, 0}, {0, NAN}};
+    fill_patterns(c, mg, sizeof mg / sizeof mg[0]);
+}
+
+/* Opposite infinities in m and g, or a NaN momentum (c = NaN, sign 0: p only decays, m NaN),
+ * and a finite element. */
+static void fill_nan_direction(gen_case *c)
+{
+    static const float mg[][2] = {{INFINITY, -INFINITY}, {-INFINITY, INFINITY}, {NAN, 0}, {0, 0}};
+    fill_patterns(c, mg, sizeof mg / sizeof mg[0]);
+}
+
 /* tiny gradient, large parameter: an L2 term wd*p would dominate the sign */
 static void fill_decay_dominates(gen_case *c)
 {
@@ -248,6 +278,27 @@ static void cases(family *f, lion_ctx *cx, int cert)
         random_state(&c);
         emit(f, cx, &h, &c);
     }
+    /* issue 19 item 3, appended: non-finite inputs (LION-SIGN-1), and infinite lr and wd, which
+     * LION-HP-1 excludes but lion-pytorch and optax accept (LION-ERR-1: acceptable) */
+    one_case(f, cx, &d, 3, 16, 1, "NonFiniteInput", "LION-SIGN-1",
+             "g = +-inf or NaN, m = -inf: sign(+-inf) = +-1, sign(NaN) = 0", fill_infinite);
+    one_case(f, cx, &d, 4, 16, 1, "NonFiniteInput", "LION-SIGN-1",
+             "m and g opposite infinities, or m = NaN: c = NaN, sign(NaN) = 0 (torch.sign)",
+             fill_nan_direction);
+    static const struct { const char *what; size_t field; } lenient[] = {
+        {"lr = +inf", offsetof(oc_lion_hparams, lr)},
+        {"weight decay = +inf", offsetof(oc_lion_hparams, weight_decay)},
+    };
+    for (size_t i = 0; i < sizeof lenient / sizeof lenient[0]; i++) {
+        h = d;
+        *(double *)((char *)&h + lenient[i].field) = INFINITY;
+        gen_case c = {.comment = lenient[i].what, .flags = {"LenientValidation"},
+                      .rules = {"LION-HP-1", "LION-ERR-1"}, .result = "acceptable",
+                      .first_step = 1};
+        gen_case_alloc(&c, 4, 1);
+        random_state(&c);
+        emit(f, cx, &h, &c);
+    }
 }
 
 static void notes(family *f)
@@ -263,6 +314,10 @@ static void notes(family *f)
          "coupled (L2) decay enters the sign and flips the step (bitsandbytes #1992)"},
         {"InvalidHyperParameter", "INVALID_INPUT", "hyper-parameter or step outside its range",
          "must be rejected with the state left unchanged"},
+        {"NonFiniteInput", "EDGE_CASE", "infinite or NaN gradient or momentum",
+         "sign(+-inf) = +-1, sign(NaN) = 0 (torch.sign); a NaN sign (jnp.sign) makes p NaN"},
+        {"LenientValidation", "INVALID_INPUT", "outside LION-HP-1 but accepted by lion-pytorch",
+         "acceptable: rejection or acceptance is reported, not failed"},
     };
     for (size_t i = 0; i < sizeof n / sizeof n[0]; i++)
         family_note(f, n[i][0], n[i][1], n[i][2], n[i][3], NULL);

@@ -322,6 +322,22 @@ static void cases(family *f, sgd_ctx *cx, oc_sgd_profile pr, int cert)
         random_state(&c);
         emit(f, cx, &h, &c);
     }
+    /* issue 19 item 3, appended: infinite lr and wd, outside SGD-HP-1 but accepted by torch
+     * (SGD-ERR-1: acceptable, LenientValidation) */
+    static const struct { const char *what; size_t field; } infinite[] = {
+        {"lr = +inf", offsetof(oc_sgd_hparams, lr)},
+        {"weight decay = +inf", offsetof(oc_sgd_hparams, weight_decay)},
+    };
+    for (size_t i = 0; i < sizeof infinite / sizeof infinite[0]; i++) {
+        h = d;
+        *(double *)((char *)&h + infinite[i].field) = INFINITY;
+        gen_case c = {.comment = infinite[i].what, .flags = {"LenientValidation"},
+                      .rules = {"SGD-HP-1", "SGD-ERR-1"}, .result = "acceptable",
+                      .first_step = 1};
+        gen_case_alloc(&c, 4, 1);
+        random_state(&c);
+        emit(f, cx, &h, &c);
+    }
 }
 
 static void notes(family *f)
