@@ -40,5 +40,5 @@ PY
 set +e
 "$optcert" judge --results "$tmp/r.safetensors" --family lion-torch >"$tmp/out"
 set -e
-grep -q "^  lion-torch: 36 of 36 cases skipped: not in the results file" "$tmp/out" \
+grep -q "^  lion-torch: \([0-9][0-9]*\) of \1 cases skipped: not in the results file" "$tmp/out" \
     || fail "no reason for a family absent from the results file"
