@@ -527,6 +527,9 @@ def blas_section(lib, pairs, threads, shapes):
     for k, n in shapes:
         x, y = torch.randn(k, n), torch.empty(k, n)
         a, b = torch.empty(k, k), torch.empty(k, k)
+        lib.oc_fast_ns_gram_ld.restype = C.c_size_t
+        ld = lib.oc_fast_ns_gram_ld(C.c_size_t(k))
+        a_own, b_own = torch.empty(k * ld), torch.empty(k * ld)  # our calls' A, B (FAST-NS-3)
 
         def torch_mm():
             for _ in range(steps):
@@ -535,9 +538,10 @@ def blas_section(lib, pairs, threads, shapes):
                 torch.mm(b, x, out=y)
 
         def openblas(which):
+            ga, gb = (a_own, b_own) if which else (a, b)
             return lambda: lib.oc_bench_ns_products(which, k, n, steps, C.c_void_p(x.data_ptr()),
-                                                    C.c_void_p(y.data_ptr()), C.c_void_p(a.data_ptr()),
-                                                    C.c_void_p(b.data_ptr()))
+                                                    C.c_void_p(y.data_ptr()), C.c_void_p(ga.data_ptr()),
+                                                    C.c_void_p(gb.data_ptr()))
         t_gemm, t_torch, r_gemm, m_gemm = summary(abab(openblas(0), torch_mm, pairs))
         t_own, _, r_own, m_own = summary(abab(openblas(1), torch_mm, pairs))
         gemm_flops, own_flops = steps * (4 * k * k * n + 2 * k ** 3), steps * (3 * k * k * n + k ** 3)

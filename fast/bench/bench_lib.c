@@ -264,12 +264,16 @@ int oc_bench_muon(int profile, int bf16, size_t rows, size_t cols, float *p, flo
                                                 cols, p, m, g, work, work_len);
 }
 
-/* The products of `steps` Newton-Schulz iterations on x (k x n): which 0 as three sgemm calls,
- * 1 as the implementation's SSYRK, SSYRK, SSYMM (ns_products.h). */
+/* The products of `steps` Newton-Schulz iterations on x (k x n): which 0 as three sgemm calls
+ * (a, b: k x k), 1 as the implementation's SSYRK, SSYRK, SSYMM (a, b: k rows of
+ * oc_fast_ns_gram_ld(k) floats; ns_products.h). */
 void oc_bench_ns_products(int which, int k, int n, int steps, const float *x, float *y, float *a,
                           float *b)
 {
-    (which ? ns_blas_products : ns_sgemm_products)(k, n, steps, x, y, a, b);
+    if (which)
+        ns_blas_products(k, n, (int)oc_fast_ns_gram_ld((size_t)k), steps, x, y, a, b);
+    else
+        ns_sgemm_products(k, n, steps, x, y, a, b);
 }
 
 /* The threads OpenBLAS runs its products on, and its build. */

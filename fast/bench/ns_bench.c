@@ -91,9 +91,10 @@ int main(int argc, char **argv)
         size_t rows = shapes[s][0], cols = shapes[s][1], len = rows * cols;
         int k = (int)(rows < cols ? rows : cols), n = (int)(rows < cols ? cols : rows);
         size_t wl = oc_fast_ns_work_len(rows, cols), kk = (size_t)k * (size_t)k;
+        size_t ld = oc_fast_ns_gram_ld((size_t)k); /* our calls' A and B: k rows of ld floats */
         float *g = malloc(len * sizeof *g), *out = malloc(len * sizeof *out);
         float *work = malloc(wl * sizeof *work), *y = malloc(len * sizeof *y);
-        float *a = malloc(kk * sizeof *a), *b = malloc(kk * sizeof *b);
+        float *a = malloc(k * ld * sizeof *a), *b = malloc(k * ld * sizeof *b);
         if (!g || !out || !work || !y || !a || !b)
             return 1;
         fill(g, len, 12345u);
@@ -113,7 +114,7 @@ int main(int argc, char **argv)
             ns_sgemm_products(k, n, hp.steps, g, y, a, b);
             double t2 = now();
             if (!native)
-                ns_blas_products(k, n, hp.steps, g, y, a, b);
+                ns_blas_products(k, n, (int)ld, hp.steps, g, y, a, b);
             else if (ns_bf16_products(k, n, hp.steps, x16, y, a, a16, a16 + kk) != 0)
                 return 1;
             double t3 = now();

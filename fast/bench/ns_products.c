@@ -12,12 +12,12 @@ void ns_sgemm_products(int k, int n, int steps, const float *x, float *y, float 
     }
 }
 
-void ns_blas_products(int k, int n, int steps, const float *x, float *y, float *a, float *b)
+void ns_blas_products(int k, int n, int ld, int steps, const float *x, float *y, float *a, float *b)
 {
     for (int i = 0; i < steps; i++) {
-        cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, k, n, 1.0f, x, n, 0.0f, a, k);
-        cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, k, k, 1.0f, a, k, 0.0f, b, k);
-        cblas_ssymm(CblasRowMajor, CblasLeft, CblasUpper, k, n, 1.0f, b, k, x, n, 0.0f, y, n);
+        cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, k, n, 1.0f, x, n, 0.0f, a, ld);
+        cblas_ssyrk(CblasRowMajor, CblasUpper, CblasNoTrans, k, k, 1.0f, a, ld, 0.0f, b, ld);
+        cblas_ssymm(CblasRowMajor, CblasLeft, CblasUpper, k, n, 1.0f, b, ld, x, n, 0.0f, y, n);
     }
 }
 

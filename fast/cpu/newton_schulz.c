@@ -43,10 +43,15 @@ static ns_shape shape_with(int transposed, size_t rows, size_t cols)
 
 static ns_shape shape_of(size_t rows, size_t cols) { return shape_with(rows > cols, rows, cols); } /* NS-SHAPE-1 */
 
+/* FAST-NS-3: rows of the Gram matrices 16 floats longer than k, so that for a power-of-two k
+ * the rows of a block do not all fall in the same cache sets (the completion's 16 x 16
+ * blocks, each row a cache line, thrashed an 8- or 12-way L1 at a 4096-byte stride). */
+size_t oc_fast_ns_gram_ld(size_t k) { return k + 16; }
+
 size_t oc_fast_ns_work_len(size_t rows, size_t cols)
 {
     ns_shape s = shape_of(rows, cols);
-    return 2 * s.k * s.n + 2 * s.k * s.k; /* X, its successor, A, B */
+    return 2 * s.k * s.n + 2 * s.k * oc_fast_ns_gram_ld(s.k); /* X, its successor, A, B */
 }
 
 /* The binary32 value of bfloat16 bits h. */
@@ -150,7 +155,7 @@ static void store_part(const void *ctx, int part, int parts, int *bad)
 
 typedef struct ns_gram {
     float *a, *b;
-    size_t k;
+    size_t k, ld; /* k x k, rows ld apart (oc_fast_ns_gram_ld) */
     float ca; /* finish_part: the coefficient a */
     int bf16;
 } ns_gram;
@@ -163,38 +168,38 @@ typedef struct ns_gram {
  * block, read by rows and written by rows (whole cache lines); the blocks off the diagonal,
  * full, by a loop of constant bounds the compiler unrolls and vectorises. */
 #define BLK 16
-static void mirror_block(float *a, size_t k, size_t r0, size_t c0)
+static void mirror_block(float *a, size_t ld, size_t r0, size_t c0)
 {
     float t[BLK][BLK];
     for (size_t i = 0; i < BLK; i++)
         for (size_t j = 0; j < BLK; j++)
-            t[j][i] = a[(r0 + i) * k + c0 + j];
+            t[j][i] = a[(r0 + i) * ld + c0 + j];
     for (size_t j = 0; j < BLK; j++)
-        memcpy(a + (c0 + j) * k + r0, t[j], sizeof t[j]);
+        memcpy(a + (c0 + j) * ld + r0, t[j], sizeof t[j]);
 }
 
 static void complete_part(const void *ctx, int part, int parts, int *bad)
 {
     const ns_gram *m = ctx;
     float *a = m->a, *b = m->b;
-    size_t k = m->k;
+    size_t k = m->k, ld = m->ld;
     (void)bad;
     for (size_t r0 = (size_t)part * BLK; r0 < k; r0 += (size_t)parts * BLK) {
         size_t rn = k - r0 < BLK ? k - r0 : BLK;
         for (size_t r = r0; r < r0 + rn; r++) {
             for (size_t c = r; m->bf16 && c < k; c++)
-                a[r * k + c] = bf16_round(a[r * k + c]);
-            memcpy(b + r * k + r, a + r * k + r, (k - r) * sizeof(float));
+                a[r * ld + c] = bf16_round(a[r * ld + c]);
+            memcpy(b + r * ld + r, a + r * ld + r, (k - r) * sizeof(float));
         }
         for (size_t c0 = r0; c0 < k; c0 += BLK) {
             size_t cn = k - c0 < BLK ? k - c0 : BLK;
             if (c0 > r0 && rn == BLK && cn == BLK) {
-                mirror_block(a, k, r0, c0);
+                mirror_block(a, ld, r0, c0);
                 continue;
             }
             for (size_t i = 0; i < rn; i++) /* a diagonal or edge block: below the diagonal */
                 for (size_t j = r0 + i > c0 ? r0 + i - c0 : 0; j < cn; j++)
-                    a[(c0 + j) * k + r0 + i] = a[(r0 + i) * k + c0 + j];
+                    a[(c0 + j) * ld + r0 + i] = a[(r0 + i) * ld + c0 + j];
         }
     }
 }
@@ -205,12 +210,12 @@ static void finish_part(const void *ctx, int part, int parts, int *bad)
 {
     const ns_gram *m = ctx;
     float *b = m->b;
-    size_t k = m->k;
+    size_t k = m->k, ld = m->ld;
     (void)bad;
     for (size_t r = (size_t)part; r < k; r += (size_t)parts) {
-        b[r * k + r] += m->ca;
+        b[r * ld + r] += m->ca;
         for (size_t c = r; m->bf16 && c < k; c++)
-            b[r * k + c] = bf16_round(b[r * k + c]);
+            b[r * ld + c] = bf16_round(b[r * ld + c]);
     }
 }
 
@@ -218,40 +223,42 @@ static void finish_part(const void *ctx, int part, int parts, int *bad)
  * of x that is NaN or beyond 2^64 makes its row's A_ii = sum_j x_ij^2 NaN or +inf (a square
  * beyond 2^128 rounds to +inf, every term is >= 0); so a finite diagonal proves x within the
  * domain, and only a non-finite one needs the pass over x. */
-static int gram_diagonal_finite(const float *a, size_t k)
+static int gram_diagonal_finite(const float *a, size_t k, size_t ld)
 {
     int bad = 0;
     for (size_t i = 0; i < k; i++)
-        bad |= (a[i * k + i] - a[i * k + i]) != 0.0f;
+        bad |= (a[i * ld + i] - a[i * ld + i]) != 0.0f;
     return !bad;
 }
 
 /* One iteration of NS-ITER-1, y = (a I + b A + c A A) x with A = x x^T, in the factored form
  * whose products are all symmetric: A by SYRK (k^2 n), A A = A A^T by SYRK (k^3), B' x by SYMM
  * (2 k^2 n). With a group (FAST-NS-4) x is this rank's columns of X and A the sum over the
- * ranks of their x x^T (all-reduced; the unstored triangle is summed too and then ignored).
+ * ranks of their x x^T (all-reduced; the unstored triangle and the rows' padding are summed
+ * too and then ignored).
  * check_x: x is the previous iterate, still to be checked against NS-DOM-1 (FAST-NS-5); a
  * group agrees on the flag (one integer MAX, on every rank whatever its screen said). */
 static oc_status iterate(const ns_shape *s, const double abc[3], const float *x, float *y,
                          float *a, float *b, int bf16, int check_x, const oc_comm *group)
 {
-    blasint k = (blasint)s->k, n = (blasint)s->n;
-    cblas_ssyrk(s->layout, s->uplo, CblasNoTrans, k, n, 1.0f, x, s->ldx, 0.0f, a, k);
-    if (group && group->size > 1 && group->allreduce_sum(group->ctx, a, s->k * s->k) != OC_OK)
+    size_t ldg = oc_fast_ns_gram_ld(s->k);
+    blasint k = (blasint)s->k, n = (blasint)s->n, ld = (blasint)ldg;
+    cblas_ssyrk(s->layout, s->uplo, CblasNoTrans, k, n, 1.0f, x, s->ldx, 0.0f, a, ld);
+    if (group && group->size > 1 && group->allreduce_sum(group->ctx, a, s->k * ldg) != OC_OK)
         return OC_ERR_IO;
     if (check_x) {
         ns_vec check = {NULL, (float *)x, s->k * s->n, 0.0, 0, NULL, 0}; /* read only */
-        int bad = !gram_diagonal_finite(a, s->k) && run_pass(domain_part, &check, check.len);
+        int bad = !gram_diagonal_finite(a, s->k, ldg) && run_pass(domain_part, &check, check.len);
         if (group && group->size > 1 && group->allreduce_max_int(group->ctx, &bad) != OC_OK)
             return OC_ERR_IO;
         if (bad)
             return OC_ERR_NONFINITE;
     }
-    ns_gram m = {a, b, s->k, (float)abc[0], bf16};
+    ns_gram m = {a, b, s->k, ldg, (float)abc[0], bf16};
     run_pass(complete_part, &m, s->k * s->k / 2);
-    cblas_ssyrk(s->layout, s->uplo, CblasNoTrans, k, k, (float)abc[2], a, k, (float)abc[1], b, k);
+    cblas_ssyrk(s->layout, s->uplo, CblasNoTrans, k, k, (float)abc[2], a, ld, (float)abc[1], b, ld);
     run_pass(finish_part, &m, bf16 ? s->k * s->k / 2 : s->k);
-    cblas_ssymm(s->layout, CblasLeft, s->uplo, k, n, 1.0f, b, k, x, s->ldx, 0.0f, y, s->ldx);
+    cblas_ssymm(s->layout, CblasLeft, s->uplo, k, n, 1.0f, b, ld, x, s->ldx, 0.0f, y, s->ldx);
     return OC_OK;
 }
 
@@ -322,13 +329,13 @@ static oc_status iterate_native_bf16(const ns_shape *s, const double abc[3], con
 
 /* NS-NORM-1 .. NS-STORE-1 on a checked input: X_0 = G / d with d from the sum of squares of the
  * whole matrix (sumsq), the iterations, the result written to out (len floats, this rank's
- * part) only on success. work: 2 len + 2 k^2 floats. A group's ranks agree on every domain
+ * part) only on success. work: 2 len + 2 k ld floats (ld: oc_fast_ns_gram_ld). A group's ranks agree on every domain
  * check (FAST-NS-4), so they stop together. */
 static oc_status iterate_all(const oc_ns_hparams *hp, const ns_shape *s, int bf16, double sumsq,
                              const float *g, float *out, float *work, const oc_comm *group)
 {
     size_t len = s->k * s->n, kk = s->k * s->k;
-    float *x = work, *y = x + len, *a = y + len, *b = a + kk;
+    float *x = work, *y = x + len, *a = y + len, *b = a + s->k * oc_fast_ns_gram_ld(s->k);
     /* FAST-NS-6 (bf16 products on oneDNN): the same workspace as the product (kk floats), y,
      * then the bits of the iterate, A and B' (1.5 len + 2 kk floats in all) */
     int native = bf16 && oc_fast_bf16_matmul_native() != NULL;
@@ -461,7 +468,8 @@ oc_status oc_fast_newton_schulz_sharded(const oc_ns_hparams *hp, oc_fast_ns_prec
         st = check_buffers(g, out, len, NULL, 0);
     if (st == OC_OK)
         st = local_sumsq(g, len, &sumsq);
-    float *work = st == OC_OK ? malloc((2 * len + 2 * s.k * s.k) * sizeof(float)) : NULL;
+    float *work = st == OC_OK ? malloc((2 * len + 2 * s.k * oc_fast_ns_gram_ld(s.k)) * sizeof(float))
+                              : NULL;
     if (st == OC_OK && !work)
         st = OC_ERR_INTERNAL;
     if ((st = oc_comm_agree(group, st)) == OC_OK && (st = group_sumsq(group, &sumsq)) == OC_OK)

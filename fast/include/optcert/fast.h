@@ -137,8 +137,12 @@ oc_fast_ns_precision oc_fast_ns_precision_active(void);
 const char *oc_fast_ns_precision_name(oc_fast_ns_precision prec);
 
 /* Floats of workspace oc_fast_newton_schulz needs for a rows x cols input:
- * 2 k n + 2 k^2, k = min(rows, cols), n = max(rows, cols). */
+ * 2 k n + 2 k ld, k = min(rows, cols), n = max(rows, cols), ld = oc_fast_ns_gram_ld(k). */
 size_t oc_fast_ns_work_len(size_t rows, size_t cols);
+
+/* FAST-NS-3: the distance in floats between the rows of the k x k Gram matrices A and B in the
+ * workspace (k + 16: rows of a power-of-two k would share cache sets). */
+size_t oc_fast_ns_gram_ld(size_t k);
 
 /* FAST-NS-1: the contract of oc_ref_newton_schulz (NS-ERR-1: same checks and
  * statuses, out written only on success) on CBLAS. work: work_len floats (at least
