@@ -1,4 +1,4 @@
-/* Eva driver for ref/muon_clip.c: oc_ref_qk_clip on every layout up to 4 heads, 1 or 2 groups,
+/* Eva driver for ref/muon_clip.c: oc_ref_muon_clip on every layout up to 4 heads, 1 or 2 groups,
  * head dimension 1 or 2, hidden 1 or 2 (and out-of-range sizes), every profile. The mutants
  * (conformance/mutants/muon_clip.c) recombine its pieces on the same ranges: a raw logit is
  * within the range of the logits below.
@@ -34,24 +34,24 @@ int main(void)
         for (size_t groups = 0; groups <= 2; groups++)
             for (size_t d = 0; d <= 2; d++)
                 for (size_t hidden = 0; hidden <= 2; hidden++) {
-                    oc_qk_clip_config c = {
-                        (oc_qk_clip_profile)Frama_C_interval(0, OC_QK_CLIP_PROFILE_COUNT),
+                    oc_muon_clip_config c = {
+                        (oc_muon_clip_profile)Frama_C_interval(0, OC_MUON_CLIP_PROFILE_COUNT),
                         Frama_C_double_interval(-1.0, 0x1p21), Frama_C_double_interval(-1.0, 2.0),
                         heads, groups, d, hidden, 0, 0, 0, 0};
                     /* w holds the largest layout of these ranges */
-                    st |= oc_ref_qk_clip(&c, max_dot, w);
+                    st |= oc_ref_muon_clip(&c, max_dot, w);
                 }
     /* MUONCLIP-LAYOUT-MLA: d_c, d_r, d_v, kvCols in [0, 2], qCols 2, hidden 1 */
     for (size_t heads = 0; heads <= HEADS; heads++)
         for (size_t dc = 0; dc <= 2; dc++)
             for (size_t dr = 0; dr <= 2; dr++)
                 for (size_t s = 0; s <= 2; s++) {
-                    oc_qk_clip_config c = {
-                        OC_QK_CLIP_KIMI_MLA, Frama_C_double_interval(-1.0, 0x1p21),
+                    oc_muon_clip_config c = {
+                        OC_MUON_CLIP_KIMI_MLA, Frama_C_double_interval(-1.0, 0x1p21),
                         Frama_C_double_interval(-1.0, 2.0), heads, heads, dc, 1, dr, s, 2, s};
-                    st |= oc_ref_qk_clip(&c, max_dot, w);
+                    st |= oc_ref_muon_clip(&c, max_dot, w);
                 }
-    oc_qk_clip_profile p = OC_QK_CLIP_KIMI;
-    oc_status st2 = oc_qk_clip_profile_parse(Frama_C_nondet(0, 1) ? "megatron" : "other", &p);
-    return (int)st + (int)st2 + (int)p + (oc_qk_clip_profile_name(p) != 0);
+    oc_muon_clip_profile p = OC_MUON_CLIP_KIMI;
+    oc_status st2 = oc_muon_clip_profile_parse(Frama_C_nondet(0, 1) ? "megatron" : "other", &p);
+    return (int)st + (int)st2 + (int)p + (oc_muon_clip_profile_name(p) != 0);
 }

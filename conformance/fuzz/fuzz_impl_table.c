@@ -65,7 +65,7 @@ static oc_impl v2_table(uint32_t mask)
         .newton_schulz = SLOT(7, oc_newton_schulz_fn, "newton-schulz"),
         .muon_step = SLOT(8, oc_muon_step_fn, "muon"),
         .guarded_step = SLOT(9, oc_guarded_step_fn, "guarded-step"),
-        .qk_clip = SLOT(10, oc_qk_clip_fn, "muonclip"),
+        .muon_clip = SLOT(10, oc_muon_clip_fn, "muonclip"),
         .muon_block_step = SLOT(11, oc_muon_block_step_fn, "muon-blocks"),
         .routed_step = SLOT(12, oc_routed_step_fn, "muon-route"),
     };

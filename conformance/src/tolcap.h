@@ -37,7 +37,7 @@ void oc_tolcap_grad_sensitivity(const oc_algo *a, const oc_hparams *hp, int64_t 
 /* A bound widened by the slack of VEC-TOL-2 (and to the next binary64). */
 double oc_tolcap_widen(double e);
 /* MUON-TOL-1's p and m tables (outputs 0 and 1) of a Muon step over the blocks of part (NULL:
- * the whole matrix, MUON-BLK-TOL-1) from inputs p, m, g (conformance/src/newton_schulz.c): the
+ * the whole matrix, MUON-BLK-TOL-1) from inputs p, m, g (conformance/src/muon.c): the
  * cap of the Muon step, its block step and a Muon route. */
 oc_status oc_tolcap_muon_tables(const char *path, const oc_case *c, const oc_muon_hparams *hp,
                                 const oc_muon_partition *part, const float *p, const float *m,

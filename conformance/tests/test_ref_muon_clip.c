@@ -9,10 +9,10 @@
 #include "optcert/muon_clip.h"
 
 /* 2 heads, d 4, hidden 1 (MHA): rows q0 k0 v0 q1 k1 v1, 4 each. */
-static oc_qk_clip_config mha(void)
+static oc_muon_clip_config mha(void)
 {
-    return (oc_qk_clip_config){.profile = OC_QK_CLIP_KIMI, .tau = 100, .alpha = 0.5, .heads = 2,
-                               .groups = 2, .head_dim = 4, .hidden = 1};
+    return (oc_muon_clip_config){.profile = OC_MUON_CLIP_KIMI, .tau = 100, .alpha = 0.5, .heads = 2,
+                                 .groups = 2, .head_dim = 4, .hidden = 1};
 }
 
 static void fill(float *w, size_t n)
@@ -25,23 +25,23 @@ static void fill(float *w, size_t n)
  * halved, v untouched), head 1 at S = 200 / 2 = 100 = tau exactly (untouched). */
 static void test_closed_form(void)
 {
-    oc_qk_clip_config c = mha();
+    oc_muon_clip_config c = mha();
     float md[2] = {800, 200}, w[24], w0[24];
     fill(w, 24);
     memcpy(w0, w, sizeof w);
-    CU_ASSERT_EQUAL_FATAL(oc_qk_clip_rows(&c), 24u); /* 2 groups of (1 + 2) x 4 rows */
-    CU_ASSERT_EQUAL_FATAL(oc_ref_qk_clip(&c, md, w), OC_OK);
+    CU_ASSERT_EQUAL_FATAL(oc_muon_clip_rows(&c), 24u); /* 2 groups of (1 + 2) x 4 rows */
+    CU_ASSERT_EQUAL_FATAL(oc_ref_muon_clip(&c, md, w), OC_OK);
     for (size_t i = 0; i < 24; i++)
         CU_ASSERT_EQUAL(w[i], i < 8 ? w0[i] / 2 : w0[i]);
     /* the mutants: gamma on both quarters q and k; no sqrt(d) clips head 1 too (S 200) */
     fill(w, 24);
-    CU_ASSERT_EQUAL(oc_qk_clip_mutant_clip(OC_QK_CLIP_MUT_GAMMA_ON_BOTH, &c, md, w), OC_OK);
+    CU_ASSERT_EQUAL(oc_muon_clip_mutant_clip(OC_MUON_CLIP_MUT_GAMMA_ON_BOTH, &c, md, w), OC_OK);
     CU_ASSERT_EQUAL(w[0], w0[0] / 4);
     fill(w, 24);
-    CU_ASSERT_EQUAL(oc_qk_clip_mutant_clip(OC_QK_CLIP_MUT_NO_SQRT_D, &c, md, w), OC_OK);
+    CU_ASSERT_EQUAL(oc_muon_clip_mutant_clip(OC_MUON_CLIP_MUT_NO_SQRT_D, &c, md, w), OC_OK);
     CU_ASSERT_EQUAL(w[12], (float)(w0[12] * sqrt(0.5)));
     fill(w, 24);
-    CU_ASSERT_EQUAL(oc_qk_clip_mutant_clip(OC_QK_CLIP_MUT_ALL_HEADS, &c, md, w), OC_OK);
+    CU_ASSERT_EQUAL(oc_muon_clip_mutant_clip(OC_MUON_CLIP_MUT_ALL_HEADS, &c, md, w), OC_OK);
     CU_ASSERT_EQUAL(w[12], w0[12] / 2);
 }
 
@@ -49,16 +49,16 @@ static void test_closed_form(void)
  * (S 50, 90) untouched. Rows: q0 q1 k v | q2 q3 k v. */
 static void test_groups(void)
 {
-    oc_qk_clip_config c = {.profile = OC_QK_CLIP_MEGATRON, .tau = 100, .alpha = 0.5, .heads = 4,
-                           .groups = 2, .head_dim = 1, .hidden = 1};
+    oc_muon_clip_config c = {.profile = OC_MUON_CLIP_MEGATRON, .tau = 100, .alpha = 0.5, .heads = 4,
+                             .groups = 2, .head_dim = 1, .hidden = 1};
     float md[4] = {10, 400, 50, 90}, w[8], w0[8];
     fill(w, 8);
     memcpy(w0, w, sizeof w);
-    CU_ASSERT_EQUAL_FATAL(oc_ref_qk_clip(&c, md, w), OC_OK);
+    CU_ASSERT_EQUAL_FATAL(oc_ref_muon_clip(&c, md, w), OC_OK);
     for (size_t i = 0; i < 8; i++)
         CU_ASSERT_EQUAL(w[i], i < 3 ? w0[i] / 2 : w0[i]);
-    c.profile = OC_QK_CLIP_KIMI; /* per head: grouped layouts are rejected */
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w), OC_ERR_BAD_SHAPE);
+    c.profile = OC_MUON_CLIP_KIMI; /* per head: grouped layouts are rejected */
+    CU_ASSERT_EQUAL(oc_ref_muon_clip(&c, md, w), OC_ERR_BAD_SHAPE);
 }
 
 /* MUONCLIP-LAYOUT-MLA, -LOGIT-MLA, -SCALE-MLA: 2 heads, d_c 3 + d_r 1 (d 4), d_v 1, one
@@ -67,29 +67,29 @@ static void test_groups(void)
  * S = tau exactly; W_v and the shared rotary key W_kr untouched. */
 static void test_mla(void)
 {
-    oc_qk_clip_config c = {.profile = OC_QK_CLIP_KIMI_MLA, .tau = 100, .alpha = 0.5, .heads = 2,
-                           .groups = 2, .head_dim = 3, .hidden = 1, .rope_dim = 1, .v_dim = 1,
-                           .q_cols = 1, .kv_cols = 1};
+    oc_muon_clip_config c = {.profile = OC_MUON_CLIP_KIMI_MLA, .tau = 100, .alpha = 0.5, .heads = 2,
+                             .groups = 2, .head_dim = 3, .hidden = 1, .rope_dim = 1, .v_dim = 1,
+                             .q_cols = 1, .kv_cols = 1};
     float md[2] = {800, 200}, w[17], w0[17];
     static const float want[17] = {2, 2, 2, 4, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1}; /* divisor */
     fill(w, 17);
     memcpy(w0, w, sizeof w);
-    CU_ASSERT_EQUAL_FATAL(oc_qk_clip_len(&c), 17u);
-    CU_ASSERT_EQUAL_FATAL(oc_ref_qk_clip(&c, md, w), OC_OK);
+    CU_ASSERT_EQUAL_FATAL(oc_muon_clip_len(&c), 17u);
+    CU_ASSERT_EQUAL_FATAL(oc_ref_muon_clip(&c, md, w), OC_OK);
     for (size_t i = 0; i < 17; i++)
         CU_ASSERT_EQUAL(w[i], w0[i] / want[i]);
     /* the mutants: W_qr0 by sqrt(gamma) = 1/2; W_kr by sqrt(gamma) */
     fill(w, 17);
-    CU_ASSERT_EQUAL(oc_qk_clip_mutant_clip(OC_QK_CLIP_MUT_ROTARY_Q_SQRT, &c, md, w), OC_OK);
+    CU_ASSERT_EQUAL(oc_muon_clip_mutant_clip(OC_MUON_CLIP_MUT_ROTARY_Q_SQRT, &c, md, w), OC_OK);
     CU_ASSERT_EQUAL(w[3], w0[3] / 2);
     fill(w, 17);
-    CU_ASSERT_EQUAL(oc_qk_clip_mutant_clip(OC_QK_CLIP_MUT_SHARED_KEY, &c, md, w), OC_OK);
+    CU_ASSERT_EQUAL(oc_muon_clip_mutant_clip(OC_MUON_CLIP_MUT_SHARED_KEY, &c, md, w), OC_OK);
     CU_ASSERT_EQUAL(w[16], w0[16] / 2);
     c.rope_dim = 0; /* MLA needs rotary rows */
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w), OC_ERR_BAD_SHAPE);
+    CU_ASSERT_EQUAL(oc_ref_muon_clip(&c, md, w), OC_ERR_BAD_SHAPE);
     c.rope_dim = 1;
     c.groups = 1; /* per head */
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w), OC_ERR_BAD_SHAPE);
+    CU_ASSERT_EQUAL(oc_ref_muon_clip(&c, md, w), OC_ERR_BAD_SHAPE);
 }
 
 /* MUONCLIP-CFG-1, MUONCLIP-ERR-1: rejected with nothing written. */
@@ -98,56 +98,56 @@ static void test_rejections(void)
     float md[2] = {800, NAN}, w[24], w0[24];
     fill(w, 24);
     memcpy(w0, w, sizeof w);
-    oc_qk_clip_config c = mha();
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w), OC_ERR_NONFINITE);
+    oc_muon_clip_config c = mha();
+    CU_ASSERT_EQUAL(oc_ref_muon_clip(&c, md, w), OC_ERR_NONFINITE);
     md[1] = 1;
     w[23] = INFINITY;
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w), OC_ERR_NONFINITE);
+    CU_ASSERT_EQUAL(oc_ref_muon_clip(&c, md, w), OC_ERR_NONFINITE);
     w[23] = w0[23];
     c.tau = 0;
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w), OC_ERR_BAD_HPARAM);
+    CU_ASSERT_EQUAL(oc_ref_muon_clip(&c, md, w), OC_ERR_BAD_HPARAM);
     c = mha();
     c.alpha = -0.5;
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w), OC_ERR_BAD_HPARAM);
+    CU_ASSERT_EQUAL(oc_ref_muon_clip(&c, md, w), OC_ERR_BAD_HPARAM);
     c = mha();
     c.groups = 0;
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, w), OC_ERR_BAD_SHAPE);
+    CU_ASSERT_EQUAL(oc_ref_muon_clip(&c, md, w), OC_ERR_BAD_SHAPE);
     c = mha();
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, NULL, w), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_muon_clip(&c, NULL, w), OC_ERR_NULL_POINTER);
     /* MUONCLIP-ERR-1: logits overlapping the weight, a misaligned weight */
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, w + 22, w), OC_ERR_ALIASING);
+    CU_ASSERT_EQUAL(oc_ref_muon_clip(&c, w + 22, w), OC_ERR_ALIASING);
     _Alignas(16) unsigned char raw[sizeof w + 1] = {0};
     float *misaligned = (float *)(void *)(raw + 1);
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, md, misaligned), OC_ERR_MISALIGNED);
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(NULL, md, w), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_muon_clip(&c, md, misaligned), OC_ERR_MISALIGNED);
+    CU_ASSERT_EQUAL(oc_ref_muon_clip(NULL, md, w), OC_ERR_NULL_POINTER);
     CU_ASSERT_EQUAL(memcmp(w, w0, sizeof w), 0);
     /* the profile names (MUONCLIP-PROF-*): none for a value outside the enum or a misspelling */
-    oc_qk_clip_profile pr;
-    CU_ASSERT_STRING_EQUAL(oc_qk_clip_profile_name(OC_QK_CLIP_KIMI_MLA), "kimi-mla");
-    CU_ASSERT_PTR_NULL(oc_qk_clip_profile_name(OC_QK_CLIP_PROFILE_COUNT));
-    CU_ASSERT_EQUAL(oc_qk_clip_profile_parse("kimi_mla", &pr), OC_ERR_BAD_PROFILE);
+    oc_muon_clip_profile pr;
+    CU_ASSERT_STRING_EQUAL(oc_muon_clip_profile_name(OC_MUON_CLIP_KIMI_MLA), "kimi-mla");
+    CU_ASSERT_PTR_NULL(oc_muon_clip_profile_name(OC_MUON_CLIP_PROFILE_COUNT));
+    CU_ASSERT_EQUAL(oc_muon_clip_profile_parse("kimi_mla", &pr), OC_ERR_BAD_PROFILE);
 }
 
 /* Everything in float: S, gamma, powf, the product (spec/muon.md MUONCLIP-TOL-1). */
-static oc_status float_clip(void *ctx, const oc_qk_clip_config *c, const float *max_dot, float *w)
+static oc_status float_clip(void *ctx, const oc_muon_clip_config *c, const float *max_dot, float *w)
 {
     (void)ctx;
-    size_t n = c && w && c->groups ? oc_qk_clip_len(c) : 0;
+    size_t n = c && w && c->groups ? oc_muon_clip_len(c) : 0;
     /* The reference only validates, on a copy: first the configuration and the logits on zero
      * weights (n is w's length only for a configuration it accepts), then the weights. */
     float *copy = calloc(n + 1, sizeof *copy);
     if (!copy)
         return OC_ERR_INTERNAL;
-    oc_status st = oc_ref_qk_clip(c, max_dot, n ? copy : NULL);
+    oc_status st = oc_ref_muon_clip(c, max_dot, n ? copy : NULL);
     if (st == OC_OK) {
         memcpy(copy, w, n * sizeof *copy);
-        st = oc_ref_qk_clip(c, max_dot, copy);
+        st = oc_ref_muon_clip(c, max_dot, copy);
     }
     free(copy);
     if (st != OC_OK)
         return st;
     size_t per = c->heads / c->groups;
-    size_t d = c->head_dim + (c->profile == OC_QK_CLIP_KIMI_MLA ? c->rope_dim : 0);
+    size_t d = c->head_dim + (c->profile == OC_MUON_CLIP_KIMI_MLA ? c->rope_dim : 0);
     float sd = sqrtf((float)d), tau = (float)c->tau, alpha = (float)c->alpha;
     for (size_t g = 0; g < c->groups; g++) {
         float s = -INFINITY;
@@ -156,8 +156,8 @@ static oc_status float_clip(void *ctx, const oc_qk_clip_config *c, const float *
         if (!(s > tau))
             continue;
         float gamma = tau / s, factor[3] = {powf(gamma, alpha), powf(gamma, 1.0f - alpha), gamma};
-        oc_qk_clip_segment seg[3];
-        for (size_t p = 0, parts = oc_qk_clip_segments(c, g, seg); p < parts; p++)
+        oc_muon_clip_segment seg[3];
+        for (size_t p = 0, parts = oc_muon_clip_segments(c, g, seg); p < parts; p++)
             for (size_t i = seg[p].offset; i < seg[p].offset + seg[p].len; i++)
                 w[i] *= factor[seg[p].part];
     }

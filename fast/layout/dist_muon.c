@@ -83,12 +83,12 @@ oc_status oc_dist_muon_step(void *ctx, const oc_fast_opts *o, size_t nt, const o
     return st;
 }
 
-oc_status oc_dist_qk_clip(const oc_comm *group, const oc_qk_clip_config *c, const float *max_dot,
-                          float *w)
+oc_status oc_dist_muon_clip(const oc_comm *group, const oc_muon_clip_config *c,
+                            const float *max_dot, float *w)
 {
     if (!group)
         return OC_ERR_NULL_POINTER;
-    oc_status st = !c || !max_dot ? OC_ERR_NULL_POINTER : oc_qk_clip_check(c);
+    oc_status st = !c || !max_dot ? OC_ERR_NULL_POINTER : oc_muon_clip_check(c);
     size_t h = st == OC_OK ? c->heads : 0;
     float *all = st == OC_OK ? malloc(h * (size_t)group->size * sizeof(float)) : NULL;
     float *s_max = st == OC_OK ? malloc(h * sizeof(float)) : NULL;
@@ -107,7 +107,7 @@ oc_status oc_dist_qk_clip(const oc_comm *group, const oc_qk_clip_config *c, cons
         s_max[k] = m;
     }
     if (st == OC_OK)
-        st = oc_fast_qk_clip(c, s_max, w);
+        st = oc_fast_muon_clip(c, s_max, w);
     free(all), free(s_max);
     return st;
 }

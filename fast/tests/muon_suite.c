@@ -328,12 +328,12 @@ static int tp_rejections(const oc_comm *c, oc_fast_muon_tp_mode mode)
 /* LAYOUT-QKCLIP-1: each rank sees a different S_max per head (head 0 above tau only on the last
  * rank); every rank's weights must equal, bit for bit, the single-process QK-clip with the
  * maximum over all ranks; a NaN on the last rank is rejected by every rank, nothing written. */
-static int qk_clip_run(const oc_comm *c, oc_qk_clip_profile profile, int verbose)
+static int muon_clip_run(const oc_comm *c, oc_muon_clip_profile profile, int verbose)
 {
-    oc_qk_clip_config cfg = {.profile = profile, .tau = 100.0, .alpha = 0.5, .heads = 4,
-                             .groups = profile == OC_QK_CLIP_MEGATRON ? 2 : 4, .head_dim = 4,
-                             .hidden = 8};
-    size_t n = oc_qk_clip_len(&cfg), h = cfg.heads;
+    oc_muon_clip_config cfg = {.profile = profile, .tau = 100.0, .alpha = 0.5, .heads = 4,
+                               .groups = profile == OC_MUON_CLIP_MEGATRON ? 2 : 4, .head_dim = 4,
+                               .hidden = 8};
+    size_t n = oc_muon_clip_len(&cfg), h = cfg.heads;
     float *w = malloc(n * 4), *w1 = malloc(n * 4), *w0 = malloc(n * 4);
     float mine[4], s_max[4] = {0};
     for (size_t j = 0; j < n; j++)
@@ -347,18 +347,18 @@ static int qk_clip_run(const oc_comm *c, oc_qk_clip_profile profile, int verbose
             if (r == c->rank)
                 mine[k] = x;
         }
-    int fails = oc_dist_qk_clip(c, &cfg, mine, w) != OC_OK ? fail(c, "qk-clip failed", "qk-clip", 1) : 0;
-    fails += oc_fast_qk_clip(&cfg, s_max, w1) != OC_OK;
+    int fails = oc_dist_muon_clip(c, &cfg, mine, w) != OC_OK ? fail(c, "qk-clip failed", "qk-clip", 1) : 0;
+    fails += oc_fast_muon_clip(&cfg, s_max, w1) != OC_OK;
     fails += memcmp(w, w1, n * 4) != 0 ? fail(c, "weights differ from the single-process clip", "qk-clip", 1) : 0;
     fails += memcmp(w, w0, n * 4) == 0 ? fail(c, "nothing was clipped", "qk-clip", 1) : 0;
     memcpy(w1, w, n * 4);
     if (c->rank == c->size - 1)
         mine[1] = NAN;
-    oc_status st = oc_dist_qk_clip(c, &cfg, mine, w);
+    oc_status st = oc_dist_muon_clip(c, &cfg, mine, w);
     fails += st != OC_ERR_NONFINITE || memcmp(w, w1, n * 4) != 0
                  ? fail(c, "NaN on one rank not rejected by every rank", "qk-clip", 2) : 0;
     if (verbose && c->rank == 0)
-        printf("muon qk-clip %s %d ranks: %s\n", profile == OC_QK_CLIP_MEGATRON ? "megatron" : "kimi",
+        printf("muon qk-clip %s %d ranks: %s\n", profile == OC_MUON_CLIP_MEGATRON ? "megatron" : "kimi",
                c->size, fails ? "FAIL" : "bit-identical to the single-process clip of the maximum");
     free(w), free(w1), free(w0);
     return fails;
@@ -372,7 +372,7 @@ int muon_suite(const oc_comm *c, int verbose)
     for (size_t k = 0; k < sizeof dp_kinds / sizeof dp_kinds[0]; k++)
         fails += dp_run(c, dp_kinds[k], verbose);
     fails += all_or_nothing(c, 0, verbose) + all_or_nothing(c, 1, verbose);
-    fails += qk_clip_run(c, OC_QK_CLIP_KIMI, verbose) + qk_clip_run(c, OC_QK_CLIP_MEGATRON, verbose);
+    fails += muon_clip_run(c, OC_MUON_CLIP_KIMI, verbose) + muon_clip_run(c, OC_MUON_CLIP_MEGATRON, verbose);
     double worst[2] = {0.0, 0.0}; /* error/bound of p and of m */
     for (int mode = 0; mode < 3; mode++) {
         for (int dim = OC_MUON_TP_ROWS; dim <= OC_MUON_TP_COLS; dim++)

@@ -537,17 +537,17 @@ static void test_routed_step(void)
 /* MUONCLIP-TOL-1 on every element and the reference's statuses on bad input, for a GQA layout
  * (tau = 2^-20, d = 4): a group clipped by its larger head, a group clipped by a logit of 1.5e38
  * (gamma below binary32's normal range), a group exactly at tau (left). */
-static void test_qk_clip(void)
+static void test_muon_clip(void)
 {
-    oc_qk_clip_config c = {.profile = OC_QK_CLIP_MEGATRON, .tau = 0x1p-20, .alpha = 0.5,
-                           .heads = 6, .groups = 3, .head_dim = 4, .hidden = 5};
-    size_t n = oc_qk_clip_rows(&c) * c.hidden;
+    oc_muon_clip_config c = {.profile = OC_MUON_CLIP_MEGATRON, .tau = 0x1p-20, .alpha = 0.5,
+                             .heads = 6, .groups = 3, .head_dim = 4, .hidden = 5};
+    size_t n = oc_muon_clip_rows(&c) * c.hidden;
     float max_dot[6] = {-3.0f, 50.0f, 0x1p-19f, 3e38f, 0x1p-19f, -7.0f};
     float *w = random_matrix(n, 1.0), *ref = malloc(n * sizeof *ref), *snap = malloc(n * sizeof *snap);
     memcpy(ref, w, n * sizeof *w);
     memcpy(snap, w, n * sizeof *w);
-    CU_ASSERT_EQUAL(oc_ref_qk_clip(&c, max_dot, ref), OC_OK);
-    CU_ASSERT_EQUAL(oc_fast_qk_clip(&c, max_dot, w), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_muon_clip(&c, max_dot, ref), OC_OK);
+    CU_ASSERT_EQUAL(oc_fast_muon_clip(&c, max_dot, w), OC_OK);
     size_t outside = 0, changed = 0;
     for (size_t i = 0; i < n; i++) {
         outside += !(fabs((double)w[i] - ref[i]) <= 8 * 0x1p-24 * fabs(ref[i]) + 0x1p-149);
@@ -555,12 +555,12 @@ static void test_qk_clip(void)
     }
     CU_ASSERT_EQUAL(outside, 0);
     CU_ASSERT(changed > 0);
-    oc_qk_clip_config bad = c;
+    oc_muon_clip_config bad = c;
     memcpy(w, snap, n * sizeof *w);
 #define QK_EXPECT(cfg, md, want)                                                   \
     do {                                                                           \
-        CU_ASSERT_EQUAL(oc_ref_qk_clip(cfg, md, ref), want);   \
-        CU_ASSERT_EQUAL(oc_fast_qk_clip(cfg, md, w), want);                        \
+        CU_ASSERT_EQUAL(oc_ref_muon_clip(cfg, md, ref), want);                     \
+        CU_ASSERT_EQUAL(oc_fast_muon_clip(cfg, md, w), want);                      \
         CU_ASSERT(memcmp(w, snap, n * sizeof *w) == 0);                            \
     } while (0)
     memcpy(ref, snap, n * sizeof *w);
@@ -571,9 +571,9 @@ static void test_qk_clip(void)
     QK_EXPECT(&bad, max_dot, OC_ERR_BAD_HPARAM);
     bad = c, bad.groups = 4;
     QK_EXPECT(&bad, max_dot, OC_ERR_BAD_SHAPE);
-    bad = c, bad.profile = OC_QK_CLIP_KIMI;
+    bad = c, bad.profile = OC_MUON_CLIP_KIMI;
     QK_EXPECT(&bad, max_dot, OC_ERR_BAD_SHAPE);
-    bad = c, bad.profile = OC_QK_CLIP_PROFILE_COUNT;
+    bad = c, bad.profile = OC_MUON_CLIP_PROFILE_COUNT;
     QK_EXPECT(&bad, max_dot, OC_ERR_BAD_PROFILE);
     QK_EXPECT(&c, NULL, OC_ERR_NULL_POINTER);
     max_dot[4] = NAN;
@@ -598,7 +598,7 @@ void register_suites(void)
               {"newton-schulz domain screen: exact, whatever the later iterates", test_ns_domain_screen},
               {"newton-schulz bad input: reference status, nothing written", test_ns_bad_input},
               {"muon bad input: reference status, nothing written", test_muon_bad_input},
-              {"qk-clip within MUONCLIP-TOL-1, bad input", test_qk_clip},
+              {"qk-clip within MUONCLIP-TOL-1, bad input", test_muon_clip},
               {"muon blocks: one block is the plain step, row blocks compose", test_muon_blocks_compose},
               {"muon caller's workspace", test_muon_workspace},
               {"muon blocks bad input: reference status, nothing written", test_muon_block_bad_input},

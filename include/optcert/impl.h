@@ -59,10 +59,10 @@
 #define OC_CAP_STEP_SCALED                  (1ull << 37)
 #define OC_CAP_STEP_UNCHECKED               (1ull << 38)
 #define OC_CAP_STEP_CHECKED                 (1ull << 39)
-#define OC_CAP_QK_CLIP (1ull << 42)       /* MUONCLIP-* for both profiles */
+#define OC_CAP_MUON_CLIP (1ull << 42)     /* MUONCLIP-* for both profiles */
 #define OC_CAP_MUON_BLOCKS (1ull << 43)   /* MUON-BLK-*: split QKV and blockwise TP blocks */
 #define OC_CAP_MUON_ROUTE (1ull << 44)    /* ROUTE-*: mixed Muon + AdamW parameter routing */
-#define OC_CAP_QK_CLIP_MLA (1ull << 45)   /* with OC_CAP_QK_CLIP: the kimi-mla profile */
+#define OC_CAP_MUON_CLIP_MLA (1ull << 45) /* with OC_CAP_MUON_CLIP: the kimi-mla profile */
 #define OC_CAP_TE_STORAGE (1ull << 46)    /* TESTORE-*: TE FusedAdam's storage, every configuration */
 #define OC_CAP_RESUME (1ull << 47)        /* RESUME-*: save and restore of the element-wise state */
 #define OC_CAP_ADAFACTOR (1ull << 51)     /* ADAFACTOR-*: every profile and option */
@@ -119,10 +119,10 @@ typedef oc_status (*oc_guarded_step_fn)(void *ctx, const oc_guard_config *cfg,
                                         int64_t increment, float *grad_norm,
                                         oc_step_outcome *outcome);
 
-/* As oc_ref_qk_clip: the fused QKV weight w clipped in place, unchanged
- * on error. NULL if OC_CAP_QK_CLIP is not claimed. */
-typedef oc_status (*oc_qk_clip_fn)(void *ctx, const oc_qk_clip_config *c, const float *max_dot,
-                                   float *w);
+/* As oc_ref_muon_clip: the fused QKV weight w clipped in place, unchanged
+ * on error. NULL if OC_CAP_MUON_CLIP is not claimed. */
+typedef oc_status (*oc_muon_clip_fn)(void *ctx, const oc_muon_clip_config *c, const float *max_dot,
+                                     float *w);
 
 /* As oc_ref_muon_block_step without the workspaces: p and m updated in
  * place, unchanged on error. NULL if OC_CAP_MUON_BLOCKS is not claimed. */
@@ -184,7 +184,7 @@ typedef struct oc_impl {
     oc_newton_schulz_fn newton_schulz;
     oc_muon_step_fn muon_step;
     oc_guarded_step_fn guarded_step;
-    oc_qk_clip_fn qk_clip;
+    oc_muon_clip_fn muon_clip;
     oc_muon_block_step_fn muon_block_step;
     oc_routed_step_fn routed_step;
     oc_te_storage_fn te_storage;
@@ -205,7 +205,7 @@ typedef const oc_impl *(*oc_impl_entry_fn)(void);
  * oc_adam_step_fn for the adam-* families, oc_sgd_step_fn, oc_lion_step_fn,
  * oc_schedule_eval_fn, oc_loss_scale_update_fn, oc_clip_step_fn, oc_newton_schulz_fn
  * (newton-schulz-*), oc_muon_step_fn (muon-keller, -megatron, -moonlight), oc_muon_block_step_fn
- * (muon-blocks-megatron-*), oc_routed_step_fn (muon-route-megatron), oc_qk_clip_fn (muonclip-*),
+ * (muon-blocks-megatron-*), oc_routed_step_fn (muon-route-megatron), oc_muon_clip_fn (muonclip-*),
  * oc_guarded_step_fn (guarded-step-megatron), oc_te_storage_fn (te-storage-fusedadam),
  * oc_adafactor_step_fn (adafactor-*), and
  * oc_mixed_step_fn for a "-mixed" family, whose fp32

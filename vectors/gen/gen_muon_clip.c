@@ -17,20 +17,20 @@
 
 typedef struct clip_gen {
     family *f;
-    oc_qk_clip_profile profile;
+    oc_muon_clip_profile profile;
     mpfr_t s, m, gamma, fq, fk, t;
     gen_rng rng;
 } clip_gen;
 
-static const char *const profile_names[OC_QK_CLIP_PROFILE_COUNT] = {"kimi", "megatron",
-                                                                    "kimi-mla"};
-static const char *const profile_rules[OC_QK_CLIP_PROFILE_COUNT] = {
+static const char *const profile_names[OC_MUON_CLIP_PROFILE_COUNT] = {"kimi", "megatron",
+                                                                      "kimi-mla"};
+static const char *const profile_rules[OC_MUON_CLIP_PROFILE_COUNT] = {
     "MUONCLIP-PROF-KIMI", "MUONCLIP-PROF-MEGATRON", "MUONCLIP-PROF-KIMI-MLA"};
 
 /* d of MUONCLIP-LOGIT-1: d_c + d_r under MLA (MUONCLIP-LOGIT-MLA). */
-static size_t logit_dim(const oc_qk_clip_config *c)
+static size_t logit_dim(const oc_muon_clip_config *c)
 {
-    return c->head_dim + (c->profile == OC_QK_CLIP_KIMI_MLA ? c->rope_dim : 0);
+    return c->head_dim + (c->profile == OC_MUON_CLIP_KIMI_MLA ? c->rope_dim : 0);
 }
 
 /* The weights one factor of group (or MLA head) g multiplies: `len` elements from `offset`. */
@@ -43,9 +43,9 @@ typedef struct clip_run {
 /* Where group g's scaled rows lie and by what (MUONCLIP-LAYOUT-1 with MUONCLIP-SCALE-1, or
  * MUONCLIP-LAYOUT-MLA with MUONCLIP-SCALE-MLA); v rows and W_kr are in no run. Returns the
  * number of runs. */
-static size_t clip_runs(const oc_qk_clip_config *c, size_t g, clip_run run[3])
+static size_t clip_runs(const oc_muon_clip_config *c, size_t g, clip_run run[3])
 {
-    if (c->profile == OC_QK_CLIP_KIMI_MLA) {
+    if (c->profile == OC_MUON_CLIP_KIMI_MLA) {
         /* [W_q up: heads x (d_c W_qc rows; d_r W_qr rows) x qCols]
          * [W_kv up: heads x (d_c W_kc rows; d_v W_v rows) x kvCols] [W_kr: d_r x hidden] */
         size_t q_head = (c->head_dim + c->rope_dim) * c->q_cols;
@@ -66,9 +66,9 @@ static size_t clip_runs(const oc_qk_clip_config *c, size_t g, clip_run run[3])
 }
 
 /* Elements of the whole weight buffer of a layout (MUONCLIP-LAYOUT-1 / -MLA). */
-static size_t weight_len(const oc_qk_clip_config *c)
+static size_t weight_len(const oc_muon_clip_config *c)
 {
-    if (c->profile == OC_QK_CLIP_KIMI_MLA)
+    if (c->profile == OC_MUON_CLIP_KIMI_MLA)
         return c->heads * ((c->head_dim + c->rope_dim) * c->q_cols +
                            (c->head_dim + c->v_dim) * c->kv_cols) +
                c->rope_dim * c->hidden;
@@ -85,7 +85,7 @@ static json_t *hex_list(const float *x, size_t n)
 
 /* The exact clip of w (MUONCLIP-LOGIT-1, -GROUP-1, -GAMMA-1, -SCALE-1, -SCALE-MLA), each
  * element rounded once to binary32 (MUONCLIP-STORE-1). */
-static void exact_clip(clip_gen *g, const oc_qk_clip_config *c, const float *max_dot, float *w)
+static void exact_clip(clip_gen *g, const oc_muon_clip_config *c, const float *max_dot, float *w)
 {
     size_t per = c->heads / c->groups;
     for (size_t k = 0; k < c->groups; k++) {
@@ -115,13 +115,13 @@ static void exact_clip(clip_gen *g, const oc_qk_clip_config *c, const float *max
     }
 }
 
-static json_t *hparams_json(const oc_qk_clip_config *c)
+static json_t *hparams_json(const oc_muon_clip_config *c)
 {
     json_t *h = json_pack("{s:o,s:o,s:i,s:i,s:i,s:i}", "tau", hexfloat(c->tau), "alpha",
                           hexfloat(c->alpha), "heads", (json_int_t)c->heads, "groups",
                           (json_int_t)c->groups, "headDim", (json_int_t)c->head_dim, "hidden",
                           (json_int_t)c->hidden);
-    if (c->profile == OC_QK_CLIP_KIMI_MLA) { /* MUONCLIP-LAYOUT-MLA */
+    if (c->profile == OC_MUON_CLIP_KIMI_MLA) { /* MUONCLIP-LAYOUT-MLA */
         json_object_set_new(h, "ropeDim", json_integer((json_int_t)c->rope_dim));
         json_object_set_new(h, "vDim", json_integer((json_int_t)c->v_dim));
         json_object_set_new(h, "qCols", json_integer((json_int_t)c->q_cols));
@@ -131,7 +131,7 @@ static json_t *hparams_json(const oc_qk_clip_config *c)
 }
 
 /* One test of n weights (random magnitudes in [2^-8, 2^0)) and the given logits. */
-static void emit(clip_gen *g, const oc_qk_clip_config *c, const float *max_dot, size_t n,
+static void emit(clip_gen *g, const oc_muon_clip_config *c, const float *max_dot, size_t n,
                  const char *comment, const char *flag, const char *rules, const char *result,
                  float bad_weight)
 {
@@ -143,7 +143,7 @@ static void emit(clip_gen *g, const oc_qk_clip_config *c, const float *max_dot, 
     json_t *jr = json_array();
     char buf[256];
     snprintf(buf, sizeof buf, "%s %s MUONCLIP-TOL-1 %s", rules,
-             g->profile == OC_QK_CLIP_KIMI_MLA ? "MUONCLIP-LAYOUT-MLA" : "MUONCLIP-LAYOUT-1",
+             g->profile == OC_MUON_CLIP_KIMI_MLA ? "MUONCLIP-LAYOUT-MLA" : "MUONCLIP-LAYOUT-1",
              profile_rules[g->profile]);
     for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " "))
         json_array_append_new(jr, json_string(tok));
@@ -162,15 +162,15 @@ static void emit(clip_gen *g, const oc_qk_clip_config *c, const float *max_dot, 
     free(w);
 }
 
-static oc_qk_clip_config layout(oc_qk_clip_profile pr, size_t heads, size_t groups, size_t d,
-                                size_t hidden)
+static oc_muon_clip_config layout(oc_muon_clip_profile pr, size_t heads, size_t groups, size_t d,
+                                  size_t hidden)
 {
-    return (oc_qk_clip_config){.profile = pr, .tau = 100.0, .alpha = 0.5, .heads = heads,
-                               .groups = groups, .head_dim = d, .hidden = hidden};
+    return (oc_muon_clip_config){.profile = pr, .tau = 100.0, .alpha = 0.5, .heads = heads,
+                                 .groups = groups, .head_dim = d, .hidden = hidden};
 }
 
 /* Logits S = maxDot / sqrt(d) of the heads, given as S (exact when d is a square). */
-static void logits(const oc_qk_clip_config *c, const double *s, float *max_dot)
+static void logits(const oc_muon_clip_config *c, const double *s, float *max_dot)
 {
     for (size_t h = 0; h < c->heads; h++)
         max_dot[h] = (float)(s[h] * sqrt((double)logit_dim(c)));
@@ -207,10 +207,10 @@ static void valid_cases(clip_gen *g)
          "GQA 6 heads in 3 groups, d 9: groups clipped by 130/100, untouched, 500/100",
          "GroupedQuery", "MUONCLIP-GROUP-1 MUONCLIP-LOGIT-1 MUONCLIP-SCALE-1"},
     };
-    for (size_t i = 0; i < sizeof k / sizeof k[0] && g->profile != OC_QK_CLIP_KIMI_MLA; i++) {
-        if (!(g->profile == OC_QK_CLIP_KIMI ? k[i].kimi : k[i].megatron))
+    for (size_t i = 0; i < sizeof k / sizeof k[0] && g->profile != OC_MUON_CLIP_KIMI_MLA; i++) {
+        if (!(g->profile == OC_MUON_CLIP_KIMI ? k[i].kimi : k[i].megatron))
             continue;
-        oc_qk_clip_config c = layout(g->profile, k[i].heads, k[i].groups, k[i].d, k[i].hidden);
+        oc_muon_clip_config c = layout(g->profile, k[i].heads, k[i].groups, k[i].d, k[i].hidden);
         float max_dot[8];
         c.tau = k[i].tau;
         c.alpha = k[i].alpha;
@@ -221,12 +221,12 @@ static void valid_cases(clip_gen *g)
 }
 
 /* MLA (MUONCLIP-LAYOUT-MLA): heads x d_c, d_r, d_v, columns of W_q up, W_kv up and W_kr. */
-static oc_qk_clip_config mla_layout(size_t heads, size_t dc, size_t dr, size_t dv, size_t q_cols,
-                                    size_t kv_cols, size_t hidden)
+static oc_muon_clip_config mla_layout(size_t heads, size_t dc, size_t dr, size_t dv, size_t q_cols,
+                                      size_t kv_cols, size_t hidden)
 {
-    return (oc_qk_clip_config){.profile = OC_QK_CLIP_KIMI_MLA, .tau = 100.0, .alpha = 0.5,
-                               .heads = heads, .groups = heads, .head_dim = dc, .hidden = hidden,
-                               .rope_dim = dr, .v_dim = dv, .q_cols = q_cols, .kv_cols = kv_cols};
+    return (oc_muon_clip_config){.profile = OC_MUON_CLIP_KIMI_MLA, .tau = 100.0, .alpha = 0.5,
+                                 .heads = heads, .groups = heads, .head_dim = dc, .hidden = hidden,
+                                 .rope_dim = dr, .v_dim = dv, .q_cols = q_cols, .kv_cols = kv_cols};
 }
 
 static void mla_cases(clip_gen *g)
@@ -251,9 +251,9 @@ static void mla_cases(clip_gen *g)
          "by gamma^(3/4), W_qr by gamma", "Alpha",
          "MUONCLIP-LOGIT-MLA MUONCLIP-SCALE-MLA MUONCLIP-CFG-1"},
     };
-    for (size_t i = 0; i < sizeof k / sizeof k[0] && g->profile == OC_QK_CLIP_KIMI_MLA; i++) {
-        oc_qk_clip_config c = mla_layout(k[i].heads, k[i].dc, k[i].dr, k[i].dv, k[i].q_cols,
-                                         k[i].kv_cols, k[i].hidden);
+    for (size_t i = 0; i < sizeof k / sizeof k[0] && g->profile == OC_MUON_CLIP_KIMI_MLA; i++) {
+        oc_muon_clip_config c = mla_layout(k[i].heads, k[i].dc, k[i].dr, k[i].dv, k[i].q_cols,
+                                           k[i].kv_cols, k[i].hidden);
         float max_dot[4];
         c.tau = k[i].tau;
         c.alpha = k[i].alpha;
@@ -279,12 +279,12 @@ static void invalid_cases(clip_gen *g)
         {4, 2, 100, 0.5, 0, 0, "GQA under the per-head profile"},
         {2, 2, 100, 0.5, 0, 0, "MLA without rotary rows (d_r = 0)"},
     };
-    int mla = g->profile == OC_QK_CLIP_KIMI_MLA;
+    int mla = g->profile == OC_MUON_CLIP_KIMI_MLA;
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
-        if ((i == 5 && g->profile == OC_QK_CLIP_MEGATRON) || (i == 6 && !mla))
+        if ((i == 5 && g->profile == OC_MUON_CLIP_MEGATRON) || (i == 6 && !mla))
             continue; /* grouped layouts are valid for Megatron; d_r is MLA's */
-        oc_qk_clip_config c = mla ? mla_layout(k[i].heads, 4, i == 6 ? 0 : 2, 3, 3, 2, 3)
-                                  : layout(g->profile, k[i].heads, k[i].groups, 4, 3);
+        oc_muon_clip_config c = mla ? mla_layout(k[i].heads, 4, i == 6 ? 0 : 2, 3, 3, 2, 3)
+                                    : layout(g->profile, k[i].heads, k[i].groups, 4, 3);
         c.groups = k[i].groups;
         c.tau = k[i].tau;
         c.alpha = k[i].alpha;
@@ -300,26 +300,26 @@ static void invalid_cases(clip_gen *g)
     /* issue 19 item 3: one case per remaining sub-condition of MUONCLIP-CFG-1 and the layout
      * rules, a valid layout (4 heads, the profile's groups) with one field outside its range */
     static const struct { const char *what; size_t field; double value; int mla_only; } one[] = {
-        {"tau = 2^21 (above 2^20)", offsetof(oc_qk_clip_config, tau), 0x1p21, 0},
-        {"tau = NaN", offsetof(oc_qk_clip_config, tau), NAN, 0},
-        {"alpha = -0.25", offsetof(oc_qk_clip_config, alpha), -0.25, 0},
-        {"alpha = NaN", offsetof(oc_qk_clip_config, alpha), NAN, 0},
-        {"0 query groups", offsetof(oc_qk_clip_config, groups), 0, 0},
-        {"8 query groups for 4 heads", offsetof(oc_qk_clip_config, groups), 8, 0},
-        {"head dim 0", offsetof(oc_qk_clip_config, head_dim), 0, 0},
-        {"hidden 0", offsetof(oc_qk_clip_config, hidden), 0, 0},
-        {"value dim 0", offsetof(oc_qk_clip_config, v_dim), 0, 1},
-        {"W_q up with 0 columns", offsetof(oc_qk_clip_config, q_cols), 0, 1},
-        {"W_kv up with 0 columns", offsetof(oc_qk_clip_config, kv_cols), 0, 1},
+        {"tau = 2^21 (above 2^20)", offsetof(oc_muon_clip_config, tau), 0x1p21, 0},
+        {"tau = NaN", offsetof(oc_muon_clip_config, tau), NAN, 0},
+        {"alpha = -0.25", offsetof(oc_muon_clip_config, alpha), -0.25, 0},
+        {"alpha = NaN", offsetof(oc_muon_clip_config, alpha), NAN, 0},
+        {"0 query groups", offsetof(oc_muon_clip_config, groups), 0, 0},
+        {"8 query groups for 4 heads", offsetof(oc_muon_clip_config, groups), 8, 0},
+        {"head dim 0", offsetof(oc_muon_clip_config, head_dim), 0, 0},
+        {"hidden 0", offsetof(oc_muon_clip_config, hidden), 0, 0},
+        {"value dim 0", offsetof(oc_muon_clip_config, v_dim), 0, 1},
+        {"W_q up with 0 columns", offsetof(oc_muon_clip_config, q_cols), 0, 1},
+        {"W_kv up with 0 columns", offsetof(oc_muon_clip_config, kv_cols), 0, 1},
     };
     for (size_t i = 0; i < sizeof one / sizeof one[0]; i++) {
         if (one[i].mla_only && !mla)
             continue;
-        oc_qk_clip_config c = mla ? mla_layout(4, 4, 2, 3, 3, 2, 3)
-                                  : layout(g->profile, 4, g->profile == OC_QK_CLIP_MEGATRON ? 2 : 4,
-                                           4, 3);
-        if (one[i].field == offsetof(oc_qk_clip_config, tau) ||
-            one[i].field == offsetof(oc_qk_clip_config, alpha))
+        size_t groups = g->profile == OC_MUON_CLIP_MEGATRON ? 2 : 4;
+        oc_muon_clip_config c = mla ? mla_layout(4, 4, 2, 3, 3, 2, 3)
+                                    : layout(g->profile, 4, groups, 4, 3);
+        if (one[i].field == offsetof(oc_muon_clip_config, tau) ||
+            one[i].field == offsetof(oc_muon_clip_config, alpha))
             *(double *)((char *)&c + one[i].field) = one[i].value;
         else
             *(size_t *)((char *)&c + one[i].field) = (size_t)one[i].value;
@@ -334,7 +334,7 @@ static void invalid_cases(clip_gen *g)
     }
 }
 
-static void notes(family *f, oc_qk_clip_profile pr)
+static void notes(family *f, oc_muon_clip_profile pr)
 {
     static const char *const n[][4] = {
         {"BothSides", "BASIC", "heads below, at and above tau",
@@ -351,7 +351,7 @@ static void notes(family *f, oc_qk_clip_profile pr)
     for (size_t i = 0; i < sizeof n / sizeof n[0]; i++) {
         int mla_only = strncmp(n[i][0], "Mla", 3) == 0;
         int gqa_only = strcmp(n[i][0], "BothSides") == 0 || strcmp(n[i][0], "GroupedQuery") == 0;
-        if (pr == OC_QK_CLIP_KIMI_MLA ? !gqa_only : !mla_only)
+        if (pr == OC_MUON_CLIP_KIMI_MLA ? !gqa_only : !mla_only)
             family_note(f, n[i][0], n[i][1], n[i][2], n[i][3], NULL);
     }
 }
@@ -366,18 +366,18 @@ static int gen_muon_clip(const gen_options *opt, const char *outdir)
         "MUONCLIP-CFG-1", "MUONCLIP-LAYOUT-MLA", "MUONCLIP-LOGIT-MLA", "MUONCLIP-GAMMA-1",
         "MUONCLIP-SCALE-MLA", "MUONCLIP-STORE-1", "MUONCLIP-ERR-1", "MUONCLIP-TOL-1", NULL};
     int rc = 0;
-    for (int p = 0; p < OC_QK_CLIP_PROFILE_COUNT && rc == 0; p++) {
+    for (int p = 0; p < OC_MUON_CLIP_PROFILE_COUNT && rc == 0; p++) {
         family f;
         char name[64];
         snprintf(name, sizeof name, "muonclip-%s", profile_names[p]);
-        clip_gen g = {.f = &f, .profile = (oc_qk_clip_profile)p,
+        clip_gen g = {.f = &f, .profile = (oc_muon_clip_profile)p,
                       .rng = {opt->seed ^ (0x9c11bull << 32) ^ (uint64_t)p}};
         mpfr_inits2(opt->prec, g.s, g.m, g.gamma, g.fq, g.fk, g.t, (mpfr_ptr)0);
         rc = family_init(&f, name, "muonclip", profile_names[p],
-                         p == OC_QK_CLIP_KIMI_MLA ? mla_rules : rules, opt);
+                         p == OC_MUON_CLIP_KIMI_MLA ? mla_rules : rules, opt);
         if (rc == 0) {
             family_inline(&f);
-            notes(&f, (oc_qk_clip_profile)p);
+            notes(&f, (oc_muon_clip_profile)p);
             valid_cases(&g);
             mla_cases(&g);
             invalid_cases(&g);

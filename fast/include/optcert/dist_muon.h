@@ -36,10 +36,10 @@ oc_status oc_dist_muon_step(void *ctx, const oc_fast_opts *o, size_t nt, const o
 /* LAYOUT-QKCLIP-1: MuonClip under data / context parallelism (Kimi K2, Megatron): each rank's
  * max_dot[h] (the largest q.k of head h over its part of the batch and sequence) MAX-reduced
  * over `group` (an all-gather of the binary32 values, the maximum taken in rank order, a NaN on
- * any rank giving NaN), then oc_fast_qk_clip on this rank's copy of the weights: every rank
+ * any rank giving NaN), then oc_fast_muon_clip on this rank's copy of the weights: every rank
  * clips the same heads by the same factors. Every rank of the group calls it; the ranks agree
  * on the status (LAYOUT-AGREE-1), w written only on success. */
-oc_status oc_dist_qk_clip(const oc_comm *group, const oc_qk_clip_config *c, const float *max_dot,
-                          float *w);
+oc_status oc_dist_muon_clip(const oc_comm *group, const oc_muon_clip_config *c,
+                            const float *max_dot, float *w);
 
 #endif

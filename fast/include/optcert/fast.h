@@ -219,7 +219,7 @@ oc_status oc_fast_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler 
                                oc_sub_optimizer *subs, int64_t *position, int64_t increment,
                                float *grad_norm, oc_step_outcome *outcome);
 
-/* FAST-MUONCLIP-1: the contract of oc_ref_qk_clip (w unchanged on error). */
-oc_status oc_fast_qk_clip(const oc_qk_clip_config *c, const float *max_dot, float *w);
+/* FAST-MUONCLIP-1: the contract of oc_ref_muon_clip (w unchanged on error). */
+oc_status oc_fast_muon_clip(const oc_muon_clip_config *c, const float *max_dot, float *w);
 
 #endif
