@@ -21,6 +21,12 @@
 #include "../common/fast_families.h"
 #include "internal.h"
 
+/* The passes in one copy per instruction set, chosen at load (GCC's ifunc): the same operations
+ * in each (integer rounding, no contraction: -ffp-contract=off), so the same bits. Measured:
+ * the bf16-mode passes, vectorised, in AVX-512 take the 1024 x 1024 bf16 Newton-Schulz from
+ * 26.3 to 23.5 ms (FAST-NS-3). */
+#define NS_PASS __attribute__((target_clones("arch=skylake-avx512", "avx2", "default")))
+
 /* NS-DOM-1: an entry beyond this magnitude (or NaN) ends the iteration. */
 #define DOMAIN_LIMIT 0x1p64f
 
@@ -106,7 +112,7 @@ typedef struct ns_vec {
 
 /* NS-NORM-1: X_0 = G / d, each entry the binary64 quotient rounded once (d can be as small as
  * 2^-149, whose reciprocal is not a binary32). |G / d| <= 1 since d >= ||G||_F: no domain check. */
-static void normalise_part(const void *ctx, int part, int parts, int *bad)
+NS_PASS static void normalise_part(const void *ctx, int part, int parts, int *bad)
 {
     const ns_vec *v = ctx;
     size_t lo, hi;
@@ -121,24 +127,41 @@ static void normalise_part(const void *ctx, int part, int parts, int *bad)
     }
 }
 
-/* NS-DOM-1 on the new iterate dst (bad if an entry is NaN or beyond 2^64); bf16: rounds it first. */
-static void domain_part(const void *ctx, int part, int parts, int *bad)
+/* NS-DOM-1: 1 if x is NaN or beyond 2^64. */
+static inline int out_of_domain(float x) { return !(x >= -DOMAIN_LIMIT && x <= DOMAIN_LIMIT); }
+
+/* NS-DOM-1 on the new iterate dst (bad if an entry is NaN or beyond 2^64); bf16: rounds it
+ * first (FAST-NS-2), writing its bits to dst16 if given and the rounded value back to dst if
+ * keep. One loop per case, with no branch inside, so that each vectorises. */
+NS_PASS static void domain_part(const void *ctx, int part, int parts, int *bad)
 {
     const ns_vec *v = ctx;
     size_t lo, hi;
     part_range(v->len, part, parts, &lo, &hi);
+    float *restrict x = v->dst;
+    uint16_t *restrict x16 = v->dst16;
     int out = 0;
-    for (size_t i = lo; i < hi; i++) {
-        float x = v->dst[i];
-        if (v->bf16) {
-            uint16_t h = oc_fast_to_bf16(x);
-            x = bf16_value(h);
-            if (v->dst16)
-                v->dst16[i] = h;
-            if (v->keep)
-                v->dst[i] = x;
+    if (!v->bf16) {
+        for (size_t i = lo; i < hi; i++)
+            out |= out_of_domain(x[i]);
+    } else if (x16 && v->keep) {
+        for (size_t i = lo; i < hi; i++) {
+            uint16_t h = oc_fast_to_bf16(x[i]);
+            x16[i] = h;
+            x[i] = bf16_value(h);
+            out |= out_of_domain(x[i]);
         }
-        out |= !(x >= -DOMAIN_LIMIT && x <= DOMAIN_LIMIT);
+    } else if (x16) {
+        for (size_t i = lo; i < hi; i++) {
+            uint16_t h = oc_fast_to_bf16(x[i]);
+            x16[i] = h;
+            out |= out_of_domain(bf16_value(h));
+        }
+    } else {
+        for (size_t i = lo; i < hi; i++) {
+            x[i] = bf16_round(x[i]);
+            out |= out_of_domain(x[i]);
+        }
     }
     *bad |= out;
 }
@@ -271,7 +294,7 @@ typedef struct ns_gram16 {
 } ns_gram16;
 
 /* A rounded to bfloat16 (FAST-NS-2), all k^2 entries. */
-static void round_gram_part(const void *ctx, int part, int parts, int *bad)
+NS_PASS static void round_gram_part(const void *ctx, int part, int parts, int *bad)
 {
     const ns_gram16 *m = ctx;
     size_t lo, hi;
@@ -283,7 +306,7 @@ static void round_gram_part(const void *ctx, int part, int parts, int *bad)
 
 /* B' = a I + b A + c A A in binary32 (the terms of FAST-NS-1's SYRK with beta = b, then the
  * diagonal), rounded to bfloat16 (FAST-NS-2); part p does the rows p, p + parts, ... */
-static void finish16_part(const void *ctx, int part, int parts, int *bad)
+NS_PASS static void finish16_part(const void *ctx, int part, int parts, int *bad)
 {
     const ns_gram16 *m = ctx;
     size_t k = m->k;
