@@ -502,10 +502,15 @@ static void localise(const oc_case *c, const oc_outputs *o, oc_class cls, oc_cas
                      err / change, change);
         if (first_k == 0 && isfinite(err))
             against_terms(c, step, i, err, terms, sizeof terms);
+        char off[64]; /* a non-finite value on either side has no error, only the two values */
+        if (isfinite(err))
+            snprintf(off, sizeof off, "off by %+.3g", err);
+        else
+            snprintf(off, sizeof off, "%.9g where %.9g is expected", got, e);
         snprintf(r->locate, sizeof r->locate,
-                 "first wrong at step %lld: %s; within bound there: %s%s; %s[%zu] off by %+.3g%s%s",
+                 "first wrong at step %lld: %s; within bound there: %s%s; %s[%zu] %s%s%s",
                  (long long)(c->first_step + (int64_t)step), wrong, g ? right : "nothing",
-                 g ? " (the error is not in them)" : "", oc_quantity(c, first_k, i), i, err, versus,
+                 g ? " (the error is not in them)" : "", oc_quantity(c, first_k, i), i, off, versus,
                  terms);
         return;
     }

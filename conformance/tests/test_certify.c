@@ -558,6 +558,17 @@ static void test_diagnosis_beyond_the_catalogue(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(r.locate, "within bound there: m (the error is not in them)"));
     oc_outputs_free(&o);
     oc_family_free(&fam);
+    /* a NaN where a finite p is expected: the two values, not an error of NaN */
+    c = ref_case("lion-torch", &fam, &o);
+    o.out[0][c->n] = NAN;
+    oc_case_result rn = {0};
+    oc_judge_outputs(c, &o, OC_CLASS_FP32, &rn);
+    oc_explain_failure(c, &o, OC_CLASS_FP32, &rn);
+    CU_ASSERT_PTR_NULL(rn.diagnosis); /* no catalogued Lion mistake gives one NaN there */
+    CU_ASSERT_PTR_NOT_NULL(strstr(rn.locate, "p[0] nan where "));
+    CU_ASSERT_PTR_NULL(strstr(rn.locate, "off by nan"));
+    oc_outputs_free(&o);
+    oc_family_free(&fam);
     /* a lion that forgets its weight decay (no such mutant): -1 x the decay term at step 1 */
     char path2[4096];
     snprintf(path2, sizeof path2, "%s/lion-torch/lion-torch.json", vector_dir());
