@@ -42,8 +42,13 @@ double oc_tolcap_widen(double e);
 oc_status oc_tolcap_muon_tables(const char *path, const oc_case *c, const oc_muon_hparams *hp,
                                 const oc_muon_partition *part, const float *p, const float *m,
                                 const float *g, oc_tolcap_stats *stats, oc_diag *d);
-/* Entry i of expected output k against cap: OC_ERR_FORMAT above it; counted in stats. */
+/* Tolerance i of expected output k (an entry's, or a table's element) against cap:
+ * OC_ERR_FORMAT above it; counted in stats. */
 oc_status oc_tolcap_within(const char *path, const oc_case *c, int k, size_t i, double cap,
                            oc_tolcap_stats *stats, oc_diag *d);
+/* oc_tolcap_within for entry i of a per-entry output; an entry whose expected value is not
+ * finite is judged exactly whatever its tolerance, so it is not capped (VEC-TOL-2). */
+oc_status oc_tolcap_entry_within(const char *path, const oc_case *c, int k, size_t i, double cap,
+                                 oc_tolcap_stats *stats, oc_diag *d);
 
 #endif
