@@ -15,10 +15,13 @@ import ctypes as C
 import datetime
 import os
 import platform
+import re
+import shutil
 import statistics
 import subprocess
 import sysconfig
 import sys
+import tempfile
 import time
 
 # Importing torch under OMP_PROC_BIND (run.sh sets close) binds the calling thread to the first
@@ -88,7 +91,7 @@ class Section:
                f"Measured {self.start:%Y-%m-%d %H:%M}–{self.end:%H:%M} UTC. Load average (1 min) "
                f"before {self.load0:.2f}, after {self.load1:.2f}: {mark}.", ""]
         goals = (["Goals (medians of this run):", ""] + self.goals + [""]) if self.goals else []
-        return "\n".join(out + self.lines + goals) + "\n"
+        return "\n".join(out + self.lines + goals).rstrip("\n") + "\n"
 
 
 def utc_now():
@@ -594,6 +597,7 @@ def ns_blas_section(pairs):
             cells = [c.strip() for c in line.strip("|").split("|")]
             goal(sec, f"{cells[0]} {prec}: time outside BLAS", float(cells[10].rstrip("%")) / 100,
                  0.05, at_most=True)
+    sec.lines += perf_attribution(pairs, env)
     sec.lines += ["Per round: the implementation (NS), the same products as three sgemm calls, "
                   "the implementation's own BLAS calls alone; outside BLAS = 1 - blas/NS from "
                   "the median ratio. GFLOP/s* counts sgemm's flops over the NS time. The passes "
@@ -606,6 +610,53 @@ def ns_blas_section(pairs):
                   "table's, and each with the spread of its pairs (min, max), which bounds what "
                   "one run resolves.", ""]
     return sec.close()
+
+
+def perf_attribution(pairs, env):
+    """Where the NS time goes, sampled (perf record on ns_bench's NS rounds alone, the three
+    shapes): the products (oneDNN's JIT kernels and libdnnl, OpenBLAS), the passes between them
+    (fast/cpu/newton_schulz.c's *_part functions and sumsq), the kernel, the rest. "outside
+    BLAS" above also counts products that run slower inside the NS than alone."""
+    if not shutil.which("perf"):
+        return ["Sampled attribution: not measured (no perf on this machine).", ""]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        data = os.path.join(tmp, "perf.data")
+        for prec in ("fp32", "bf16"):
+            rec = subprocess.run(["perf", "record", "-q", "-F", "1999", "-o", data, "--",
+                                  os.path.join(ROOT, "build/fast/ns_bench"), str(pairs), prec,
+                                  "wall", "ns-only"], capture_output=True, text=True, env=env)
+            rep = subprocess.run(["perf", "report", "-i", data, "--stdio", "--no-children",
+                                  "--sort", "dso,symbol", "-q"], capture_output=True, text=True)
+            if rec.returncode or rep.returncode:
+                return ["Sampled attribution: not measured (perf failed: " +
+                        (rec.stderr or rep.stderr).strip().splitlines()[-1] + ").", ""]
+            share = {"products": 0.0, "passes": 0.0, "kernel": 0.0, "rest": 0.0}
+            for line in rep.stdout.splitlines():
+                # "  3.86%  ns_bench  [.] finish16_part.arch_x86_64_v4  ..." (a dso may hold
+                # spaces: "[JIT] tid 4115")
+                m = re.match(r"\s*([0-9.]+)%\s+(.*?)\s+\[[.k]\]\s+(\S+)", line)
+                if not m:
+                    continue
+                pct, dso, sym = float(m[1]), m[2], m[3]
+                if dso.startswith("[JIT]") or "dnnl" in dso or "openblas" in dso:
+                    share["products"] += pct
+                elif dso.startswith("[kernel"):
+                    share["kernel"] += pct
+                elif "_part" in sym or sym == "sumsq":
+                    share["passes"] += pct
+                else:
+                    share["rest"] += pct
+            rows.append([prec] + [f"{share[k]:.1f}%" for k in share])
+    return ["Sampled attribution of the NS time (perf record -F 1999 on `build/fast/ns_bench "
+            f"{pairs} PREC wall ns-only`, the three shapes; CPU samples of both threads):", ""] + \
+        table(["operands", "products (oneDNN, OpenBLAS)", "passes (normalise, Gram, domain, "
+               "B', sumsq)", "kernel", "rest"], rows) + \
+        ["The passes column is the share of our own code between the products; \"outside BLAS\" "
+         "(1 - blas/NS) is larger where the products run slower inside the NS than in the "
+         "\"blas\" baseline, which calls them back to back on the same inputs: that difference "
+         "is products, not passes. Removing it needs the passes folded into the products "
+         "(e.g. oneDNN post-ops writing bf16), not faster passes.", ""]
 
 
 def scaling_section(lib, pairs, sizes):

@@ -2,7 +2,7 @@
  * quintic profile) against the pure-sgemm time of the same products, measured in the same run
  * (results in fast/bench/RESULTS.md).
  *
- *   build/fast/ns_bench [reps [fp32|bf16 [wall|cpu]]]
+ *   build/fast/ns_bench [reps [fp32|bf16 [wall|cpu [ns-only]]]]
  *
  * For X k x n (k = min(rows, cols)) one iteration multiplies X X^T (k x k x n), A A (k x k x k)
  * and B X (k x k x n). Baselines, timed in the same repetitions:
@@ -18,7 +18,8 @@
  * the share of the NS time spent outside the BLAS calls.
  * `cpu` times with the process's CPU clock instead of the wall clock: on a machine shared with
  * other work, and with one thread (OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1, so that no thread
- * spins), it counts this program's own work only. */
+ * spins), it counts this program's own work only. `ns-only` runs the NS rounds alone and prints
+ * their median time: a workload for a profiler (bench.py's perf attribution, §3b). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <cblas.h>
 #include <stdio.h>
@@ -71,6 +72,7 @@ int main(int argc, char **argv)
                                                                           : OC_FAST_NS_FP32;
     if (argc > 3 && strcmp(argv[3], "cpu") == 0)
         clock_used = CLOCK_PROCESS_CPUTIME_ID;
+    const int ns_only = argc > 4 && strcmp(argv[4], "ns-only") == 0;
     static const size_t shapes[][2] = {{1024, 1024}, {4096, 1024}, {1024, 4096}};
     oc_ns_hparams hp;
     oc_ns_profile_defaults(OC_NS_QUINTIC, &hp);
@@ -82,11 +84,15 @@ int main(int argc, char **argv)
            hp.steps, oc_fast_ns_precision_name(prec),
            clock_used == CLOCK_MONOTONIC ? "wall" : "CPU", native ? "oneDNN " : "OpenBLAS",
            native ? native : "");
-    printf("| shape | NS ms | sgemm ms | blas ms | NS/sgemm (median) | (min) | (max) | NS/blas "
-           "(median) | (min) | (max) | outside BLAS | GFLOP/s* |\n|");
-    for (int c = 0; c < 12; c++)
-        printf(" --- |");
-    printf("\n");
+    if (ns_only)
+        printf("| shape | NS ms | |\n| --- | --- | --- |\n");
+    else {
+        printf("| shape | NS ms | sgemm ms | blas ms | NS/sgemm (median) | (min) | (max) | NS/blas "
+               "(median) | (min) | (max) | outside BLAS | GFLOP/s* |\n|");
+        for (int c = 0; c < 12; c++)
+            printf(" --- |");
+        printf("\n");
+    }
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         size_t rows = shapes[s][0], cols = shapes[s][1], len = rows * cols;
         int k = (int)(rows < cols ? rows : cols), n = (int)(rows < cols ? cols : rows);
@@ -111,6 +117,10 @@ int main(int argc, char **argv)
             if (oc_fast_newton_schulz(&hp, prec, rows, cols, g, out, work, wl) != OC_OK)
                 return 1;
             double t1 = now();
+            if (ns_only) {
+                t[r] = t1 - t0;
+                continue;
+            }
             ns_sgemm_products(k, n, hp.steps, g, y, a, b);
             double t2 = now();
             if (!native)
@@ -123,6 +133,11 @@ int main(int argc, char **argv)
                 row[0] = t1 - t0, row[1] = t2 - t1, row[2] = t3 - t2;
                 row[3] = row[0] / row[1], row[4] = row[0] / row[2];
             }
+        }
+        if (ns_only) {
+            printf("| %zux%zu | %.1f | NS alone |\n", rows, cols, median(t + 1, reps) * 1e3);
+            free(t), free(g), free(out), free(work), free(y), free(a), free(b), free(x16), free(a16);
+            continue;
         }
         double med[5], lo[5], hi[5], col[1000];
         for (int c = 0; c < 5; c++) {
