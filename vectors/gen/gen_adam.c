@@ -433,6 +433,16 @@ static void boundary_cases(family *f, adam_exact_ctx *cx, oc_adam_profile pr)
             c.g[i] = rng_mag(&rng, -10, 0, 1);
         emit(f, cx, &hp, &c);
     }
+    if (pr == OC_ADAM_TORCH) { /* appended (issue 19 item 3): a tensor without elements */
+        gen_case c = {.comment = "n = 0: a tensor without elements, a valid step that writes "
+                                 "nothing", .flags = {"NoElements"}, .rules = {"ADAM-ERR-1"},
+                      .result = "valid", .first_step = 1};
+        family_note(f, "NoElements", "EDGE_CASE", "n = 0: a tensor without elements",
+                    "a valid step that writes nothing", NULL);
+        gen_case_alloc(&c, 0, 1);
+        oc_adam_hparams hp = defaults(pr);
+        emit(f, cx, &hp, &c);
+    }
     if (pr != OC_ADAM_OPTAX && pr != OC_ADAM_KERAS)
         return;
     /* valid: a profile without L2 decay accepts decoupled = false when there is no decay to

@@ -30,6 +30,8 @@ typedef struct clip_case {
     oc_clip_config cfg;
     lparam p[MAX_PARAMS];
     int np;
+    const char *bad_key; /* if set, the first view's rank `bad_key` is bad_value (CLIP-VIEW-1) */
+    int bad_value;
 } clip_case;
 
 typedef struct clip_gen {
@@ -87,10 +89,13 @@ static json_t *views_json(const clip_case *c, float *const *clipped, int with_gr
                         json_array_append_new(views, g);
                         continue;
                     }
-                    json_array_append_new(
-                        views, json_pack("{s:i,s:i,s:i,s:i,s:b,s:b,s:o}", "tp", tp, "pp", pp,
-                                         "dp", dp, "optimizer", p->optimizer, "tensorParallel",
-                                         p->tensor_parallel, "shared", shared_copy, "grad", g));
+                    json_t *view = json_pack("{s:i,s:i,s:i,s:i,s:b,s:b,s:o}", "tp", tp, "pp", pp,
+                                             "dp", dp, "optimizer", p->optimizer,
+                                             "tensorParallel", p->tensor_parallel, "shared",
+                                             shared_copy, "grad", g);
+                    if (c->bad_key && json_array_size(views) == 0)
+                        json_object_set_new(view, c->bad_key, json_integer(c->bad_value));
+                    json_array_append_new(views, view);
                 }
     return views;
 }
@@ -408,6 +413,27 @@ static void appended_cases(clip_gen *g)
     free_case(&c);
 }
 
+/* Generated last (issue 19 item 3, appended tcIds): CLIP-VIEW-1's bounds, a view whose TP, PP
+ * or DP rank equals the group's size, or whose sub-optimizer index is
+ * OC_CLIP_MAX_OPTIMIZERS (megatron: the torch profile has one rank and one optimizer). */
+static void view_bound_cases(clip_gen *g)
+{
+    static const struct { const char *key; int value; const char *what; } k[] = {
+        {"tp", 2, "a view on TP rank 2 of tp_size 2"},
+        {"pp", 2, "a view on PP stage 2 of pp_size 2"},
+        {"dp", 2, "a view on DP rank 2 of dp_size 2"},
+        {"optimizer", OC_CLIP_MAX_OPTIMIZERS, "a view of sub-optimizer OC_CLIP_MAX_OPTIMIZERS"},
+    };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        clip_case c = {.cfg = single(g->profile, 1.0), .bad_key = k[i].key,
+                       .bad_value = k[i].value};
+        c.cfg.tp_size = c.cfg.pp_size = c.cfg.dp_size = 2;
+        c.p[c.np++] = param(g, 4, -2, 2);
+        emit(g, &c, k[i].what, "InvalidInput", "CLIP-ERR-1", "invalid"); /* + CLIP-VIEW-1 */
+        free_case(&c);
+    }
+}
+
 static void notes(family *f)
 {
     static const char *const n[][4] = {
@@ -471,6 +497,8 @@ static int gen_clip(const gen_options *opt, const char *outdir)
             if (p == OC_CLIP_MEGATRON)
                 appended_cases(&g);
             config_bound_cases(&g);
+            if (p == OC_CLIP_MEGATRON)
+                view_bound_cases(&g);
             rc = family_save(&f, outdir);
             family_free(&f);
         }

@@ -111,6 +111,15 @@ int gen_mixed_family(const gen_options *opt, const char *outdir, const gen_mixed
         random_grads(a, &bad);
         emit_case(&f, a, 0, NAN, s, &bad);
     }
+    /* appended (issue 19 item 3): a tensor without elements under bf16 parameters on an fp32
+     * master (MP-ERR-1: with n = 0 there is nothing to check or write) */
+    family_note(&f, "NoElements", "EDGE_CASE", "n = 0: a tensor without elements.",
+                "A valid step that writes nothing.", NULL);
+    gen_case empty = {.comment = "n = 0: a tensor without elements, a valid step that writes "
+                                 "nothing", .flags = {"NoElements"}, .rules = {"MP-ERR-1"},
+                      .result = "valid", .first_step = 1};
+    gen_case_alloc(&empty, 0, 1);
+    emit_case(&f, a, 0, a->lr, &storages[0], &empty);
     int rc = family_save(&f, outdir);
     family_free(&f);
     return rc;

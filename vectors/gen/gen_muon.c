@@ -830,6 +830,32 @@ static int gen_muon_route(const gen_options *opt, const char *outdir)
     json_t *s04 = json_pack("[i,i]", 0, 4);
     route_invalid(&f, "lead.weight", s04, 1, "ROUTE-PARAM-1", "a first dimension of 0");
     json_decref(s04);
+    /* issue 19 item 3, appended: ROUTE-PARAM-1's name length and element-count bounds, then
+     * (valid, the second group's lr and decay) ROUTE-WD-1's name test on a name shorter than
+     * ".bias" and on a bias that is not 1-D */
+    char long_name[OC_PARAM_MAX_NAME + 8];
+    memset(long_name, 'w', OC_PARAM_MAX_NAME);
+    strcpy(long_name + OC_PARAM_MAX_NAME - 7, ".weight"); /* strlen = OC_PARAM_MAX_NAME */
+    hp.adamw.amsgrad = 0; /* a valid group: only the parameter is wrong */
+    hj = hparams_json(&hp.muon);
+    json_object_set_new(hj, "adamw", adamw_json(&hp.adamw));
+    family_group(&f, "RoutedStep", hj);
+    json_t *big_rest = json_pack("[i,I,i]", 2, (json_int_t)OC_NS_MAX_ELEMS / 2 + 1, 2);
+    json_t *big_lead = json_pack("[I,i]", (json_int_t)OC_NS_MAX_ELEMS / 2 + 1, 2);
+    route_invalid(&f, long_name, s22, 2, "ROUTE-PARAM-1",
+                  "a name of OC_PARAM_MAX_NAME (128) characters");
+    route_invalid(&f, "wide.weight", big_rest, 2, "ROUTE-PARAM-1",
+                  "2 x (2^23 + 1) x 2: the trailing dimensions' product beyond 2^24");
+    route_invalid(&f, "tall.weight", big_lead, 2, "ROUTE-PARAM-1",
+                  "(2^23 + 1) x 2: more than 2^24 elements (the first dimension)");
+    json_decref(big_rest), json_decref(big_lead);
+    static const model_param appended[] = {
+        {"w", 2, {8, 4}, 0, "a 2-D hidden weight with a name shorter than '.bias'"},
+        {"vision.patch_embed.pos.bias", 3, {1, 4, 8}, 0,
+         "a 3-D bias: AdamW, and no decay by its name (ROUTE-WD-1)"},
+    };
+    for (size_t i = 0; i < sizeof appended / sizeof appended[0]; i++)
+        route_case(&f, &hp, &appended[i], 1, opt->prec);
     json_decref(s0), json_decref(s5), json_decref(sz), json_decref(s22);
     int rc = family_save(&f, outdir);
     family_free(&f);
