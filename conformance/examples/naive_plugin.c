@@ -284,6 +284,11 @@ static oc_status naive_guarded_step(void *ctx, const oc_guard_config *cfg,
          !(scaler->backoff_factor > 0 && scaler->backoff_factor < 1) ||
          !(scaler->min_scale > 0) || scaler->growth_interval < 1 || scaler->hysteresis < 1))
         return OC_ERR_BAD_HPARAM;
+    if (cfg->mode == OC_GUARD_SCALED && /* LS-STATE-1: the trackers in range */
+        (ls->growth_tracker < 0 || ls->growth_tracker >= scaler->growth_interval ||
+         ls->hysteresis_tracker <= OC_LS_MIN_HYSTERESIS_TRACKER ||
+         ls->hysteresis_tracker > scaler->hysteresis))
+        return OC_ERR_BAD_STEP;
     for (size_t k = 0; k < nsub; k++) {
         oc_status st;
         if (subs[k].step < 0 || subs[k].step == INT64_MAX)

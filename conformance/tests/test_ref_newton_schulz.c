@@ -301,6 +301,15 @@ static void transpose(const float *x, size_t r, size_t c, float *t)
             t[j * r + i] = x[i * c + j];
 }
 
+/* NS-DOM-1: an entry beyond 2^64 in magnitude, or NaN, ends the iteration. */
+static int beyond_domain(const float *x, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (!(fabsf(x[i]) <= 0x1p64f))
+            return 1;
+    return 0;
+}
+
 static oc_status emul_ns(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t cols,
                          const float *g, float *out)
 {
@@ -340,6 +349,8 @@ static oc_status emul_ns(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t
             matmul(e, a, t, k, k, c, u);
             for (size_t i = 0; i < len; i++)
                 x[i] = round_bits(ca * x[i] + (cb * t[i] + cc * u[i]), e->store_bits);
+            if (beyond_domain(x, len))
+                break;
             continue;
         }
         matmul(e, a, a, k, k, k, b);
@@ -351,13 +362,16 @@ static oc_status emul_ns(void *ctx, const oc_ns_hparams *hp, size_t rows, size_t
             matmul(e, b, x, k, k, c, t); /* B X */
         for (size_t i = 0; i < len; i++)
             x[i] = round_bits(ca * x[i] + t[i], e->store_bits);
+        if (beyond_domain(x, len))
+            break;
     }
-    if (tall && !keep)
+    const int diverged = beyond_domain(x, len); /* NS-DOM-1: nothing written */
+    if (!diverged && tall && !keep)
         transpose(x, r, c, out);
-    else
+    else if (!diverged)
         memcpy(out, x, len * sizeof *out);
     free(x), free(t), free(u), free(a), free(b), free(xt);
-    return OC_OK;
+    return diverged ? OC_ERR_NONFINITE : OC_OK;
 }
 
 static const oc_impl_v3 *emul_impl(test_table *b, emul *e, const char *name)

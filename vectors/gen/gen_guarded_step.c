@@ -645,6 +645,25 @@ static int boundary_cases(step_gen *g)
             c.scaler.backoff_factor = 2.0f;
         rc |= emit(g, &c, what[k], "InvalidInput", "STEP-CFG-1 STEP-ERR-1", "invalid", -3, 0);
     }
+    /* appended (issue 19 item 3): a loss-scaler state outside LS-STATE-1, one bound each (the
+     * scaler: growth_interval 2, hysteresis 2) */
+    static const struct { float scale; long growth, hyst; const char *what; } bad_state[] = {
+        {-1.0f, 0, 2, "the loss scaler's scale = -1 (LS-STATE-1)"},
+        {NAN, 0, 2, "the loss scaler's scale = NaN (LS-STATE-1)"},
+        {0x1p16f, -1, 2, "the loss scaler's growth tracker = -1 (LS-STATE-1)"},
+        {0x1p16f, 2, 2, "the loss scaler's growth tracker = growth_interval (LS-STATE-1)"},
+        {0x1p16f, 0, OC_LS_MIN_HYSTERESIS_TRACKER,
+         "the loss scaler's hysteresis tracker = -2^62 (LS-STATE-1)"},
+        {0x1p16f, 0, 3, "the loss scaler's hysteresis tracker = hysteresis + 1 (LS-STATE-1)"},
+    };
+    for (size_t k = 0; k < sizeof bad_state / sizeof bad_state[0]; k++) {
+        c = base(OC_GUARD_SCALED, 1.0, INFINITY, 1);
+        chain3(g, &c);
+        c.scale = bad_state[k].scale;
+        c.growth = bad_state[k].growth;
+        c.hyst = bad_state[k].hyst;
+        rc |= emit(g, &c, bad_state[k].what, "InvalidInput", "STEP-ERR-1", "invalid", -3, 0);
+    }
     return rc;
 }
 

@@ -435,6 +435,23 @@ static void cases(family *f, const oc_ns_hparams *hp, int cert, mpfr_prec_t prec
         EMIT("tiny norm 16 x 16, ||G|| ~ eps/4, singular values 2^-24 .. 2 relative",
              {"TinyNorm"}, {"NS-NORM-1"}, 16, 16, with_spectrum(16, 16, sig, 16, 0), VALID);
     }
+    /* NS-DOM-1, appended for issue 19 item 3: cubic5's five tuples cycled past their end
+     * (99 steps) drive the entries beyond 2^64; the reference ends with OC_ERR_NONFINITE. The input,
+     * then its negation (the first entry out of range below -2^64 where it was above 2^64). */
+    if (profile_hp->profile == OC_NS_CUBIC5) {
+        family_note(f, "Diverging", "EDGE_CASE", "a schedule cycled past its published end",
+                    "the entries leave [-2^64, 2^64]: an error, not infinities or NaN", NULL);
+        oc_ns_hparams cycled = *profile_hp;
+        cycled.steps = 99;
+        hp = &cycled;
+        float *g = uniform(64, 1), *neg = malloc(64 * sizeof *neg);
+        for (size_t i = 0; i < 64; i++)
+            neg[i] = -g[i]; /* the iteration is odd: the first entry out of range changes sign */
+        EMIT("cubic5 cycled past its end (99 steps), random 8 x 8: diverges", {"Diverging"},
+             {"NS-DOM-1", "NS-SCHED-1", "NS-ERR-1"}, 8, 8, g, "invalid");
+        EMIT("the same input negated: diverges with the opposite signs", {"Diverging"},
+             {"NS-DOM-1", "NS-SCHED-1", "NS-ERR-1"}, 8, 8, neg, "invalid");
+    }
 #undef EMIT
 #undef VALID
 }

@@ -476,6 +476,38 @@ static void invalid_cases(te_gen *g)
     family_test(g->f, t);
 }
 
+/* Appended (issue 19 item 3): TESTORE-FP8-1's ties, at scale 1 (absmax 448 = R, so every entry
+ * is quantized as it is): halfway between two E4M3 values with an even and with an odd lower
+ * neighbour, normal and subnormal; then TESTORE-SCALE-1's NaN: a NaN entry (not the first) in
+ * exp_avg makes its absmax, scale and every stored entry NaN. */
+static void fp8_tie_and_nan_cases(te_gen *g)
+{
+    static const float ties[] = {448.0f, 0x1.1p0f, -0x1.3p0f, 0x1.8p-9f, -0x1.4p-8f,
+                                 21.0f, -19.0f, -448.0f};
+    te_case tc = config(OC_TE_MASTER_OFF, OC_TE_MOM_FP8, OC_TE_MOM_FP8);
+    tc.n = sizeof ties / sizeof ties[0];
+    random_masters(g, &tc);
+    for (size_t i = 0; i < tc.n; i++) {
+        tc.mom[0][i] = ties[i];
+        tc.mom[1][i] = fabsf(ties[i]);
+    }
+    tc.comment = "FP8 at scale 1 (absmax 448): entries halfway between two E4M3 values, the "
+                 "lower one even (down) or odd (up), normal and subnormal";
+    tc.flag = "Fp8Ties";
+    tc.rules = "TESTORE-FP8-1 TESTORE-SCALE-1 TESTORE-FMT-1";
+    emit(g, &tc);
+    tc = config(OC_TE_MASTER_OFF, OC_TE_MOM_FP8, OC_TE_MOM_F16);
+    tc.n = 4;
+    random_masters(g, &tc);
+    random_moments(g, &tc, -6, 0);
+    tc.mom[0][1] = NAN;
+    tc.comment = "a NaN entry in exp_avg (FP8): its absmax and scale are NaN and so is every "
+                 "stored entry; exp_avg_sq (fp16) as usual";
+    tc.flag = "NanMoment";
+    tc.rules = "TESTORE-SCALE-1 TESTORE-FP8-1";
+    emit(g, &tc);
+}
+
 static void notes(family *f)
 {
     static const char *const n[][4] = {
@@ -521,6 +553,11 @@ static int gen_te_storage(const gen_options *opt, const char *outdir)
         mixed_cases(&g);
         invalid_cases(&g);
         tiny_threshold_case(&g); /* appended: tcIds in generation order */
+        family_note(&f, "Fp8Ties", "EDGE_CASE", "E4M3 entries halfway between two values",
+                    "ties round to even: truncation or ties away from zero differ", NULL);
+        family_note(&f, "NanMoment", "EDGE_CASE", "a NaN moment entry",
+                    "the absmax, the scale and every stored entry are NaN", NULL);
+        fp8_tie_and_nan_cases(&g);
         rc = family_save(&f, outdir);
         family_free(&f);
     }
