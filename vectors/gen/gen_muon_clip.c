@@ -334,6 +334,37 @@ static void invalid_cases(clip_gen *g)
     }
 }
 
+/* Appended (issue 19 item 3): MUONCLIP-CFG-1's closed ends, valid: alpha = 0 (W_q untouched,
+ * W_k by gamma) and 1 (W_q by gamma, W_k untouched), tau = 2^-20 and 2^20, logits below, at
+ * and above tau (a logit dimension of 4: exact square root). */
+static void boundary_cases(clip_gen *g)
+{
+    static const struct { double tau, alpha, s[4]; const char *comment, *flag; } k[] = {
+        {100, 0.0, {50, 100, 150, 400}, "alpha = 0: W_q by gamma^0 (untouched), W_k by gamma",
+         "Alpha"},
+        {100, 1.0, {50, 100, 150, 400}, "alpha = 1: W_q by gamma, W_k by gamma^0 (untouched)",
+         "Alpha"},
+        {0x1p-20, 0.5, {0x1p-21, 0x1p-20, 0x1.8p-20, 0x1p-17},
+         "tau = 2^-20 (its lower end): logits 2^-21, tau, 1.5 tau, 8 tau", "BothSides"},
+        {0x1p20, 0.5, {0x1p19, 0x1p20, 0x1.8p20, 0x1p23},
+         "tau = 2^20 (its upper end): logits 2^19, tau, 1.5 tau, 8 tau", "BothSides"},
+    };
+    const int mla = g->profile == OC_MUON_CLIP_KIMI_MLA;
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        oc_muon_clip_config c = mla ? mla_layout(4, 2, 2, 3, 5, 4, 6)
+                                    : layout(g->profile, 4, g->profile == OC_MUON_CLIP_MEGATRON
+                                                                ? 2 : 4, 4, 3);
+        float max_dot[4];
+        c.tau = k[i].tau;
+        c.alpha = k[i].alpha;
+        logits(&c, k[i].s, max_dot);
+        const char *flag = mla && strcmp(k[i].flag, "BothSides") == 0 ? "MlaBothSides" : k[i].flag;
+        emit(g, &c, max_dot, weight_len(&c), k[i].comment, flag,
+             mla ? "MUONCLIP-CFG-1 MUONCLIP-GAMMA-1 MUONCLIP-SCALE-MLA"
+                 : "MUONCLIP-CFG-1 MUONCLIP-GAMMA-1 MUONCLIP-SCALE-1", "valid", 0);
+    }
+}
+
 static void notes(family *f, oc_muon_clip_profile pr)
 {
     static const char *const n[][4] = {
@@ -381,6 +412,7 @@ static int gen_muon_clip(const gen_options *opt, const char *outdir)
             valid_cases(&g);
             mla_cases(&g);
             invalid_cases(&g);
+            boundary_cases(&g); /* appended: tcIds in generation order */
             rc = family_save(&f, outdir);
             family_free(&f);
         }
