@@ -79,7 +79,7 @@ static void copy_values(oc_state_op op, oc_algorithm alg, const void *hp, const 
         }
         return;
     }
-    for (int k = 0; k < nbuf; k++) {
+    for (int k = 0; k < nbuf && n > 0; k++) { /* n = 0: state may be NULL, nothing to copy */
         size_t size = n * width(buffer_format(s, k));
         memcpy(op == OC_STATE_SAVE ? (void *)b : state[k], op == OC_STATE_SAVE ? state[k] : (void *)b,
                size);

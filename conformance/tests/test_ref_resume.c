@@ -82,6 +82,26 @@ static void test_round_trip(void)
     CU_ASSERT_EQUAL(steps, 41);
 }
 
+/* RESUME-REF-1 with n = 0: the save is the header alone, the state array is not read (NULL
+ * here), and the restore gives the step count back. */
+static void test_empty_round_trip(void)
+{
+    oc_adam_hparams hp = amsgrad();
+    unsigned char bytes[256];
+    size_t need = 0, len;
+    int64_t done = 7, back = -1;
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SIZE, OC_ALG_ADAM, &hp, &bf16, 0, NULL, NULL, NULL,
+                                    &need), OC_OK);
+    CU_ASSERT_FATAL(need > 0 && need <= sizeof bytes);
+    len = need;
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_SAVE, OC_ALG_ADAM, &hp, &bf16, 0, NULL, &done, bytes,
+                                    &len), OC_OK);
+    CU_ASSERT_EQUAL(len, need);
+    CU_ASSERT_EQUAL(oc_ref_state_io(OC_STATE_RESTORE, OC_ALG_ADAM, &hp, &bf16, 0, NULL, &back,
+                                    bytes, &len), OC_OK);
+    CU_ASSERT_EQUAL(back, 7);
+}
+
 /* RESUME-REF-1: a save of something else, or a short one, is refused and nothing written. */
 static void test_refusals(void)
 {
@@ -429,6 +449,7 @@ void register_suites(void)
     ADD_SUITE("resume-reference",
               {"round trip (RESUME-STATE-1, RESUME-REF-1)", test_round_trip},
               {"refused saves (RESUME-REF-1)", test_refusals},
+              {"a state without elements (RESUME-REF-1)", test_empty_round_trip},
               {"the API's guards (RESUME-REF-1)", test_api_guards},
               {"restore mistakes (RESUME-MUT-1)", test_mutants},
               {"mistakes killed by the resume families (RESUME-MUT-1)", test_mutants_killed},
