@@ -10,6 +10,9 @@ pkgs="build-essential cmake pkg-config libmpfr-dev libcunit1-dev libjansson-dev 
 pkgs="$pkgs libopenblas-dev libopenblas-openmp-dev openmpi-bin libopenmpi-dev"
 # fast/: oneDNN for the bf16 Newton-Schulz products where the CPU multiplies bfloat16 natively
 pkgs="$pkgs libdnnl-dev"
+# Debian's oneDNN CMake config requires OpenCL (its find_package(OpenCL)): the loader's
+# development files and the headers; a machine without them fails at configure time
+pkgs="$pkgs ocl-icd-opencl-dev opencl-c-headers"
 # conformance/fuzz: the libFuzzer harnesses (ci/fuzz.sh) need clang and its runtime
 pkgs="$pkgs clang libclang-rt-14-dev"
 # ctest html_browser: the HTML certificate rendered by headless chromium
