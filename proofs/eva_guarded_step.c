@@ -78,9 +78,16 @@ int main(void)
                                         Frama_C_double_interval(0.0, 0.9999),
                                         Frama_C_double_interval(0.0, 0.9999),
                                         Frama_C_double_interval(0.0, 1.0)};
-    oc_guard_config cfg = {(oc_guard_mode)Frama_C_interval(0, OC_GUARD_MODE_COUNT),
-                           Frama_C_double_interval(-4.0, 4.0), Frama_C_interval(0, 2),
-                           Frama_C_double_interval(0x1p-20, 0x1p100)};
+    oc_guard_config cfg = {.mode = (oc_guard_mode)Frama_C_interval(0, OC_GUARD_MODE_COUNT),
+                           .clip_grad = Frama_C_double_interval(-4.0, 4.0),
+                           .inf_norm = Frama_C_interval(0, 2),
+                           .skip_threshold = Frama_C_double_interval(0x1p-20, 0x1p100),
+                           .per_sub = Frama_C_interval(0, 2),
+                           .mtp_params = (uint64_t)Frama_C_interval(0, 15)};
+    for (int k = 0; k < OC_GUARD_MAX_SUBS; k++) {  /* STEP-CLIP-2: each sub-optimizer's own */
+        cfg.sub_clip_grad[k] = Frama_C_double_interval(-4.0, 4.0);
+        cfg.sub_skip_threshold[k] = Frama_C_double_interval(0x1p-20, 0x1p100);
+    }
     oc_loss_scaler scaler = {OC_LS_MEGATRON, Frama_C_float_interval(1.0f, 0x1p32f), 1.0f, 2.0f,
                              0.5f, 1000, 2};
     oc_loss_scale_state state = {Frama_C_float_interval(1.0f, 0x1p32f),

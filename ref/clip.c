@@ -247,22 +247,45 @@ oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
     return OC_OK;
 }
 
-oc_status oc_ref_clip_chained_factors(const oc_clip_config *c, size_t nviews,
+oc_status oc_ref_clip_chained_factors(const oc_clip_config *c,
+                                      const double max_norm[OC_CLIP_MAX_OPTIMIZERS], size_t nviews,
                                       const oc_clip_view *views, float *total_norm,
                                       double factor[OC_CLIP_MAX_OPTIMIZERS])
 {
     oc_status st;
-    if (total_norm == NULL || factor == NULL)
+    if (total_norm == NULL || factor == NULL || max_norm == NULL)
         return OC_ERR_NULL_POINTER;
     if (c != NULL && c->profile != OC_CLIP_MEGATRON)
         return OC_ERR_BAD_PROFILE;
     if ((st = check(c, nviews, views, 0)) != OC_OK)
         return st;
+    /*@ loop invariant 0 <= o <= OC_CLIP_MAX_OPTIMIZERS;
+        loop assigns o;
+        loop variant OC_CLIP_MAX_OPTIMIZERS - o;
+    */
+    for (int o = 0; o < OC_CLIP_MAX_OPTIMIZERS; o++)
+        if (!(fabs(max_norm[o]) <= DBL_MAX))                      /* CLIP-CFG-1 */
+            return OC_ERR_BAD_HPARAM;
     const double norm = oc_clip_norm(c, nviews, views);
-    /* CLIP-DISABLE-1: every factor 1; the outputs are written after every read of *c */
-    const double coeff = c->max_norm > 0 ? oc_clip_coefficient(c, norm) : 1.0;
+    /* CLIP-DISABLE-1 per sub-optimizer: factor 1 where its max_norm <= 0 (STEP-CLIP-2); the
+     * outputs are written after every read of the inputs */
+    double coeff[OC_CLIP_MAX_OPTIMIZERS];
+    /*@ loop invariant 0 <= o <= OC_CLIP_MAX_OPTIMIZERS;
+        loop assigns o, coeff[0 .. OC_CLIP_MAX_OPTIMIZERS - 1];
+        loop variant OC_CLIP_MAX_OPTIMIZERS - o;
+    */
+    for (int o = 0; o < OC_CLIP_MAX_OPTIMIZERS; o++) {
+        oc_clip_config own = *c;
+        own.max_norm = max_norm[o];
+        coeff[o] = max_norm[o] > 0 ? oc_clip_coefficient(&own, norm) : 1.0;
+    }
     *total_norm = to_f32(norm);
-    same_factor(factor, coeff);
+    /*@ loop invariant 0 <= o <= OC_CLIP_MAX_OPTIMIZERS;
+        loop assigns o, factor[0 .. OC_CLIP_MAX_OPTIMIZERS - 1];
+        loop variant OC_CLIP_MAX_OPTIMIZERS - o;
+    */
+    for (int o = 0; o < OC_CLIP_MAX_OPTIMIZERS; o++)
+        factor[o] = coeff[o];
     return OC_OK;
 }
 

@@ -119,15 +119,7 @@ unsigned oc_guard_unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, 
     return found_inf;
 }
 
-/* A parameter's gradient as a counted view owned by sub-optimizer k (STEP-CLIP-1). */
-/*@ requires \valid_read(q);
-    assigns \nothing;
-    ensures \result.optimizer == k && \result.length == q->n && \result.grad == q->grad;
-*/
-static oc_clip_view view_of(int32_t k, const oc_guarded_param *q)
-{
-    return (oc_clip_view){0, 0, 0, k, 0, 0, q->n, q->grad};
-}
+
 
 /* params_upto one sub-optimizer further: calling this ghost function puts the instances among
  * the hypotheses (the provers do not find the case split over k themselves). */
@@ -148,31 +140,59 @@ static oc_clip_view view_of(int32_t k, const oc_guarded_param *q)
   static void grads_ok_of(oc_sub_optimizer *subs, size_t nsub) { }
 */
 
+/* STEP-GROUP-1: whether parameter `at` of the chain (the sub-optimizers' parameters counted in
+ * order) is in the separate grad-norm group 'mtp'. */
+/*@ requires \valid_read(cfg) && at < OC_GUARD_MAX_PARAMS;
+    assigns \nothing;
+*/
+static int in_mtp(const oc_guard_config *cfg, size_t at)
+{
+    return (cfg->mtp_params >> at & 1u) != 0;
+}
+
+/* Parameter `at` of the chain (q) as a counted view owned by sub-optimizer k (STEP-CLIP-1),
+ * empty (it adds nothing to the norm) unless it is in the 'mtp' group if `mtp`, outside it
+ * otherwise (STEP-GROUP-1). */
+/*@ requires \valid_read(q) && \valid_read(cfg) && at < OC_GUARD_MAX_PARAMS;
+    assigns \nothing;
+    ensures \result.optimizer == k && \result.grad == q->grad &&
+            (\result.length == q->n || \result.length == 0);
+*/
+static oc_clip_view view_of(int32_t k, const oc_guarded_param *q, const oc_guard_config *cfg,
+                            size_t at, int mtp)
+{
+    return (oc_clip_view){0, 0, 0, k, 0, 0, in_mtp(cfg, at) == mtp ? q->n : 0, q->grad};
+}
+
 /* STEP-CLIP-1 (ChainedOptimizer.step), first half: one global norm over the gradients of the
- * sub-optimizers in `which` (bit k: sub-optimizer k), computed even without clipping, and each
- * sub-optimizer's clip factor (ref/clip.c, profile megatron, one rank: every parameter a
- * counted view owned by its sub-optimizer). Nothing but *norm and the factors is written. */
-/*@ requires \valid_read(cc) && \valid(norm) && \valid(factor + (0 .. OC_GUARD_MAX_SUBS - 1));
+ * sub-optimizers in `which` (bit k: sub-optimizer k) whose parameters are in the 'mtp' group
+ * if `mtp`, else outside it (STEP-GROUP-1), computed even without clipping, and each
+ * sub-optimizer's clip factor for its own clip_grad (ref/clip.c, profile megatron, one rank:
+ * every parameter a counted view owned by its sub-optimizer; STEP-CLIP-2). Nothing but *norm
+ * and the factors is written. */
+/*@ requires \valid_read(cfg) && \valid_read(cc) && \valid(norm);
+    requires \valid_read(max_norm + (0 .. OC_GUARD_MAX_SUBS - 1));
+    requires \valid(factor + (0 .. OC_GUARD_MAX_SUBS - 1));
     requires \valid_read(subs + (0 .. nsub - 1));
     requires nsub <= OC_GUARD_MAX_SUBS && params_bounded(subs, nsub) && grads_ok(subs, nsub);
     assigns *norm, factor[0 .. OC_GUARD_MAX_SUBS - 1];
 */
-static oc_status chained_norm(const oc_clip_config *cc, size_t nsub, const oc_sub_optimizer *subs,
-                              unsigned which, float *norm, double *factor)
+static oc_status chained_norm(const oc_guard_config *cfg, const oc_clip_config *cc,
+                              const double *max_norm, size_t nsub, const oc_sub_optimizer *subs,
+                              unsigned which, int mtp, float *norm, double *factor)
 {
     oc_clip_view views[OC_GUARD_MAX_PARAMS];
-    size_t nviews = 0;
+    size_t nviews = 0, first = 0;
     //@ ghost params_upto_steps(subs);
-    /*@ loop invariant 0 <= k <= nsub && nviews <= params_upto{Pre}(subs, k);
+    /*@ loop invariant 0 <= k <= nsub && nviews <= first && first == params_upto{Pre}(subs, k);
         loop invariant params_kept: params_kept{Here, Pre}(subs, nsub);
         loop invariant grads_kept: grads_kept{Here, Pre}(subs, nsub);
         loop invariant views_valid: views_valid(&views[0], nviews);
-        loop assigns k, nviews, views[0 .. OC_GUARD_MAX_PARAMS - 1];
+        loop assigns k, nviews, first, views[0 .. OC_GUARD_MAX_PARAMS - 1];
         loop variant nsub - k;
     */
-    for (size_t k = 0; k < nsub; k++)
-        /*@ loop invariant 0 <= i <= subs[k].nparams &&
-                           nviews <= params_upto{Pre}(subs, k) + i;
+    for (size_t k = 0; k < nsub; k++) {
+        /*@ loop invariant 0 <= i <= subs[k].nparams && nviews <= first + i;
             loop invariant params_kept: params_kept{Here, Pre}(subs, nsub);
             loop invariant grads_kept: grads_kept{Here, Pre}(subs, nsub);
             loop invariant room:
@@ -182,32 +202,49 @@ static oc_status chained_norm(const oc_clip_config *cc, size_t nsub, const oc_su
             loop variant subs[k].nparams - i;
         */
         for (size_t i = 0; (which >> k & 1u) && i < subs[k].nparams; i++)
-            views[nviews++] = view_of((int32_t)k, &subs[k].params[i]);
-    return oc_ref_clip_chained_factors(cc, nviews, views, norm, factor);
+            views[nviews++] = view_of((int32_t)k, &subs[k].params[i], cfg, first + i, mtp);
+        first += subs[k].nparams;
+    }
+    return oc_ref_clip_chained_factors(cc, max_norm, nviews, views, norm, factor);
 }
 
-/* STEP-CLIP-1: the global norm and, with clip_grad > 0, the second half: every gradient of the
- * sub-optimizers in `which` times its sub-optimizer's factor (the threshold is checked by the
- * caller, after the clipping). */
+/* STEP-CLIP-1: the global norm of the main group and, for every sub-optimizer in `which`
+ * whose clip_grad is > 0 (STEP-CLIP-2), the second half: its gradients times its factor, for
+ * the main group's norm or, in the 'mtp' group, for that group's own norm (STEP-GROUP-1). The
+ * threshold is checked by the caller, after the clipping. */
 oc_status oc_guard_norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub_optimizer *subs,
                                  unsigned which, float *norm)
 {
-    double factor[OC_GUARD_MAX_SUBS];
+    double max_norm[OC_GUARD_MAX_SUBS], factor[OC_GUARD_MAX_SUBS], mtp_factor[OC_GUARD_MAX_SUBS];
+    float mtp_norm;
+    /*@ loop invariant 0 <= k <= OC_GUARD_MAX_SUBS;
+        loop assigns k, max_norm[0 .. OC_GUARD_MAX_SUBS - 1];
+        loop variant OC_GUARD_MAX_SUBS - k;
+    */
+    for (size_t k = 0; k < OC_GUARD_MAX_SUBS; k++)
+        max_norm[k] = oc_guard_sub_clip_grad(cfg, k);
     const oc_clip_config cc = oc_guard_clip_config(cfg);
-    oc_status st = chained_norm(&cc, nsub, subs, which, norm, factor);
-    if (st != OC_OK || !(cc.max_norm > 0))                  /* CLIP-DISABLE-1: the norm only */
-        return st;
-    /*@ loop invariant 0 <= k <= nsub;
-        loop assigns k, st, subs[0 .. nsub - 1].params[..].grad[..];
+    oc_status st = chained_norm(cfg, &cc, max_norm, nsub, subs, which, 0, norm, factor);
+    if (st == OC_OK)
+        st = chained_norm(cfg, &cc, max_norm, nsub, subs, which, 1, &mtp_norm, mtp_factor);
+    size_t first = 0;
+    //@ ghost params_upto_steps(subs);
+    /*@ loop invariant 0 <= k <= nsub && first == params_upto(subs, k);
+        loop assigns k, first, st, subs[0 .. nsub - 1].params[..].grad[..];
         loop variant nsub - k;
     */
-    for (size_t k = 0; k < nsub && st == OC_OK; k++)
+    for (size_t k = 0; k < nsub && st == OC_OK; k++) {
         /*@ loop invariant 0 <= i <= subs[k].nparams;
+            loop invariant room: params_upto(subs, k) + subs[k].nparams <= OC_GUARD_MAX_PARAMS;
             loop assigns i, st, subs[k].params[..].grad[..];
             loop variant subs[k].nparams - i;
         */
-        for (size_t i = 0; (which >> k & 1u) && i < subs[k].nparams && st == OC_OK; i++)
-            st = oc_ref_clip_scale(subs[k].params[i].n, subs[k].params[i].grad, factor[k]);
+        for (size_t i = 0; (which >> k & 1u) && max_norm[k] > 0 && i < subs[k].nparams &&
+                           st == OC_OK; i++)                /* CLIP-DISABLE-1: the norm only */
+            st = oc_ref_clip_scale(subs[k].params[i].n, subs[k].params[i].grad,
+                                   in_mtp(cfg, first + i) ? mtp_factor[k] : factor[k]);
+        first += subs[k].nparams;
+    }
     return st;
 }
 
@@ -275,11 +312,41 @@ float oc_guard_inverse_scale(const oc_loss_scale_state *state)
     return (float)(1.0 / (double)state->scale);
 }
 
-/* CLIP-SKIP-1: the threshold checked only when finite (Megatron: math.isfinite), on the
- * binary32 norm. */
-int oc_guard_norm_skips(const oc_guard_config *cfg, float norm)
+double oc_guard_sub_clip_grad(const oc_guard_config *cfg, size_t k)
 {
-    return cfg->skip_threshold <= DBL_MAX && norm > cfg->skip_threshold;
+    return cfg->per_sub ? cfg->sub_clip_grad[k] : cfg->clip_grad;
+}
+
+double oc_guard_sub_skip_threshold(const oc_guard_config *cfg, size_t k)
+{
+    return cfg->per_sub ? cfg->sub_skip_threshold[k] : cfg->skip_threshold;
+}
+
+/* CLIP-SKIP-1: each sub-optimizer's threshold checked only when finite (Megatron:
+ * math.isfinite), on the binary32 norm, and only by a sub-optimizer with a parameter in the
+ * main norm (`if main_params and ...`, STEP-CLIP-2). */
+int oc_guard_norm_skips(const oc_guard_config *cfg, size_t nsub, const oc_sub_optimizer *subs,
+                        float norm)
+{
+    int skip = 0;
+    size_t at = 0;
+    //@ ghost params_upto_steps(subs);
+    /*@ loop invariant 0 <= k <= nsub && at == params_upto(subs, k);
+        loop assigns k, at, skip;
+        loop variant nsub - k;
+    */
+    for (size_t k = 0; k < nsub; k++) {
+        int main_params = 0;
+        /*@ loop invariant 0 <= i <= subs[k].nparams && at == params_upto(subs, k) + i;
+            loop assigns i, at, main_params;
+            loop variant subs[k].nparams - i;
+        */
+        for (size_t i = 0; i < subs[k].nparams; i++, at++)
+            main_params |= !in_mtp(cfg, at);
+        double threshold = oc_guard_sub_skip_threshold(cfg, k);
+        skip |= main_params && threshold <= DBL_MAX && norm > threshold;
+    }
+    return skip;
 }
 
 oc_clip_config oc_guard_clip_config(const oc_guard_config *cfg)
@@ -288,15 +355,28 @@ oc_clip_config oc_guard_clip_config(const oc_guard_config *cfg)
                             0, 1, 1, 1};
 }
 
-/* CLIP-CFG-1: the clipping configuration of the step (its own frame: the local configuration
- * is not in the memory WP reads the sub-optimizers from). */
-/*@ requires \valid_read(cfg);
+/* CLIP-CFG-1: the clipping configuration of the step and, with per_sub, of every
+ * sub-optimizer (STEP-CLIP-2; its own frame: the local configuration is not in the memory WP
+ * reads the sub-optimizers from). */
+/*@ requires \valid_read(cfg) && nsub <= OC_GUARD_MAX_SUBS;
     assigns \nothing;
 */
-static oc_status check_clip(const oc_guard_config *cfg)
+static oc_status check_clip(const oc_guard_config *cfg, size_t nsub)
 {
-    const oc_clip_config cc = oc_guard_clip_config(cfg);
-    return oc_clip_check(&cc, 0, NULL);
+    oc_clip_config cc = oc_guard_clip_config(cfg);
+    oc_status st = oc_clip_check(&cc, 0, NULL);
+    if (cfg->per_sub != 0 && cfg->per_sub != 1)
+        return OC_ERR_BAD_HPARAM;
+    /*@ loop invariant 0 <= k <= nsub;
+        loop assigns k, st, cc;
+        loop variant nsub - k;
+    */
+    for (size_t k = 0; k < nsub && st == OC_OK; k++) {
+        cc.max_norm = oc_guard_sub_clip_grad(cfg, k);
+        cc.skip_threshold = oc_guard_sub_skip_threshold(cfg, k);
+        st = oc_clip_check(&cc, 0, NULL);
+    }
+    return st;
 }
 
 oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
@@ -317,7 +397,7 @@ oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler
         return OC_ERR_BAD_STEP;
     if (nsub > OC_GUARD_MAX_SUBS)
         return OC_ERR_BAD_HPARAM;
-    if ((st = check_clip(cfg)) != OC_OK)
+    if ((st = check_clip(cfg, nsub)) != OC_OK)
         return st;
     size_t nparams = 0;
     /*@ loop invariant 0 <= k <= nsub;
@@ -332,6 +412,8 @@ oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler
             return st;
         nparams += subs[k].nparams;
     }
+    if (nparams < OC_GUARD_MAX_PARAMS && cfg->mtp_params >> nparams != 0)
+        return OC_ERR_BAD_HPARAM;       /* STEP-CFG-1: 'mtp' names a parameter the chain lacks */
     if (cfg->mode == OC_GUARD_SCALED) {
         oc_loss_scale_state copy = *scaler_state;   /* validates both, on a copy (LS-ERR-1) */
         if ((st = oc_ref_loss_scale_update(scaler, &copy, 0)) != OC_OK)
@@ -364,7 +446,7 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
     unsigned stepping = !found_inf ? all : 0u;
     if (stepping != 0 && (st = oc_guard_norm_and_clip(cfg, nsub, subs, stepping, &norm)) != OC_OK)
         return st;                                          /* STEP-CLIP-1 */
-    int norm_skip = oc_guard_norm_skips(cfg, norm);
+    int norm_skip = oc_guard_norm_skips(cfg, nsub, subs, norm);
     if (norm_skip)
         stepping = 0;                                       /* CLIP-SKIP-1: nobody steps */
     if ((st = oc_guard_step_subs(nsub, subs, stepping)) != OC_OK)

@@ -11,6 +11,9 @@ static const char *const names[OC_GUARD_MUTANT_COUNT] = {
     "schedule-advanced-on-skip",
     "per-optimizer-norm",
     "clip-before-unscale",
+    "mtp-in-main-norm",
+    "first-sub-config",
+    "skip-without-main-params",
 };
 
 static const char *const descriptions[OC_GUARD_MUTANT_COUNT] = {
@@ -21,6 +24,12 @@ static const char *const descriptions[OC_GUARD_MUTANT_COUNT] = {
     "the schedule position advances on a skipped step",
     "chained optimizer: each sub-optimizer clipped with the norm of its own gradients",
     "the norm and the clipping computed on the scaled gradients, before unscaling",
+    "Megatron's separate grad-norm group 'mtp' ignored: its gradients in the main norm, "
+    "clipped with it",
+    "chained optimizer: every sub-optimizer clips and skips with the first one's clip_grad and "
+    "grad_norm_skip_threshold",
+    "chained optimizer: a sub-optimizer without parameters in the main norm checks its "
+    "grad_norm_skip_threshold too",
 };
 
 const char *oc_guard_mutant_name(oc_guard_mutant mu)
@@ -43,6 +52,7 @@ static oc_status norm_and_clip(oc_guard_mutant mu, const oc_guard_config *cfg, s
         return oc_guard_norm_and_clip(cfg, nsub, subs, which, norm);
     oc_guard_config norm_only = *cfg;
     norm_only.clip_grad = 0.0;
+    norm_only.per_sub = 0;
     oc_status st = oc_guard_norm_and_clip(&norm_only, nsub, subs, which, norm);
     for (size_t k = 0; k < nsub && st == OC_OK; k++) {
         float own;
@@ -64,6 +74,14 @@ oc_status oc_guard_mutant_step(oc_guard_mutant mu, const oc_guard_config *cfg,
                               grad_norm, outcome) != OC_OK)
         return oc_ref_guarded_step(cfg, scaler, scaler_state, nsub, subs, position, increment,
                                    grad_norm, outcome);
+    oc_guard_config as_mistaken = *cfg;                            /* STEP-GROUP-1, -CLIP-2 */
+    for (size_t k = 0; mu == OC_GUARD_MUT_FIRST_SUB_CONFIG && k < nsub; k++) {
+        as_mistaken.sub_clip_grad[k] = cfg->sub_clip_grad[0];
+        as_mistaken.sub_skip_threshold[k] = cfg->sub_skip_threshold[0];
+    }
+    if (mu == OC_GUARD_MUT_MTP_IN_MAIN_NORM)
+        as_mistaken.mtp_params = 0;
+    cfg = &as_mistaken;
     const int scaled = cfg->mode == OC_GUARD_SCALED;
     const int clip_first = mu == OC_GUARD_MUT_CLIP_BEFORE_UNSCALE;   /* STEP-ORDER-1 mistaken */
     const unsigned all = (unsigned)((1ull << nsub) - 1);
@@ -83,7 +101,10 @@ oc_status oc_guard_mutant_step(oc_guard_mutant mu, const oc_guard_config *cfg,
     if (stepping != 0 && !clip_first &&
         (st = norm_and_clip(mu, cfg, nsub, subs, stepping, &norm)) != OC_OK)
         return st;
-    int norm_skip = oc_guard_norm_skips(cfg, norm);
+    oc_guard_config every_sub = *cfg;              /* STEP-CLIP-2 mistaken: no 'mtp' exemption */
+    every_sub.mtp_params = 0;
+    int norm_skip = oc_guard_norm_skips(mu == OC_GUARD_MUT_SKIP_WITHOUT_MAIN_PARAMS ? &every_sub
+                                        : cfg, nsub, subs, norm);
     if (norm_skip)
         stepping = 0;
     if ((st = oc_guard_step_subs(nsub, subs, stepping)) != OC_OK)

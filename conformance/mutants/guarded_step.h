@@ -15,6 +15,9 @@ typedef enum oc_guard_mutant {
     OC_GUARD_MUT_SCHEDULE_ADVANCED_ON_SKIP,/* the schedule position advances on a skip */
     OC_GUARD_MUT_PER_OPTIMIZER_NORM,       /* each sub-optimizer clipped with its own norm */
     OC_GUARD_MUT_CLIP_BEFORE_UNSCALE,      /* norm and clipping on the scaled gradients */
+    OC_GUARD_MUT_MTP_IN_MAIN_NORM,         /* the 'mtp' group counted in the main norm */
+    OC_GUARD_MUT_FIRST_SUB_CONFIG,         /* every sub-optimizer with the first one's config */
+    OC_GUARD_MUT_SKIP_WITHOUT_MAIN_PARAMS, /* the threshold checked by every sub-optimizer */
     OC_GUARD_MUTANT_COUNT
 } oc_guard_mutant;
 

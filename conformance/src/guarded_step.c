@@ -75,8 +75,45 @@ static oc_status step_parse(const char *path, const char *profile, json_t *h, oc
     return OC_OK;
 }
 
-/* VEC-ABI-2: a case needs the option of its guard mode (options[], in oc_guard_mode's order). */
-static unsigned step_needs(const oc_hparams *hp) { return 1u << hp->step.guard.mode; }
+/* VEC-ABI-2: a case needs the option of its guard mode (options[], in oc_guard_mode's order),
+ * and "groups" (the last) with Megatron's per-sub-optimizer configuration or 'mtp' group. */
+static unsigned step_needs(const oc_hparams *hp)
+{
+    const oc_guard_config *g = &hp->step.guard;
+    return 1u << g->mode | (g->per_sub || g->mtp_params ? 1u << OC_GUARD_MODE_COUNT : 0u);
+}
+
+/* STEP-CLIP-2, STEP-GROUP-1: an entry's own "clipGrad" and "skipThreshold" (both or neither)
+ * and "gradNormGroups" (per parameter null or "mtp"), into the case's configuration. */
+static oc_status load_sub_groups(const char *path, int tcid, json_t *o, size_t k, size_t first,
+                                 oc_guard_config *g, int *per_sub, oc_diag *d)
+{
+    json_t *clip = json_object_get(o, "clipGrad"), *thr = json_object_get(o, "skipThreshold");
+    json_t *groups = json_object_get(o, "gradNormGroups"), *v;
+    oc_status st;
+    size_t i;
+    *per_sub = clip != NULL;
+    if ((clip != NULL) != (thr != NULL))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: optimizers[%zu] needs both clipGrad and "
+                       "skipThreshold or neither", path, tcid, k);
+    if (clip && ((st = oc_get_hex(path, o, "clipGrad", &g->sub_clip_grad[k], d)) ||
+                 (st = oc_get_hex(path, o, "skipThreshold", &g->sub_skip_threshold[k], d))))
+        return st;
+    if (!groups)
+        return OC_OK;
+    if (!json_is_array(groups) ||
+        json_array_size(groups) != json_array_size(json_object_get(o, "params")))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: optimizers[%zu].gradNormGroups must have "
+                       "one entry per parameter", path, tcid, k);
+    json_array_foreach(groups, i, v) {
+        if (json_is_string(v) && strcmp(json_string_value(v), "mtp") == 0)
+            g->mtp_params |= 1ull << (first + i);
+        else if (!json_is_null(v))
+            return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: a grad-norm group is null or \"mtp\"",
+                           path, tcid);
+    }
+    return OC_OK;
+}
 
 /* One entry of "optimizers": {"kind", "profile", "hparams", "step", "params": [n, ...]}; the
  * hyper-parameters are read by the sub-optimizer's own family's reader. */
@@ -149,8 +186,19 @@ static oc_status step_load_case(const char *path, const oc_st_file *st, json_t *
     if (!json_is_array(subs) || json_array_size(subs) < 1 || json_array_size(subs) > MAX_SUBS)
         return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: optimizers must list 1 to %d entries", path,
                        c->tcid, MAX_SUBS);
-    json_array_foreach(subs, i, o) if ((s = load_sub(path, c->tcid, o, m, d)))
-        return s;
+    size_t per_sub = 0;
+    json_array_foreach(subs, i, o) {
+        size_t first = m->nparams;
+        int own;
+        if ((s = load_sub(path, c->tcid, o, m, d)) ||
+            (s = load_sub_groups(path, c->tcid, o, i, first, &c->hp.step.guard, &own, d)))
+            return s;
+        per_sub += (size_t)own;
+    }
+    if (per_sub != 0 && per_sub != m->nsub)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: clipGrad and skipThreshold are given for "
+                       "every sub-optimizer or for none", path, c->tcid);
+    c->hp.step.guard.per_sub = per_sub != 0;
     if (c->hp.step.guard.mode == OC_GUARD_SCALED) {
         json_t *ls = json_object_get(t, "scalerState");
         double scale;
@@ -185,6 +233,25 @@ static oc_status step_load_case(const char *path, const oc_st_file *st, json_t *
                                 c->steps, c->n, OC_FMT_F32, d); /* VEC-TOL-1 */
 }
 
+/* STEP-GROUP-1: the norm of the 'mtp' group's unscaled input gradients of iteration r, in
+ * binary64 (the rows hold the main norm only); it decides whether the group clips, which the
+ * generator keeps away from the boundary (STEP-TOL-1). The scale of iteration r is the one
+ * the previous row (or the input state) left; unscaling by a power of two is exact. */
+static double group_norm(const oc_case *c, size_t r)
+{
+    const step_meta *m = meta(c);
+    const oc_guard_config *cfg = &c->hp.step.guard;
+    const double scale = cfg->mode != OC_GUARD_SCALED ? 1
+                         : r ? c->exp[0].stored[(r - 1) * c->n + 3] : m->scaler.scale;
+    double acc = 0;
+    for (size_t q = 0, at = 0; q < m->nparams; at += m->n[q++])
+        for (size_t j = 0; (cfg->mtp_params >> q & 1u) && j < m->n[q]; j++) {
+            double x = fabs(c->g[r * m->ngrad + at + j] / scale);
+            acc = isnan(x) || isnan(acc) ? NAN : cfg->inf_norm ? fmax(acc, x) : acc + x * x;
+        }
+    return cfg->inf_norm ? acc : sqrt(acc);
+}
+
 /* VEC-TOL-2 for the guarded step: STEP-TOL-2 re-evaluated from the golden rows. The norm within
  * rho |N| (CLIP-TOL-2, m = every gradient element, R = 1; 0 for the inf-norm); where the row
  * clips (c = clipGrad / (N + 1e-6) < 1, N the golden f64 norm: every decision lies away from
@@ -207,14 +274,17 @@ static oc_status step_cap_tolerances(const char *path, const oc_case *c, oc_tolc
                            "STEP-TOL-2 derives bounds for (Adam torch without amsgrad or maximize, "
                            "SGD torch, Lion)", path, c->tcid, k);
     }
-    const double u = 0x1p-24, rho = cfg->inf_norm ? 0 : (double)(m->ngrad + 5) * u;
+    size_t mtp_elements = 0;
+    for (size_t q = 0; q < m->nparams; q++)
+        mtp_elements += (cfg->mtp_params >> q & 1u) ? m->n[q] : 0;
+    const double u = 0x1p-24, rho = cfg->inf_norm ? 0 : (double)(m->ngrad - mtp_elements + 5) * u;
+    const double rho_mtp = cfg->inf_norm ? 0 : (double)(mtp_elements + 5) * u;
     double *E = calloc(m->nstate_values + 1, sizeof *E); /* per state value, as inputs.state */
     oc_status s = E ? OC_OK : oc_fail(d, OC_ERR_INTERNAL, "out of memory checking %s", path);
     for (size_t r = 0; r < c->steps && s == OC_OK; r++) {
         const double *row = c->exp[0].stored + r * c->n, *exact = c->exp[0].f64 + r * c->n;
+        const double mtp_norm = group_norm(c, r);
         const int taken = row[0] == OC_STEP_TAKEN, found_inf = row[0] == OC_STEP_SKIPPED_INF;
-        const int clip = !found_inf && cfg->clip_grad > 0 && cfg->clip_grad / (exact[1] + 1e-6) < 1;
-        const double egrel = clip ? rho + 5 * u : 0;
         const double norm_bound = isfinite(row[1]) ? rho * fabs(row[1]) : 0;
         s = oc_tolcap_within(path, c, 0, r * c->n + 1,
                              norm_bound > 0 ? oc_tolcap_widen(norm_bound) : 0, stats, d);
@@ -231,11 +301,18 @@ static oc_status step_cap_tolerances(const char *path, const oc_case *c, oc_tolc
                 break;
             }
             const int64_t t = (int64_t)counter;
+            /* STEP-CLIP-2: its own clip_grad; STEP-GROUP-1: a gradient of the 'mtp' group
+             * against that group's norm (group_norm) */
+            const double clip_grad = oc_guard_sub_clip_grad(cfg, k);
             oc_hparams hp;
             memset(&hp, 0, sizeof hp);
             memcpy(&hp, &sub->hp, sizeof sub->hp); /* its adam, sgd or lion member */
             for (size_t i = 0; i < sub->nparams && s == OC_OK; i++) {
                 size_t n = m->n[m->first[k] + i];
+                const int mtp = (cfg->mtp_params >> (m->first[k] + i) & 1u) != 0;
+                const int clip = !found_inf && clip_grad > 0 &&
+                                 clip_grad / ((mtp ? mtp_norm : exact[1]) + 1e-6) < 1;
+                const double egrel = clip ? (mtp ? rho_mtp : rho) + 5 * u : 0;
                 for (size_t j = 0; j < n && s == OC_OK; j++) {
                     double before[OC_MAX_STATE] = {0}, after[OC_MAX_STATE] = {0};
                     double Ej[OC_MAX_STATE] = {0}, add[OC_MAX_STATE];
@@ -525,7 +602,7 @@ const oc_algo oc_algo_guarded_step = {
     .mutant_name = step_mutant,
     .nstate = step_nstate,
     .parse = step_parse,
-    .options = {"scaled", "unchecked", "checked"},
+    .options = {"scaled", "unchecked", "checked", "groups"},
     .needs = step_needs,
     .load_case = step_load_case,
     .run = step_run,

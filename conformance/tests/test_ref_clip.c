@@ -141,10 +141,11 @@ static void test_chained_halves(void)
     oc_clip_view v[2] = {view(a, 2), view(b, 2)}, whole[2] = {view(a1, 2), view(b1, 2)};
     v[1].optimizer = whole[1].optimizer = 1;
     oc_clip_config c = cfg(OC_CLIP_MEGATRON, 6.5);
+    double max_norm[OC_CLIP_MAX_OPTIMIZERS] = {6.5, 6.5, 6.5, 6.5, 6.5, 6.5, 6.5, 6.5};
     float norm = -1;
     int skipped;
     double f[OC_CLIP_MAX_OPTIMIZERS];
-    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_chained_factors(&c, 2, v, &norm, f), OC_OK);
+    CU_ASSERT_EQUAL_FATAL(oc_ref_clip_chained_factors(&c, max_norm, 2, v, &norm, f), OC_OK);
     CU_ASSERT_EQUAL(norm, 13.0f);
     for (int o = 0; o < OC_CLIP_MAX_OPTIMIZERS; o++)
         CU_ASSERT_EQUAL(f[o], 6.5 / (13.0 + 1e-6));
@@ -162,12 +163,19 @@ static void test_chained_halves(void)
     CU_ASSERT_EQUAL(b[1], (float)(-12 * (6.5 / (12.0 + 1e-6))));
     b[1] = -12;
     b[0] = -INFINITY;
-    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 2, v, &norm, f), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, max_norm, 2, v, &norm, f), OC_OK);
     CU_ASSERT(norm == INFINITY && f[0] == 0.0 && f[1] == 0.0);
     b[0] = 0;
-    c.max_norm = 0;
-    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 2, v, &norm, f), OC_OK);
+    for (int o = 0; o < OC_CLIP_MAX_OPTIMIZERS; o++)
+        max_norm[o] = 0;
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, max_norm, 2, v, &norm, f), OC_OK);
     CU_ASSERT(norm == 13.0f && f[0] == 1.0 && f[7] == 1.0);
+    /* STEP-CLIP-2: each sub-optimizer's factor from its own max_norm, one norm; c->max_norm
+     * is not read */
+    max_norm[1] = 2.6;
+    c.max_norm = 1e-3;
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, max_norm, 2, v, &norm, f), OC_OK);
+    CU_ASSERT(norm == 13.0f && f[0] == 1.0 && f[1] == 2.6 / (13.0 + 1e-6) && f[2] == 1.0);
 }
 
 /* CLIP-ERR-1 for the two halves: rejections write nothing. */
@@ -178,15 +186,23 @@ static void test_chained_rejections(void)
     oc_clip_config c = cfg(OC_CLIP_TORCH, 1.0);
     float norm = -1;
     double f[OC_CLIP_MAX_OPTIMIZERS] = {-1};
-    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, &norm, f),
+    double max_norm[OC_CLIP_MAX_OPTIMIZERS] = {1.0};
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, max_norm, 1, &v, &norm, f),
                     OC_ERR_BAD_PROFILE);                      /* megatron only */
     c.profile = OC_CLIP_MEGATRON;
-    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, &norm, NULL),
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, max_norm, 1, &v, &norm, NULL),
                     OC_ERR_NULL_POINTER);
-    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, NULL, f), OC_ERR_NULL_POINTER);
-    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(NULL, 1, &v, &norm, f), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, max_norm, 1, &v, NULL, f),
+                    OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, NULL, 1, &v, &norm, f), OC_ERR_NULL_POINTER);
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(NULL, max_norm, 1, &v, &norm, f),
+                    OC_ERR_NULL_POINTER);
+    max_norm[5] = NAN;                                        /* CLIP-CFG-1 per sub-optimizer */
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, max_norm, 1, &v, &norm, f),
+                    OC_ERR_BAD_HPARAM);
+    max_norm[5] = 0;
     v.optimizer = OC_CLIP_MAX_OPTIMIZERS;
-    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, 1, &v, &norm, f),
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&c, max_norm, 1, &v, &norm, f),
                     OC_ERR_BAD_HPARAM);
     CU_ASSERT(norm == -1 && f[0] == -1);
     static const double bad[] = {1.5, -0.5, NAN, INFINITY};

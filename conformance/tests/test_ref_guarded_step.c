@@ -46,11 +46,12 @@ static float global_norm(chain *c)
 {
     oc_clip_view views[NPAR];
     const oc_clip_config cc = {OC_CLIP_MEGATRON, 0.0, 0, INFINITY, 0, 1, 1, 1};
+    const double max_norm[OC_CLIP_MAX_OPTIMIZERS] = {0};
     float norm = -1.0f;
     double factor[OC_CLIP_MAX_OPTIMIZERS];
     for (int i = 0; i < NPAR; i++)
         views[i] = (oc_clip_view){0, 0, 0, i < 2 ? 0 : i - 1, 0, 0, N, c->g[i]};
-    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&cc, NPAR, views, &norm, factor), OC_OK);
+    CU_ASSERT_EQUAL(oc_ref_clip_chained_factors(&cc, max_norm, NPAR, views, &norm, factor), OC_OK);
     return norm;
 }
 
@@ -64,9 +65,9 @@ static int same_optimizer_state(const chain *a, const chain *b)
 }
 
 static const oc_loss_scaler megatron = {OC_LS_MEGATRON, 0x1p16f, 1.0f, 2.0f, 0.5f, 1000, 2};
-static const oc_guard_config scaled = {OC_GUARD_SCALED, 0.0, 0, INFINITY};
-static const oc_guard_config unchecked = {OC_GUARD_UNCHECKED, 0.0, 0, INFINITY};
-static const oc_guard_config checked = {OC_GUARD_CHECKED, 0.0, 0, INFINITY};
+static const oc_guard_config scaled = {.mode = OC_GUARD_SCALED, .skip_threshold = INFINITY};
+static const oc_guard_config unchecked = {.mode = OC_GUARD_UNCHECKED, .skip_threshold = INFINITY};
+static const oc_guard_config checked = {.mode = OC_GUARD_CHECKED, .skip_threshold = INFINITY};
 
 /* One guarded step of chain c, the correct reference. */
 static oc_status step(const oc_guard_config *cfg, oc_loss_scale_state *ls, chain *c,
@@ -291,6 +292,73 @@ static void test_global_clipping(void)
     CU_ASSERT(ls.growth_tracker == 6);
 }
 
+/* Megatron's per-sub-optimizer configuration (STEP-CLIP-2) and 'mtp' group (STEP-GROUP-1) on
+ * chain c: Adam's second parameter and Lion's only one in the group; Lion's threshold below
+ * every norm, the others' infinite. */
+static const double group_clip[NSUB] = {0.5, 0.1, 0.2}, group_threshold[NSUB] = {INFINITY, INFINITY, 1e-3};
+static const uint64_t group_mtp = 1u << 1 | 1u << 3;
+static const int owner[NPAR] = {0, 0, 1, 2};
+
+static void set_groups(oc_guard_config *cfg)
+{
+    cfg->per_sub = 1;
+    cfg->mtp_params = group_mtp;
+    for (int k = 0; k < NSUB; k++) {
+        cfg->sub_clip_grad[k] = group_clip[k];
+        cfg->sub_skip_threshold[k] = group_threshold[k];
+    }
+}
+
+/* STEP-CLIP-2, STEP-GROUP-1 (ChainedOptimizer.step, megatron-core 0.19.2): each sub-optimizer
+ * clips with its own clip_grad against the main norm, the 'mtp' group's gradients against that
+ * group's own norm; only a sub-optimizer with a main parameter checks its threshold; the
+ * reported norm is the main one. Expected values from the formulas (the squares of these
+ * multiples of 2^-4 sum exactly in binary64). */
+static void test_groups(void)
+{
+    static chain c, want;
+    make_chain(&c, 1.0f);
+    make_chain(&want, 1.0f);
+    oc_guard_config cfg = checked;
+    set_groups(&cfg);
+    double sq[2] = {0, 0};
+    for (int i = 0; i < NPAR; i++)
+        for (int j = 0; j < N; j++)
+            sq[group_mtp >> i & 1u] += (double)want.g[i][j] * want.g[i][j];
+    const double main_norm = sqrt(sq[0]), mtp_norm = sqrt(sq[1]);
+    for (int i = 0; i < NPAR; i++) {
+        double coeff = group_clip[owner[i]] / ((group_mtp >> i & 1u ? mtp_norm : main_norm) + 1e-6);
+        CU_ASSERT(coeff < 1.0);                                  /* every one clips */
+        for (int j = 0; j < N; j++)
+            want.g[i][j] = (float)(want.g[i][j] * coeff);
+    }
+    int64_t position = 0;
+    float norm = -1.0f;
+    oc_step_outcome outcome = OC_STEP_OUTCOME_COUNT;
+    CU_ASSERT_EQUAL_FATAL(step(&cfg, NULL, &c, &position, &norm, &outcome), OC_OK);
+    CU_ASSERT(outcome == OC_STEP_TAKEN && norm == (float)main_norm && position == 256);
+    CU_ASSERT(memcmp(c.g, want.g, sizeof c.g) == 0);
+    /* the SGD's threshold below the main norm: nothing steps */
+    make_chain(&c, 1.0f);
+    cfg.sub_skip_threshold[1] = main_norm / 2;
+    CU_ASSERT_EQUAL(step(&cfg, NULL, &c, &position, &norm, &outcome), OC_OK);
+    CU_ASSERT(outcome == OC_STEP_SKIPPED_NORM && position == 256);
+    /* STEP-CFG-1, CLIP-CFG-1: rejected, nothing written */
+    make_chain(&c, 1.0f);
+    oc_guard_config bad[4];
+    for (int b = 0; b < 4; b++)
+        bad[b] = cfg;
+    bad[0].mtp_params |= 1u << NPAR;                  /* a parameter the chain does not have */
+    bad[1].sub_clip_grad[2] = NAN;
+    bad[2].sub_skip_threshold[0] = 0;
+    bad[3].per_sub = 2;
+    for (int b = 0; b < 4; b++) {
+        norm = -1.0f;
+        CU_ASSERT_EQUAL(step(&bad[b], NULL, &c, &position, &norm, &outcome), OC_ERR_BAD_HPARAM);
+        CU_ASSERT(norm == -1.0f && position == 256);
+    }
+}
+
 /* Everything a step can change, for comparing a mutant with the reference. */
 typedef struct outcome_of {
     chain c;
@@ -309,6 +377,8 @@ static void run_scenario(int scenario, oc_guard_mutant mu, outcome_of *o)
         o->c.g[1][3] = INFINITY;             /* an inf in Adam's second parameter */
     if (scenario == 2)
         o->c.g[3][0] = 0x1p28f;              /* Lion's gradient dominates the norm */
+    if (scenario == 3)
+        set_groups(&cfg);                    /* STEP-CLIP-2, STEP-GROUP-1 */
     o->ls = (oc_loss_scale_state){0x1p16f, 5, 2};
     o->position = 64;
     CU_ASSERT_EQUAL(oc_guard_mutant_step(mu, &cfg, &megatron, &o->ls, NSUB, o->c.subs,
@@ -322,14 +392,15 @@ static int same_outcome(const outcome_of *a, const outcome_of *b)
            a->norm == b->norm && a->outcome == b->outcome;
 }
 
-/* Each catalogued mistake changes what a step leaves behind in one of three scenarios (clean,
- * an inf in one sub-optimizer, one sub-optimizer dominating the norm). */
+/* Each catalogued mistake changes what a step leaves behind in one of four scenarios (clean,
+ * an inf in one sub-optimizer, one sub-optimizer dominating the norm, Megatron's
+ * per-sub-optimizer configuration and 'mtp' group). */
 static void test_mutants_are_caught(void)
 {
     static outcome_of want, got;
     for (int mu = 1; mu < OC_GUARD_MUTANT_COUNT; mu++) {
         int caught = 0;
-        for (int scenario = 0; scenario < 3; scenario++) {
+        for (int scenario = 0; scenario < 4; scenario++) {
             run_scenario(scenario, OC_GUARD_CORRECT, &want);
             run_scenario(scenario, (oc_guard_mutant)mu, &got);
             caught |= !same_outcome(&want, &got);
@@ -378,6 +449,8 @@ void register_suites(void)
                test_rejection_writes_nothing},
               {"one global norm, pre-clip norm, threshold skip (STEP-CLIP-1, STEP-NORM-1)",
                test_global_clipping},
+              {"per-sub-optimizer clip_grad and threshold, the 'mtp' group (STEP-CLIP-2, "
+               "STEP-GROUP-1)", test_groups},
               {"every mutant is caught", test_mutants_are_caught},
               {"the reference's ABI entry point", test_abi_entry});
 }

@@ -218,7 +218,8 @@ oc_bench_guard *oc_bench_guard_new(size_t ntensors, const oc_fast_tensor *t, dou
     oc_bench_guard *b = ntensors <= OC_GUARD_MAX_PARAMS ? calloc(1, sizeof *b) : NULL;
     if (!b)
         return NULL;
-    b->cfg = (oc_guard_config){OC_GUARD_SCALED, clip_grad, 0, INFINITY};
+    b->cfg = (oc_guard_config){.mode = OC_GUARD_SCALED, .clip_grad = clip_grad,
+                               .skip_threshold = INFINITY};
     b->scaler = (oc_loss_scaler){OC_LS_MEGATRON, 65536.0f, 1.0f, 2.0f, 0.5f, 1000, 2};
     b->state = (oc_loss_scale_state){65536.0f, 0, 2};
     b->sub.kind = OC_SUB_ADAM;

@@ -13,45 +13,65 @@
 #include "internal.h"
 #include "../common/fast_families.h"
 
-/* 1 if a gradient of the sub-optimizers in `which` is NaN (the inf-norm's max ignores it). */
-static int any_nan(size_t nsub, const oc_sub_optimizer *subs, unsigned which)
+/* 1 if a gradient of the views is NaN (the inf-norm's max ignores it). */
+static int any_nan(size_t nviews, const oc_clip_view *views)
 {
-    for (size_t k = 0; k < nsub; k++)
-        for (size_t i = 0; (which >> k & 1u) && i < subs[k].nparams; i++)
-            for (size_t j = 0; j < subs[k].params[i].n; j++)
-                if (isnan(subs[k].params[i].grad[j]))
-                    return 1;
+    for (size_t i = 0; i < nviews; i++)
+        for (size_t j = 0; j < views[i].length; j++)
+            if (isnan(views[i].grad[j]))
+                return 1;
     return 0;
 }
 
-/* The clipping views (CLIP-VIEW-1, one rank) of the gradients of the sub-optimizers in
- * `which`; returns their count. */
-static size_t views_of(size_t nsub, oc_sub_optimizer *subs, unsigned which, oc_clip_view *views)
+/* STEP-GROUP-1: whether parameter `at` of the chain (the sub-optimizers' in order) is in the
+ * separate grad-norm group 'mtp'. */
+static int in_mtp(const oc_guard_config *cfg, size_t at)
 {
-    size_t nviews = 0;
+    return (cfg->mtp_params >> at & 1u) != 0;
+}
+
+/* The clipping views (CLIP-VIEW-1, one rank) of the gradients of the sub-optimizers in
+ * `which`, those in the 'mtp' group if `mtp`, else the others; returns their count. */
+static size_t views_of(const oc_guard_config *cfg, size_t nsub, oc_sub_optimizer *subs,
+                       unsigned which, int mtp, oc_clip_view *views)
+{
+    size_t nviews = 0, at = 0;
     for (size_t k = 0; k < nsub; k++)
-        for (size_t i = 0; (which >> k & 1u) && i < subs[k].nparams; i++)
-            views[nviews++] = (oc_clip_view){0, 0, 0, (int32_t)k, 0, 0, subs[k].params[i].n,
-                                             subs[k].params[i].grad};
+        for (size_t i = 0; i < subs[k].nparams; i++, at++)
+            if ((which >> k & 1u) && in_mtp(cfg, at) == mtp)
+                views[nviews++] = (oc_clip_view){0, 0, 0, (int32_t)k, 0, 0, subs[k].params[i].n,
+                                                 subs[k].params[i].grad};
     return nviews;
 }
 
-/* STEP-CLIP-1, STEP-NONFINITE-1: the global norm over the sub-optimizers in `which`, every
- * gradient multiplied by the coefficient when clipping is on (CLIP-COEF-1). */
-static oc_status norm_and_clip(const oc_clip_config *cc, size_t nsub, oc_sub_optimizer *subs,
-                               unsigned which, float *norm)
+/* STEP-CLIP-1, STEP-CLIP-2, STEP-GROUP-1, STEP-NONFINITE-1: the main norm over the
+ * sub-optimizers in `which` and the 'mtp' group's own norm; every gradient of a sub-optimizer
+ * whose clip_grad is > 0 multiplied by the coefficient of that clip_grad against its group's
+ * norm (CLIP-COEF-1, CLIP-DISABLE-1). */
+static oc_status norm_and_clip(const oc_guard_config *cfg, const oc_clip_config *cc, size_t nsub,
+                               oc_sub_optimizer *subs, unsigned which, float *norm)
 {
     oc_clip_view views[OC_GUARD_MAX_PARAMS];
-    size_t nviews = views_of(nsub, subs, which, views);
-    double sum;
-    oc_status st = oc_fast_clip_norm(cc, nviews, views, &sum);
-    if (st != OC_OK)
-        return st;
-    double n = cc->inf_norm ? (any_nan(nsub, subs, which) ? NAN : sum) : sqrt(sum);
-    *norm = oc_fast_to_f32(n);
-    float coeff = cc->max_norm > 0 ? oc_fast_clip_coeff(cc, n) : 1.0f; /* CLIP-DISABLE-1 */
-    for (size_t i = 0; coeff != 1.0f && i < nviews; i++)
-        oc_fast_scale(views[i].grad, views[i].length, coeff);
+    double n[2];
+    for (int mtp = 0; mtp < 2; mtp++) {
+        size_t nviews = views_of(cfg, nsub, subs, which, mtp, views);
+        double sum;
+        oc_status st = oc_fast_clip_norm(cc, nviews, views, &sum);
+        if (st != OC_OK)
+            return st;
+        n[mtp] = cc->inf_norm ? (any_nan(nviews, views) ? NAN : sum) : sqrt(sum);
+    }
+    *norm = oc_fast_to_f32(n[0]);
+    for (size_t k = 0, at = 0; k < nsub; k++) {
+        oc_clip_config own = *cc;
+        own.max_norm = oc_guard_sub_clip_grad(cfg, k);
+        for (size_t i = 0; i < subs[k].nparams; i++, at++) {
+            float coeff = (which >> k & 1u) && own.max_norm > 0
+                              ? oc_fast_clip_coeff(&own, n[in_mtp(cfg, at)]) : 1.0f;
+            if (coeff != 1.0f)
+                oc_fast_scale(subs[k].params[i].grad, subs[k].params[i].n, coeff);
+        }
+    }
     return OC_OK;
 }
 
@@ -95,7 +115,7 @@ static oc_status fused_rest(const oc_guard_config *cfg, const oc_clip_config *cc
     const oc_fast_opts o = {inv, cc->max_norm > 0 ? oc_fast_clip_coeff(cc, n) : 1.0f,
                             OC_FAST_MODEL_NONE};
     int back = o.inv_scale != 1.0f || o.clip_coeff != 1.0f;
-    int norm_skip = cfg->skip_threshold <= DBL_MAX && norm > cfg->skip_threshold; /* CLIP-SKIP-1 */
+    int norm_skip = oc_guard_norm_skips(cfg, nsub, subs, norm); /* CLIP-SKIP-1 */
     for (size_t k = 0; k < nsub; k++)
         for (size_t i = 0; norm_skip && i < subs[k].nparams; i++) { /* unscaled and clipped */
             if (o.inv_scale != 1.0f)
@@ -128,11 +148,11 @@ oc_status oc_fast_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler 
     /* STEP-UNSCALE-1: Megatron's inv_scale = scale.double().reciprocal().float() */
     float inv = scaled ? (float)(1.0 / (double)scaler_state->scale) : 1.0f;
     const unsigned all = (unsigned)((1ull << nsub) - 1);
-    if (!cc.inf_norm) { /* FAST-STEP-2 */
+    if (!cc.inf_norm && !cfg->per_sub && !cfg->mtp_params) { /* FAST-STEP-2: one coefficient */
         oc_clip_view views[OC_GUARD_MAX_PARAMS];
         double sum;
-        if ((st = oc_fast_clip_norm_unscaled(&cc, views_of(nsub, subs, all, views), views, inv,
-                                             &sum)) != OC_OK)
+        if ((st = oc_fast_clip_norm_unscaled(&cc, views_of(cfg, nsub, subs, all, 0, views),
+                                             views, inv, &sum)) != OC_OK)
             return st;
         if (isfinite(sum))
             return fused_rest(cfg, &cc, scaler, scaler_state, nsub, subs, inv, sum, position,
@@ -147,9 +167,9 @@ oc_status oc_fast_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler 
         return st; /* STEP-SCALER-1 (cannot fail: checked above) */
     unsigned stepping = found_inf ? 0u : all;
     float norm = 0.0f;
-    if (stepping != 0 && (st = norm_and_clip(&cc, nsub, subs, stepping, &norm)) != OC_OK)
+    if (stepping != 0 && (st = norm_and_clip(cfg, &cc, nsub, subs, stepping, &norm)) != OC_OK)
         return st;
-    int norm_skip = cfg->skip_threshold <= DBL_MAX && norm > cfg->skip_threshold; /* CLIP-SKIP-1 */
+    int norm_skip = oc_guard_norm_skips(cfg, nsub, subs, norm); /* CLIP-SKIP-1, STEP-CLIP-2 */
     for (size_t k = 0; !norm_skip && k < nsub; k++)
         if ((stepping >> k & 1u) && (st = step_sub(&subs[k], &defaults, 0)) != OC_OK)
             return st;
@@ -160,7 +180,8 @@ oc_status oc_fast_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler 
     return OC_OK;
 }
 
-/* Plugin ABI v3 (VEC-ABI-1): guarded-step-megatron's entry point, every guard mode (VEC-ABI-2). */
+/* Plugin ABI v3 (VEC-ABI-1): guarded-step-megatron's entry point, every guard mode and the
+ * per-sub-optimizer configurations and 'mtp' group (VEC-ABI-2). */
 static oc_status guarded_entry(void *ctx, const oc_guard_config *cfg, const oc_loss_scaler *scaler,
                                oc_loss_scale_state *scaler_state, size_t nsub,
                                oc_sub_optimizer *subs, int64_t *position, int64_t increment,
@@ -173,6 +194,6 @@ static oc_status guarded_entry(void *ctx, const oc_guard_config *cfg, const oc_l
 
 const oc_fast_algorithm oc_fast_cpu_guarded_step = {
     .algorithm = "guarded-step",
-    .options = "scaled unchecked checked",
+    .options = "scaled unchecked checked groups",
     .entry = (oc_entry_point)guarded_entry,
 };

@@ -307,7 +307,8 @@ static int close_to(float x, float y, double rel)
 static void guarded_against_reference(oc_guard_mode mode, double clip, int inf_norm,
                                       double threshold, float poison, oc_guard_config *out_cfg)
 {
-    oc_guard_config cfg = {mode, clip, inf_norm, threshold};
+    oc_guard_config cfg = {.mode = mode, .clip_grad = clip, .inf_norm = inf_norm,
+                           .skip_threshold = threshold};
     oc_loss_scaler scaler = {OC_LS_MEGATRON, 1024.0f, 1.0f, 2.0f, 0.5f, 3, 1};
     oc_loss_scale_state ls[2] = {{1024.0f, 2, 1}, {1024.0f, 2, 1}};
     uint64_t seed = rng_state;
@@ -357,7 +358,8 @@ static void test_guarded_bad_input_writes_nothing(void)
 {
     chain *c = malloc(sizeof *c), *keep = malloc(sizeof *keep);
     chain_init(c, 1024.0f);
-    oc_guard_config cfg = {OC_GUARD_SCALED, 1.0, 0, INFINITY}, bad;
+    oc_guard_config cfg = {.mode = OC_GUARD_SCALED, .clip_grad = 1.0, .skip_threshold = INFINITY},
+                    bad;
     oc_loss_scaler scaler = {OC_LS_MEGATRON, 1024.0f, 1.0f, 2.0f, 0.5f, 3, 1};
     oc_loss_scale_state ls = {1024.0f, 2, 1}, ls_keep = ls;
     int64_t pos = 100;

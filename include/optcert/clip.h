@@ -139,23 +139,27 @@ oc_status oc_ref_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view 
 
 /* The clipping of Megatron's ChainedOptimizer.step (the guarded step, STEP-CLIP-1), in the two
  * halves Megatron runs: the norm over every sub-optimizer (get_grad_norm_fp32 over all of them),
- * then each sub-optimizer's gradients times the coefficient (clip_grad_by_total_norm_fp32).
+ * then each sub-optimizer's gradients times its coefficient (clip_grad_by_total_norm_fp32 with
+ * that sub-optimizer's own config.clip_grad, STEP-CLIP-2).
  *
  * First half: writes the total norm of the counted elements (CLIP-CHAIN-1; STEP-NONFINITE-1 for
  * gradients that are not finite) as binary32 to *total_norm, and to factor[o], for every
- * o < OC_CLIP_MAX_OPTIMIZERS, the number sub-optimizer o's gradients are multiplied by
- * (CLIP-COEF-1; 1 where the coefficient is not applied, and every factor 1 with clipping
- * disabled, CLIP-DISABLE-1, where the norm is still computed). Profile megatron only; neither
- * CLIP-SKIP-1 (the caller checks the threshold after clipping, as ChainedOptimizer.step does)
- * nor CLIP-FINITE-1 (the bf16 step does not check for inf/NaN, STEP-BF16-1) is applied. No
- * gradient is written; on error nothing is written. */
+ * o < OC_CLIP_MAX_OPTIMIZERS, the number sub-optimizer o's gradients are multiplied by:
+ * CLIP-COEF-1 with max_norm[o] (its clip_grad; c->max_norm is not read), 1 where the
+ * coefficient is not applied or max_norm[o] <= 0 (CLIP-DISABLE-1: the norm is still computed).
+ * OC_ERR_BAD_HPARAM if a max_norm[o] is not finite (CLIP-CFG-1). Profile megatron only;
+ * neither CLIP-SKIP-1 (the caller checks the threshold after clipping, as ChainedOptimizer.step
+ * does) nor CLIP-FINITE-1 (the bf16 step does not check for inf/NaN, STEP-BF16-1) is applied.
+ * No gradient is written; on error nothing is written. */
 /*@ requires c_ok: c == \null || \valid_read(c);
+    requires max_norm_ok: max_norm == \null || \valid_read(max_norm + (0 .. OC_CLIP_MAX_OPTIMIZERS - 1));
     requires views_ok: views_readable(views, nviews) && grads_readable(views, nviews);
     requires total_ok: total_norm == \null || \valid(total_norm);
     requires factor_ok: factor == \null || \valid(factor + (0 .. OC_CLIP_MAX_OPTIMIZERS - 1));
     assigns *total_norm, factor[0 .. OC_CLIP_MAX_OPTIMIZERS - 1];
 */
-oc_status oc_ref_clip_chained_factors(const oc_clip_config *c, size_t nviews,
+oc_status oc_ref_clip_chained_factors(const oc_clip_config *c,
+                                      const double max_norm[OC_CLIP_MAX_OPTIMIZERS], size_t nviews,
                                       const oc_clip_view *views, float *total_norm,
                                       double factor[OC_CLIP_MAX_OPTIMIZERS]);
 

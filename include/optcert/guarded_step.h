@@ -30,6 +30,15 @@ typedef struct oc_guard_config {
     double clip_grad;      /* max norm; <= 0 disables clipping (CLIP-DISABLE-1) */
     int inf_norm;          /* 0: 2-norm, 1: inf-norm */
     double skip_threshold; /* grad_norm_skip_threshold (+inf: never skip, CLIP-SKIP-1) */
+    /* Each sub-optimizer's own OptimizerConfig (STEP-CLIP-2; plugin option "groups"): with
+     * per_sub 1, sub-optimizer k clips with sub_clip_grad[k] and checks sub_skip_threshold[k];
+     * with per_sub 0 (all that older plugins know) every one has clip_grad and skip_threshold. */
+    int per_sub;
+    double sub_clip_grad[OC_GUARD_MAX_SUBS];
+    double sub_skip_threshold[OC_GUARD_MAX_SUBS];
+    /* Megatron's separate grad-norm group 'mtp' (STEP-GROUP-1; option "groups"): bit i set for
+     * parameter i of the chain, the sub-optimizers' parameters counted in order. */
+    uint64_t mtp_params;
 } oc_guard_config;
 
 typedef enum oc_sub_kind { OC_SUB_ADAM = 0, OC_SUB_SGD, OC_SUB_LION, OC_SUB_KIND_COUNT } oc_sub_kind;
@@ -226,8 +235,10 @@ float oc_guard_inverse_scale(const oc_loss_scale_state *state);
 */
 unsigned oc_guard_unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, int scale_them);
 
-/* STEP-CLIP-1: *norm = the global norm of the gradients of the sub-optimizers in `which`
- * and, with clip_grad > 0, those gradients clipped with it (CLIP-CHAIN-1). */
+/* STEP-CLIP-1, STEP-CLIP-2, STEP-GROUP-1: *norm = the global norm of the gradients of the
+ * sub-optimizers in `which` outside the 'mtp' group and, for each of them whose clip_grad is
+ * > 0, its gradients clipped with it (CLIP-CHAIN-1), those in the 'mtp' group with the norm of
+ * that group's gradients. */
 /*@ requires valid_cfg_norm: \valid_read(cfg) && \valid(norm);
     requires valid_subs: \valid_read(subs + (0 .. nsub - 1));
     requires grads: nsub <= OC_GUARD_MAX_SUBS && params_bounded(subs, nsub) && grads_ok(subs, nsub);
@@ -236,11 +247,25 @@ unsigned oc_guard_unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, 
 oc_status oc_guard_norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub_optimizer *subs,
                                  unsigned which, float *norm);
 
-/* CLIP-SKIP-1: whether the binary32 norm skips the step. */
-/*@ requires valid_cfg: \valid_read(cfg);
+/* STEP-CLIP-2: sub-optimizer k's clip_grad and grad_norm_skip_threshold. */
+/*@ requires valid_cfg: \valid_read(cfg) && k < OC_GUARD_MAX_SUBS;
     assigns \nothing;
 */
-int oc_guard_norm_skips(const oc_guard_config *cfg, float norm);
+double oc_guard_sub_clip_grad(const oc_guard_config *cfg, size_t k);
+/*@ requires valid_cfg: \valid_read(cfg) && k < OC_GUARD_MAX_SUBS;
+    assigns \nothing;
+*/
+double oc_guard_sub_skip_threshold(const oc_guard_config *cfg, size_t k);
+
+/* CLIP-SKIP-1, STEP-CLIP-2: whether the binary32 main norm skips the step: it exceeds the
+ * finite threshold of a sub-optimizer that has a parameter in the main norm (STEP-GROUP-1). */
+/*@ requires valid_cfg: \valid_read(cfg);
+    requires valid_subs: \valid_read(subs + (0 .. nsub - 1));
+    requires checked: subs_checked(subs, nsub);
+    assigns \nothing;
+*/
+int oc_guard_norm_skips(const oc_guard_config *cfg, size_t nsub, const oc_sub_optimizer *subs,
+                        float norm);
 
 /* STEP-TAKE-1, STEP-SKIP-1: the sub-optimizers in `stepping` take their step, the others
  * keep their counters. */

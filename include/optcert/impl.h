@@ -214,7 +214,8 @@ typedef const oc_impl *(*oc_impl_entry_fn)(void);
  * (and, for resume-X-mixed, that of X too: list them all) with that family's options.
  * Options (spec/vectors.md VEC-ABI-2): adam-*: "amsgrad", "maximize"; sgd-*: "nesterov",
  * "maximize"; *-mixed: "bf16", "f16", "bf16-state" (storage combinations, spec/mixed.md);
- * guarded-step-megatron: "scaled", "unchecked", "checked" (guard modes); no other family has any.
+ * guarded-step-megatron: "scaled", "unchecked", "checked" (guard modes), "groups" (STEP-CLIP-2,
+ * STEP-GROUP-1: oc_guard_config's per_sub and mtp_params); no other family has any.
  * The entry point is exported as OC_IMPL_V3_ENTRY_SYMBOL and returns a table whose
  * abi_version is OC_IMPL_ABI_V3: the symbol and the version agree. */
 #define OC_IMPL_ABI_V3 3u

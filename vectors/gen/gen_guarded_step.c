@@ -59,7 +59,7 @@ typedef struct step_gen {
     family *f;
     const gen_options *opt;
     gen_rng rng;
-    mpfr_t norm, sum, t, c;
+    mpfr_t norm, mtp_norm, sum, t, c;
 } step_gen;
 
 static const char *const kind_names[OC_SUB_KIND_COUNT] = {"adam", "sgd", "lion"};
@@ -125,7 +125,7 @@ static void free_case(step_case *c)
 
 static step_case base(oc_guard_mode mode, double clip, double threshold, int steps)
 {
-    step_case c = {.cfg = {mode, clip, 0, threshold}, .steps = steps, .position = 1024,
+    step_case c = {.cfg = {.mode = mode, .clip_grad = clip, .skip_threshold = threshold}, .steps = steps, .position = 1024,
                    .increment = 32,
                    .scaler = {OC_LS_MEGATRON, 0x1p16f, 1.0f, 2.0f, 0.5f, 2, 2}};
     c.scale = c.scaler.initial_scale;
@@ -187,6 +187,23 @@ static void grad_sensitivity(const gsub *u, int64_t t, const float *s, const dou
 
 /* ---- one golden iteration (STEP-ORDER-1) ---- */
 
+/* STEP-CLIP-2: sub-optimizer k's own clip_grad and grad_norm_skip_threshold. */
+static double sub_clip_grad(const step_case *c, int k)
+{
+    return c->cfg.per_sub ? c->cfg.sub_clip_grad[k] : c->cfg.clip_grad;
+}
+
+static double sub_skip_threshold(const step_case *c, int k)
+{
+    return c->cfg.per_sub ? c->cfg.sub_skip_threshold[k] : c->cfg.skip_threshold;
+}
+
+/* STEP-GROUP-1: whether parameter idx of the chain (the sub-optimizers' in order) is in 'mtp'. */
+static int in_mtp(const step_case *c, int idx)
+{
+    return (int)(c->cfg.mtp_params >> idx & 1u);
+}
+
 typedef struct row_writer {
     double *stored, *exact, *tol;
     size_t at;
@@ -215,29 +232,57 @@ static int golden_step(step_gen *g, step_case *c, float *grad, size_t ngrad, row
     if (scaled)                                                  /* STEP-SCALER-1 */
         gen_loss_scale_update(&c->scaler, g->opt->prec, found_inf, &c->scale, &c->growth,
                               &c->hyst);
-    const float *grads[1] = {grad};
-    size_t m = gen_clip_exact_norm(g->norm, g->sum, g->t, c->cfg.inf_norm, 1, grads, &ngrad);
+    /* STEP-GROUP-1: the main norm (reported) over the gradients outside the 'mtp' group, the
+     * group's own norm over those in it */
+    const float *lists[2][MAX_SUBS * MAX_PARAMS];
+    size_t sizes[2][MAX_SUBS * MAX_PARAMS], count[2] = {0, 0}, at = 0;
+    int has_main[MAX_SUBS] = {0};
+    for (int k = 0, idx = 0; k < c->nsub; k++)
+        for (int i = 0; i < c->sub[k].np; i++, idx++) {
+            int grp = in_mtp(c, idx);
+            has_main[k] |= !grp;
+            lists[grp][count[grp]] = grad + at;
+            sizes[grp][count[grp]++] = c->sub[k].n[i];
+            at += c->sub[k].n[i];
+        }
+    size_t m = gen_clip_exact_norm(g->norm, g->sum, g->t, c->cfg.inf_norm, count[0], lists[0],
+                                   sizes[0]);
+    size_t mg = gen_clip_exact_norm(g->mtp_norm, g->sum, g->t, c->cfg.inf_norm, count[1],
+                                    lists[1], sizes[1]);
     float norm = found_inf ? 0.0f : mpfr_get_flt(g->norm, MPFR_RNDN);
     double rel = gen_clip_norm_rel(m, 1, c->cfg.inf_norm);
     double norm_tol = isfinite(norm) && rel * norm > 0 ? gen_bound_up(rel * norm) : 0;
-    int clip = 0, norm_skip = 0;
-    if (!found_inf && c->cfg.clip_grad > 0) {                    /* STEP-CLIP-1, CLIP-COEF-1 */
-        mpfr_add_d(g->c, g->norm, 1.0e-6, MPFR_RNDN);
-        mpfr_d_div(g->c, c->cfg.clip_grad, g->c, MPFR_RNDN);
-        clip = mpfr_cmp_ui(g->c, 1) < 0;
-        double cd = mpfr_get_d(g->c, MPFR_RNDN);
-        if (isfinite(cd) && fabs(cd - 1) <= 4 * (rel + 5 * U))
-            return -1;                         /* c within rounding of 1: not a clean case */
+    int clip[MAX_SUBS][MAX_PARAMS] = {{0}}, norm_skip = 0;
+    double egrel[MAX_SUBS][MAX_PARAMS] = {{0}};
+    at = 0;
+    for (int k = 0, idx = 0; k < c->nsub; k++) {          /* STEP-CLIP-1, -CLIP-2, CLIP-COEF-1 */
+        const double clip_grad = sub_clip_grad(c, k);
+        for (int i = 0; i < c->sub[k].np; i++, idx++) {
+            const int grp = in_mtp(c, idx);
+            const double r = grp ? gen_clip_norm_rel(mg, 1, c->cfg.inf_norm) : rel;
+            if (!found_inf && clip_grad > 0) {
+                mpfr_add_d(g->c, grp ? g->mtp_norm : g->norm, 1.0e-6, MPFR_RNDN);
+                mpfr_d_div(g->c, clip_grad, g->c, MPFR_RNDN);
+                clip[k][i] = mpfr_cmp_ui(g->c, 1) < 0;
+                double cd = mpfr_get_d(g->c, MPFR_RNDN);
+                if (isfinite(cd) && fabs(cd - 1) <= 4 * (r + 5 * U))
+                    return -1;                 /* c within rounding of 1: not a clean case */
+            }
+            egrel[k][i] = clip[k][i] ? r + 5 * U : 0;             /* CLIP-TOL-2 */
+            for (size_t j = 0; clip[k][i] && j < c->sub[k].n[i]; j++) {
+                mpfr_mul_d(g->t, g->c, grad[at + j], MPFR_RNDN);
+                grad[at + j] = mpfr_get_flt(g->t, MPFR_RNDN);
+            }
+            at += c->sub[k].n[i];
+        }
     }
-    double egrel = clip ? rel + 5 * U : 0;                       /* CLIP-TOL-2 */
-    for (size_t j = 0; clip && j < ngrad; j++) {
-        mpfr_mul_d(g->t, g->c, grad[j], MPFR_RNDN);
-        grad[j] = mpfr_get_flt(g->t, MPFR_RNDN);
-    }
-    if (!found_inf && c->cfg.skip_threshold <= DBL_MAX) {       /* CLIP-SKIP-1 */
-        if (fabs(norm - c->cfg.skip_threshold) <= 4 * norm_tol)
+    for (int k = 0; !found_inf && k < c->nsub; k++) {             /* CLIP-SKIP-1, STEP-CLIP-2 */
+        const double threshold = sub_skip_threshold(c, k);
+        if (!has_main[k] || !(threshold <= DBL_MAX))
+            continue;
+        if (fabs(norm - threshold) <= 4 * norm_tol)
             return -1;
-        norm_skip = norm > c->cfg.skip_threshold;
+        norm_skip |= norm > threshold;
     }
     int taken = !found_inf && !norm_skip;
     if (taken)
@@ -254,7 +299,7 @@ static int golden_step(step_gen *g, step_case *c, float *grad, size_t ngrad, row
             c->sub[k].step++;                                    /* STEP-TAKE-1 */
         put(w, (double)c->sub[k].step, (double)c->sub[k].step, 0);
     }
-    size_t at = 0;
+    at = 0;
     for (int k = 0; k < c->nsub; k++) {
         gsub *u = &c->sub[k];
         const int ns = nstate(u);
@@ -267,7 +312,7 @@ static int golden_step(step_gen *g, step_case *c, float *grad, size_t ngrad, row
                 float *s = &u->s[i][j * GEN_MAX_STATE];
                 double *E = &u->E[i][j * GEN_MAX_STATE];
                 float gj = grad[at + j];
-                double eg = fabs(gj) * egrel + (clip ? ETA : 0);
+                double eg = fabs(gj) * egrel[k][i] + (clip[k][i] ? ETA : 0);
                 gen_golden out;
                 if (taken) {                                     /* STEP-TAKE-1, STEP-TOL-2 */
                     double add[GEN_MAX_STATE];
@@ -318,7 +363,7 @@ static json_t *group_json(const step_case *c)
 static json_t *optimizers_json(const step_case *c)
 {
     json_t *a = json_array();
-    for (int k = 0; k < c->nsub; k++) {
+    for (int k = 0, idx = 0; k < c->nsub; k++) {
         const gsub *u = &c->sub[k];
         json_t *n = json_array();
         for (int i = 0; i < u->np; i++)
@@ -326,9 +371,20 @@ static json_t *optimizers_json(const step_case *c)
         json_t *hp = u->kind == OC_SUB_ADAM ? gen_adam_hparams_json(&u->adam)
                      : u->kind == OC_SUB_SGD ? gen_sgd_hparams_json(&u->sgd)
                                              : gen_lion_hparams_json(&u->lion);
-        json_array_append_new(a, json_pack("{s:s,s:s,s:o,s:I,s:o}", "kind", kind_names[u->kind],
-                                           "profile", "torch", "hparams", hp, "step",
-                                           (json_int_t)u->step, "params", n));
+        json_t *o = json_pack("{s:s,s:s,s:o,s:I,s:o}", "kind", kind_names[u->kind], "profile",
+                              "torch", "hparams", hp, "step", (json_int_t)u->step, "params", n);
+        if (c->cfg.per_sub) {                                    /* STEP-CLIP-2 */
+            json_object_set_new(o, "clipGrad", hexfloat(c->cfg.sub_clip_grad[k]));
+            json_object_set_new(o, "skipThreshold", hexfloat(c->cfg.sub_skip_threshold[k]));
+        }
+        if (c->cfg.mtp_params != 0) {                            /* STEP-GROUP-1 */
+            json_t *groups = json_array();
+            for (int i = 0; i < u->np; i++)
+                json_array_append_new(groups, in_mtp(c, idx + i) ? json_string("mtp") : json_null());
+            json_object_set_new(o, "gradNormGroups", groups);
+        }
+        idx += u->np;
+        json_array_append_new(a, o);
     }
     return a;
 }
@@ -667,6 +723,55 @@ static int boundary_cases(step_gen *g)
     return rc;
 }
 
+/* Megatron's per-sub-optimizer configuration and 'mtp' group (STEP-CLIP-2, STEP-GROUP-1;
+ * plugin option "groups"), after every earlier case: chain3 with each sub-optimizer's own
+ * clip_grad (Lion's 0: it does not clip) and threshold, and Adam's second parameter and the
+ * Lion's only one in the 'mtp' group where `mtp`. */
+static int group_cases(step_gen *g)
+{
+    static const struct {
+        oc_guard_mode mode;
+        int steps, mtp;
+        double clip[3], threshold[3];
+        const char *result, *flag, *what;
+    } k[] = {
+        {OC_GUARD_CHECKED, 2, 0, {1.0, 0.25, 0.0}, {INFINITY, INFINITY, INFINITY}, "valid",
+         "PerSubConfig", "each sub-optimizer clips with its own clip_grad against the one norm "
+         "(Adam 1, SGD 0.25, Lion 0: not clipped), two iterations"},
+        {OC_GUARD_SCALED, 1, 1, {0.5, 2.0, 0.25}, {INFINITY, INFINITY, 0x1p-4}, "valid",
+         "MtpGroup", "fp16 scaled: Adam's second parameter and the Lion's in the 'mtp' group: the "
+         "reported norm leaves them out, they are clipped against the group's own norm; the "
+         "Lion (no main parameter) does not check its threshold (2^-4)"},
+        {OC_GUARD_CHECKED, 2, 1, {0.5, 0.25, 1.0}, {INFINITY, INFINITY, 0.5}, "valid",
+         "MtpGroup", "the Lion's threshold (0.5) is below every norm, but the Lion has no "
+         "parameter in the main norm: it does not check it, both iterations are taken"},
+        {OC_GUARD_CHECKED, 1, 1, {0.5, 0.25, 1.0}, {INFINITY, 1.0, 0.5}, "valid",
+         "SkipThreshold", "the SGD's threshold (1) is below the main norm: clipped, then "
+         "nothing steps"},
+        {OC_GUARD_CHECKED, 1, 0, {1.0, NAN, 1.0}, {INFINITY, INFINITY, INFINITY}, "invalid",
+         "InvalidInput", "the SGD's own clip_grad = NaN (CLIP-CFG-1)"},
+        {OC_GUARD_CHECKED, 1, 1, {1.0, 1.0, 1.0}, {INFINITY, INFINITY, 0.0}, "invalid",
+         "InvalidInput", "the Lion's own grad_norm_skip_threshold = 0 (CLIP-CFG-1)"},
+    };
+    int rc = 0;
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        step_case c = base(k[i].mode, 1.0, INFINITY, k[i].steps);
+        chain3(g, &c);
+        c.cfg.per_sub = 1;
+        for (int s = 0; s < 3; s++) {
+            c.cfg.sub_clip_grad[s] = k[i].clip[s];
+            c.cfg.sub_skip_threshold[s] = k[i].threshold[s];
+        }
+        c.cfg.mtp_params = k[i].mtp ? (1u << 1 | 1u << 3) : 0;
+        rc |= emit(g, &c, k[i].what, k[i].flag,
+                   strcmp(k[i].result, "valid") == 0
+                       ? "STEP-CLIP-2 STEP-GROUP-1 STEP-CLIP-1 STEP-NORM-1 STEP-TAKE-1"
+                       : "STEP-CLIP-2 STEP-CFG-1 STEP-ERR-1",
+                   k[i].result, -3, 0);
+    }
+    return rc;
+}
+
 static void notes(family *f)
 {
     static const char *const n[][4] = {
@@ -684,6 +789,10 @@ static void notes(family *f)
          "counters, schedule and scaler follow the skips"},
         {"InvalidInput", "INVALID_INPUT", "configuration outside STEP-CFG-1 / STEP-ERR-1",
          "must be rejected with nothing written"},
+        {"PerSubConfig", "BASIC", "sub-optimizers with their own clip_grad (Megatron)",
+         "each clips with its own coefficient against the one norm"},
+        {"MtpGroup", "BASIC", "parameters in Megatron's separate grad-norm group 'mtp'",
+         "left out of the main norm and its threshold, clipped with their group's norm"},
     };
     for (size_t i = 0; i < sizeof n / sizeof n[0]; i++)
         family_note(f, n[i][0], n[i][1], n[i][2], n[i][3], NULL);
@@ -694,19 +803,20 @@ static int gen_guarded_step(const gen_options *opt, const char *outdir)
     static const char *const rules[] = {
         "STEP-ORDER-1", "STEP-UNSCALE-1", "STEP-FOUND-INF-1", "STEP-SCALER-1", "STEP-SKIP-1",
         "STEP-CLIP-1", "STEP-NORM-1", "STEP-TAKE-1", "STEP-SCHED-1", "STEP-BF16-1",
-        "STEP-NONFINITE-1", "STEP-CFG-1", "STEP-ERR-1", "STEP-TOL-1", "STEP-TOL-2", NULL};
+        "STEP-NONFINITE-1", "STEP-CFG-1", "STEP-ERR-1", "STEP-TOL-1", "STEP-TOL-2",
+        "STEP-CLIP-2", "STEP-GROUP-1", NULL};
     family f;
     step_gen g = {.f = &f, .opt = opt, .rng = {opt->seed ^ (0x57e9ull << 32)}};
-    mpfr_inits2(opt->prec, g.norm, g.sum, g.t, g.c, (mpfr_ptr)0);
+    mpfr_inits2(opt->prec, g.norm, g.mtp_norm, g.sum, g.t, g.c, (mpfr_ptr)0);
     int rc = family_init(&f, "guarded-step-megatron", "guarded-step", "megatron", rules, opt);
     if (rc == 0) {
         notes(&f);
         rc = valid_cases(&g) || invalid_cases(&g) || nonfinite_inf_norm_cases(&g) ||
-                     boundary_cases(&g)
+                     boundary_cases(&g) || group_cases(&g)
                  ? -1 : family_save(&f, outdir);
         family_free(&f);
     }
-    mpfr_clears(g.norm, g.sum, g.t, g.c, (mpfr_ptr)0);
+    mpfr_clears(g.norm, g.mtp_norm, g.sum, g.t, g.c, (mpfr_ptr)0);
     return rc;
 }
 
