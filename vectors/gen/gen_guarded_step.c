@@ -234,8 +234,8 @@ static int golden_step(step_gen *g, step_case *c, float *grad, size_t ngrad, row
                               &c->hyst);
     /* STEP-GROUP-1: the main norm (reported) over the gradients outside the 'mtp' group, the
      * group's own norm over those in it */
-    const float *lists[2][MAX_SUBS * MAX_PARAMS];
-    size_t sizes[2][MAX_SUBS * MAX_PARAMS], count[2] = {0, 0}, at = 0;
+    const float *lists[2][MAX_SUBS * MAX_PARAMS] = {{0}};
+    size_t sizes[2][MAX_SUBS * MAX_PARAMS] = {{0}}, count[2] = {0, 0}, at = 0;
     int has_main[MAX_SUBS] = {0};
     for (int k = 0, idx = 0; k < c->nsub; k++)
         for (int i = 0; i < c->sub[k].np; i++, idx++) {
