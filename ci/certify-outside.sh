@@ -12,7 +12,9 @@
 # resume families (spec/checkpoint.md §5), and those of torch.amp.GradScaler and megatron-core's
 # grad scalers on the resume-loss-scale families (RESUME-LS-1); torch.distributed.checkpoint saving
 # DTensor-sharded Adam/SGD state on 2 gloo ranks and loading it on 3 (spec/checkpoint.md §5); megatron-core 0.19.2's ChainedOptimizer.step (its
-# clipping, on CPU with stand-in process groups) on clip-megatron, megatron-core 0.19.2's
+# clipping, on CPU with stand-in process groups) on clip-megatron, and over Megatron's
+# Float16OptimizerWithFloat16Params sub-optimizers with their grad scalers (the whole guarded
+# step) on guarded-step-megatron, megatron-core 0.19.2's
 # TensorParallelMuon (blockwise tensor parallelism, split QKV; fp32 class with fp32_matmul_prec
 # "highest", bf16 at Megatron's default "medium") on muon-blocks-megatron-tp and
 # muon-blocks-megatron-qkv, and
@@ -180,6 +182,7 @@ transformers transformers_schedule@wsd schedule-megatron --schedule=wsd
 deepspeed torch_optim@ds adam-torch --optimizer=deepspeed.ops.adam:DeepSpeedCPUAdam
 deepspeed torch_optim@ds adam-torch-mixed --optimizer=deepspeed.ops.adam:DeepSpeedCPUAdam
 megatron-core megatron_clip@mcore19 clip-megatron
+megatron-core megatron_step@mcore19 guarded-step-megatron
 torch torch_optim resume-adam-torch
 torch torch_optim resume-sgd-torch
 torch torch_optim@torch2 resume-adam-torch

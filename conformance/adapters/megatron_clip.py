@@ -19,10 +19,8 @@ forever). A collective that waits 300 s ends the adapter with an error. The
 collectives are a stand-in process group: `torch.distributed.all_reduce` sums (or takes the
 maximum) over the group's ranks in rank order. Groups: tensor-parallel (the ranks of one pp and
 dp), grad-stats (without the distributed optimizer the model-parallel group of one dp, with it the
-world: `get_grad_stats_parallel_group`). Megatron's code asks for tensors on 'cuda': this adapter
-creates them on the CPU (torch.zeros and torch.tensor with device='cuda' are given the CPU) and
-answers 'torch.cuda.FloatTensor' for a float32 CPU tensor's type(), which
-`clip_grad_by_total_norm_fp32` asserts.
+world: `get_grad_stats_parallel_group`). Megatron's code asks for tensors on 'cuda': they are
+made on the CPU, which answers with the CUDA type names Megatron asserts (megatron_cpu.py).
 
 Recorded (VEC-FMT-11 `value`): the norm `step()` returns on rank (0, 0, 0) (NaN if another rank
 returns a different one), every view's gradient after the step in view order, and the skip
@@ -38,85 +36,21 @@ Exit status: 0 on success, 2 on malformed input.
 import math
 import sys
 import threading
-import typing
 import warnings
 
 import numpy as np
 import torch
-import typing_extensions
 
 import results_file
+import megatron_cpu
+from megatron_cpu import Group, here
 
 ADAPTER = "optcert megatron_clip.py 1"
 
-# megatron.core.optimizer imports emerging_optimizers where it is installed, which imports
-# typing.override (Python 3.12); on 3.11 it comes from typing_extensions
-if not hasattr(typing, "override"):
-    typing.override = typing_extensions.override
 with warnings.catch_warnings():  # "Transformer Engine and Apex are not installed"
     warnings.simplefilter("ignore")
-    from megatron.core import package_info
     from megatron.core.optimizer.optimizer import ChainedOptimizer, FP32Optimizer
     from megatron.core.optimizer.optimizer_config import OptimizerConfig
-
-
-def on_cpu(make):
-    """torch.zeros / torch.tensor with device='cuda' made on the CPU."""
-    def wrapped(*args, device=None, **kwargs):
-        return make(*args, device="cpu" if str(device).startswith("cuda") else device, **kwargs)
-    return wrapped
-
-
-def cuda_type(original):
-    """Tensor.type(): a float32 CPU tensor answers as Megatron's assert expects."""
-    def wrapped(self, *args, **kwargs):
-        name = original(self, *args, **kwargs)
-        return "torch.cuda.FloatTensor" if name == "torch.FloatTensor" else name
-    return wrapped
-
-
-torch.zeros = on_cpu(torch.zeros)
-torch.tensor = on_cpu(torch.tensor)
-torch.Tensor.type = cuda_type(torch.Tensor.type)
-here = threading.local()
-
-
-class Group:
-    """A stand-in process group over the ranks (threads) `members`: rank(), size() and the
-    all-reduce. A tensor-parallel group's rank() is the TP rank itself (`tp_rank`), whichever of
-    its ranks hold views."""
-
-    def __init__(self, members, size=None, tp_rank=False):
-        self.members = members
-        self.barrier = threading.Barrier(max(len(members), 1), timeout=300)
-        self.slots = {}
-        self.tp_rank = tp_rank
-        self.count = size or len(members)
-
-    def rank(self):
-        return here.rank[0] if self.tp_rank else self.members.index(here.rank)
-
-    def size(self):
-        return self.count
-
-    def all_reduce(self, tensor, op):
-        self.slots[here.rank] = tensor.clone()
-        self.barrier.wait()
-        total = self.slots[self.members[0]].clone()
-        for r in self.members[1:]:
-            v = self.slots[r]
-            total = torch.maximum(total, v) if op == torch.distributed.ReduceOp.MAX else total + v
-        self.barrier.wait()
-        tensor.copy_(total)
-
-
-def all_reduce(tensor, op=torch.distributed.ReduceOp.SUM, group=None, async_op=False):
-    group.all_reduce(tensor, op)
-
-
-torch.distributed.all_reduce = all_reduce
-# MegatronOptimizer names the rank in its warning for a rank without an optimizer
-torch.distributed.get_rank = lambda group=None: here.index
 
 
 def run_case(h, views):
@@ -187,9 +121,9 @@ def main(argv=None):
     results, meta = results_file.run_values(
         family, cases, lambda h, t: run_case(h, t["views"]),
         (RuntimeError, ValueError, AssertionError),
-        lambda h: h["normType"] != "2" or min(h["tpSize"], h["ppSize"], h["dpSize"]) < 1)
+        lambda h, t: h["normType"] != "2" or min(h["tpSize"], h["ppSize"], h["dpSize"]) < 1)
     results_file.write(out, results, meta, "megatron.core.optimizer ChainedOptimizer.step",
-                       f"megatron-core {package_info.__version__}, torch {torch.__version__} (CPU)",
+                       megatron_cpu.version(),
                        ADAPTER, "megatron_clip", family)
     return 0
 

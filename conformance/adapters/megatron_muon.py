@@ -41,7 +41,6 @@ Exit status: 0 on success, 2 on malformed input.
 """
 import argparse
 import inspect
-import os
 import sys
 import typing
 import warnings
@@ -50,7 +49,6 @@ from importlib import metadata
 import numpy as np
 import torch
 import typing_extensions
-from safetensors.numpy import load_file
 
 import results_file
 
@@ -145,16 +143,11 @@ def main(argv=None):
         "megatron_muon", lambda d: d.get("algorithm") == "muon-blocks")
     family = doc["family"]
     matmul_prec = args.fp32_matmul_prec or OptimizerConfig().muon_fp32_matmul_prec
-    path = os.path.join(os.path.dirname(args.vectors), doc["tensors"])
-    try:
-        tensors = load_file(path)
-    except (OSError, ValueError) as e:
-        print(f"megatron_muon: malformed input {path}: {e}", file=sys.stderr)
-        return 2
+    tensors = results_file.load_tensors(args.vectors, doc, "megatron_muon")
     # divide()'s assertion (uneven shards), a TP size of 0, Megatron's QKV split check
     results, meta = results_file.run_values(
         family, cases, lambda h, t: run_case(h, t, tensors, matmul_prec),
-        (AssertionError, ZeroDivisionError, RuntimeError), unsupported)
+        (AssertionError, ZeroDivisionError, RuntimeError), lambda h, t: unsupported(h))
     results_file.write(out, results, meta, "megatron.core.optimizer TensorParallelMuon",
                        f"megatron-core {package_info.__version__}, emerging-optimizers "
                        f"{metadata.version('emerging-optimizers')} (newton_schulz eps {NS_DEFAULT_EPS}), "

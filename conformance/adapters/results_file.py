@@ -2,10 +2,11 @@
 a vector family given on the command line and writing the results file."""
 import argparse
 import json
+import os
 import sys
 
 import numpy as np
-from safetensors.numpy import save_file
+from safetensors.numpy import load_file, save_file
 
 
 def read_family(argv, description, name, accept):
@@ -27,15 +28,26 @@ def read_family(argv, description, name, accept):
     return args.out, doc, cases
 
 
-def run_values(family, cases, run, refusals, unsupported=lambda h: False):
+def load_tensors(vectors, doc, name):
+    """The family's safetensors file (its `tensors`, beside the JSON file `vectors`); exits with
+    status 2 if it cannot be read."""
+    path = os.path.join(os.path.dirname(vectors), doc["tensors"])
+    try:
+        return load_file(path)
+    except (OSError, ValueError) as e:
+        print(f"{name}: malformed input {path}: {e}", file=sys.stderr)
+        sys.exit(2)
+
+
+def run_values(family, cases, run, refusals, unsupported=lambda h, t: False):
     """The outputs of every case: run(h, t) gives its `value`, or a dict {name: tensor} of named
     outputs; an exception in `refusals` is the library refusing the case (`rejected`),
-    unsupported(h) marks a case the library cannot express (`unsupported`, not run). Returns
+    unsupported(h, t) marks a case the library cannot express (`unsupported`, not run). Returns
     (results, meta)."""
     results, meta = {}, {}
     for h, t in cases:
         key = f"status/{family}/{t['tcId']}"
-        if unsupported(h):
+        if unsupported(h, t):
             meta[key] = "unsupported"
             continue
         try:
