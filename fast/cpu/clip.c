@@ -57,6 +57,8 @@ oc_status oc_fast_clip_norm(const oc_clip_config *c, size_t nviews, const oc_cli
 
 float oc_fast_clip_coeff(const oc_clip_config *c, double norm)
 {
+    if (c->profile == OC_CLIP_MEGATRON && !(c->max_norm > 0))
+        return 1.0f;                            /* CLIP-DISABLE-1 */
     double coeff = c->max_norm / (norm + 1e-6); /* CLIP-COEF-1 */
     if (c->profile == OC_CLIP_TORCH)
         return oc_fast_to_f32(coeff < 1.0 ? coeff : 1.0);
@@ -78,8 +80,7 @@ oc_status oc_fast_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view
     /* CLIP-SKIP-1: the threshold is checked whether or not clipping is on */
     int skip = c->profile == OC_CLIP_MEGATRON && norm > c->skip_threshold;
     /* CLIP-DISABLE-1: megatron with max_norm <= 0 reports the norm and does not clip */
-    float coeff = c->profile == OC_CLIP_TORCH || c->max_norm > 0 ? oc_fast_clip_coeff(c, norm)
-                                                                 : 1.0f;
+    float coeff = oc_fast_clip_coeff(c, norm);
     for (size_t i = 0; coeff != 1.0f && i < nviews; i++) /* CLIP-SKIP-1: clipped even so */
         oc_fast_scale(views[i].grad, views[i].length, coeff);
     *total_norm = oc_fast_to_f32(norm);

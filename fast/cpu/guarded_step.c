@@ -66,8 +66,7 @@ static oc_status norm_and_clip(const oc_guard_config *cfg, const oc_clip_config 
         oc_clip_config own = *cc;
         own.max_norm = oc_guard_sub_clip_grad(cfg, k);
         for (size_t i = 0; i < subs[k].nparams; i++, at++) {
-            float coeff = (which >> k & 1u) && own.max_norm > 0
-                              ? oc_fast_clip_coeff(&own, n[in_mtp(cfg, at)]) : 1.0f;
+            float coeff = which >> k & 1u ? oc_fast_clip_coeff(&own, n[in_mtp(cfg, at)]) : 1.0f;
             if (coeff != 1.0f)
                 oc_fast_scale(subs[k].params[i].grad, subs[k].params[i].n, coeff);
         }
@@ -112,8 +111,7 @@ static oc_status fused_rest(const oc_guard_config *cfg, const oc_clip_config *cc
         return st; /* STEP-SCALER-1 (cannot fail: checked) */
     double n = sqrt(sum);
     float norm = oc_fast_to_f32(n);
-    const oc_fast_opts o = {inv, cc->max_norm > 0 ? oc_fast_clip_coeff(cc, n) : 1.0f,
-                            OC_FAST_MODEL_NONE};
+    const oc_fast_opts o = {inv, oc_fast_clip_coeff(cc, n), OC_FAST_MODEL_NONE};
     int back = o.inv_scale != 1.0f || o.clip_coeff != 1.0f;
     int norm_skip = oc_guard_norm_skips(cfg, nsub, subs, norm); /* CLIP-SKIP-1 */
     for (size_t k = 0; k < nsub; k++)

@@ -189,9 +189,9 @@ static oc_status check_sub(const oc_dist_sub *u, const oc_fast_opts *so, const o
     oc_status st = check_buffers(u->b, so);
     if (st != OC_OK || !cc)
         return st != OC_OK ? st : cc0 ? OC_ERR_BAD_HPARAM : OC_OK;
-    /* LAYOUT-CHAIN-1: one clipping rule for the whole chain */
-    if (!cc0 || cc->profile != cc0->profile || !(cc->max_norm == cc0->max_norm) ||
-        cc->inf_norm != cc0->inf_norm || !(cc->skip_threshold == cc0->skip_threshold))
+    /* LAYOUT-CHAIN-1: one norm for the whole chain; max_norm and the skip threshold are each
+     * sub-step's own (STEP-CLIP-2) */
+    if (!cc0 || cc->profile != cc0->profile || cc->inf_norm != cc0->inf_norm)
         return OC_ERR_BAD_HPARAM;
     if ((st = oc_clip_check(cc, 0, NULL)) != OC_OK)
         return st;
@@ -207,6 +207,8 @@ oc_status oc_dist_chained_step(size_t nsub, const oc_dist_sub *sub, const oc_fas
 {
     if (!sub || !out || nsub == 0)
         return OC_ERR_NULL_POINTER;
+    if (nsub > OC_CLIP_MAX_OPTIMIZERS)
+        return OC_ERR_BAD_HPARAM;
     oc_fast_opts so = o ? *o : oc_fast_opts_default();
     const oc_clip_config *cc = sub[0].sc ? sub[0].sc->clip : NULL;
     oc_status st = OC_OK;
@@ -245,7 +247,7 @@ oc_status oc_dist_chained_step(size_t nsub, const oc_dist_sub *sub, const oc_fas
     /* LAYOUT-CLIP-2: each sub-step's counted parts over its data-parallel group, then over its
      * model-parallel group; LAYOUT-CHAIN-1: the sub-steps' totals added (or maximised) in
      * chain order */
-    int clip = cc && (cc->profile == OC_CLIP_TORCH || cc->max_norm > 0); /* CLIP-DISABLE-1 */
+    int clip = cc != NULL; /* the norm whatever max_norm is: CLIP-DISABLE-1 */
     double total = 0.0;
     for (size_t k = 0; k < nsub && st == OC_OK && !inf && clip; k++) {
         if ((st = combine(sub[k].d->comm, &part[k], cc->inf_norm, buf)) == OC_OK)
@@ -257,12 +259,21 @@ oc_status oc_dist_chained_step(size_t nsub, const oc_dist_sub *sub, const oc_fas
         return st;
     double norm = clip && !cc->inf_norm ? sqrt(total) : total;
     *out = (oc_dist_outcome){clip && !inf ? (float)norm : 0.0f, 1.0f, inf, inf};
-    out->skipped |= clip && !inf && cc->profile == OC_CLIP_MEGATRON && norm > cc->skip_threshold;
+    float coeff[OC_CLIP_MAX_OPTIMIZERS] = {0};
+    for (size_t k = 0; k < nsub; k++) { /* STEP-CLIP-2: each sub-step's own rule */
+        const oc_clip_config *ck = sub[k].sc->clip;
+        out->skipped |= clip && !inf && ck->profile == OC_CLIP_MEGATRON && norm > ck->skip_threshold;
+        coeff[k] = clip && !inf ? oc_fast_clip_coeff(ck, norm) : 1.0f;
+    }
     if (out->skipped)
         return OC_OK;                           /* nothing written: LAYOUT-SKIP-1 */
-    out->clip_coeff = so.clip_coeff = clip ? oc_fast_clip_coeff(cc, norm) : 1.0f;
-    for (size_t k = 0; k < nsub && st == OC_OK; k++)
+    out->clip_coeff = coeff[0];
+    for (size_t k = 0; k < nsub && st == OC_OK; k++) {
+        so.clip_coeff = coeff[k];
+        if (sub[k].clip_coeff)
+            *sub[k].clip_coeff = coeff[k];
         st = step_and_gather(sub[k].d, sub[k].b, &so, sub[k].step, sub[k].ctx);
+    }
     return st;
 }
 
@@ -270,6 +281,6 @@ oc_status oc_dist_controlled_step(const oc_dist *d, const oc_dist_buffers *b,
                                   const oc_fast_opts *o, const oc_dist_control *sc,
                                   oc_dist_step_fn step, void *ctx, oc_dist_outcome *out)
 {
-    oc_dist_sub one = {d, b, sc, step, ctx};
+    oc_dist_sub one = {d, b, sc, step, ctx, NULL};
     return oc_dist_chained_step(1, &one, o, out);
 }

@@ -1,14 +1,17 @@
 /* Expert parallelism under a chained step (spec/layouts.md LAYOUT-CHAIN-1): Megatron's
  * ChainedOptimizer with a dense AdamW over the data-parallel group (every rank) and an expert
  * AdamW over the expert-data-parallel group, each rank holding its expert-parallel rank's
- * experts. Under every layout kind (the same kind for both sub-steps), 3 steps: step 2 clipped
- * to half the norm, step 3 with an inf in one expert gradient of the last rank. Every rank
+ * experts, each sub-step with its own max_norm and skip threshold (STEP-CLIP-2). Under every
+ * layout kind (the same kind for both sub-steps), 4 steps: step 1 with the dense clipping
+ * disabled (max_norm 0: the norm still computed, CLIP-DISABLE-1), step 2 with the dense
+ * sub-step clipped to half the norm and the expert one not, step 3 with an inf in one expert
+ * gradient of the last rank, step 4 above the expert sub-step's own skip threshold. Every rank
  * checks: the chained norm against the logical norm of every dense and every expert gradient
- * (each counted once, CLIP-TOL-2), the same norm, coefficient and decision on every rank, the
- * skip leaving everything unchanged, and otherwise its dense parameters and its experts
- * bit-identical to the single-rank AdamW step of their logical gradients with that
- * coefficient; sub-steps with different clipping rules rejected. Contributions k * 2^e as
- * in layout_suite.c. */
+ * (each counted once, CLIP-TOL-2), the same norm, coefficients and decision on every rank, the
+ * skips leaving everything unchanged, and otherwise its dense parameters and its experts
+ * bit-identical to the single-rank AdamW step of their logical gradients with their own
+ * sub-step's coefficient; sub-steps whose profile or norm type differ are rejected.
+ * Contributions k * 2^e as in layout_suite.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +21,7 @@
 
 static const oc_layout_param dense[] = {{64, 32, 2, 1}, {32, 1, 1, 0}, {48, 16, 2, 0}, {16, 1, 1, 0}};
 static const oc_layout_param expert[] = {{32, 48, 2, 0}, {48, 32, 2, 0}, {32, 48, 2, 0}, {48, 32, 2, 0}};
-enum { ND = sizeof dense / sizeof dense[0], NE = sizeof expert / sizeof expert[0], STEPS = 3 };
+enum { ND = sizeof dense / sizeof dense[0], NE = sizeof expert / sizeof expert[0], STEPS = 4 };
 
 static const oc_adam_hparams adamw = {OC_ADAM_TORCH, 1e-2, 0.9, 0.95, 1e-8, 0.1, 0, 1, 1, 0, 0};
 
@@ -137,18 +140,21 @@ static int run(const oc_comm *world, const oc_comm *edp, const oc_comm *ep, oc_l
     oc_dist_control ctl[2] = {{&cd, NULL, 0, 0, NULL},
                               {&ce, split, ep->rank, 0, ep->size > 1 ? ep : NULL}};
     int64_t t = 0;
-    oc_dist_sub chain[2] = {{&u[0].d, &u[0].b, &ctl[0], adamw_step, &t},
-                            {&u[1].d, &u[1].b, &ctl[1], adamw_step, &t}};
+    float coeff[2];
+    oc_dist_sub chain[2] = {{&u[0].d, &u[0].b, &ctl[0], adamw_step, &t, &coeff[0]},
+                            {&u[1].d, &u[1].b, &ctl[1], adamw_step, &t, &coeff[1]}};
     int fails = 0;
-    /* LAYOUT-CHAIN-1: sub-steps with different clipping rules are rejected on every rank
+    /* LAYOUT-CHAIN-1: sub-steps whose profile or norm type differ are rejected on every rank
      * before any collective, nothing written; LAYOUT-PP-1: a parameter index outside the
      * layout is rejected */
-    ce.max_norm = 2.0;
     oc_dist_outcome rejected;
+    ce.profile = OC_CLIP_TORCH;
     fails += oc_dist_chained_step(2, chain, NULL, &rejected) != OC_ERR_BAD_HPARAM;
+    ce.profile = OC_CLIP_MEGATRON, ce.inf_norm = 1;
+    fails += oc_dist_chained_step(2, chain, NULL, &rejected) != OC_ERR_BAD_HPARAM;
+    ce.inf_norm = 0;
     fails += memcmp(u[0].p + u[0].l.offset[0], u[0].p1, numel(&dense[0]) * 4) != 0;
     fails += oc_dist_tie_grads(&u[0].d, &u[0].b, world, ND) != OC_ERR_BAD_HPARAM;
-    ce.max_norm = 1.0;
     for (int s = 1; s <= STEPS; s++) {
         double sumsq = 0.0;
         size_t m = 0;
@@ -156,7 +162,10 @@ static int run(const oc_comm *world, const oc_comm *edp, const oc_comm *ep, oc_l
         sub_grads(&u[1], s, &sumsq, &m);
         other_experts(ep->size, ep->rank, edp->size, s, &sumsq, &m);
         double ref = sqrt(sumsq);
-        cd.max_norm = ce.max_norm = s == 2 ? ref / 2 : 1e30;
+        cd.max_norm = s == 1 ? 0.0 : s == 2 ? ref / 2 : 1e30; /* STEP-CLIP-2, CLIP-DISABLE-1 */
+        ce.max_norm = 1e30;
+        ce.skip_threshold = s == 4 ? ref / 2 : INFINITY;
+        coeff[0] = coeff[1] = NAN;
         int inject = s == 3 && world->rank == world->size - 1;
         if (inject)
             u[1].g[u[1].l.offset[NE - 1] + 1] = INFINITY;
@@ -172,22 +181,26 @@ static int run(const oc_comm *world, const oc_comm *edp, const oc_comm *ep, oc_l
         oc_dist_outcome out;
         oc_status st = oc_dist_chained_step(2, chain, &o, &out);
         fails += st != OC_OK;
-        fails += out.skipped != (s == 3) || out.found_inf != (s == 3);
+        fails += out.skipped != (s >= 3) || out.found_inf != (s == 3);
         fails += differs(world, bits(out.total_norm)) + differs(world, bits(out.clip_coeff)) +
+                 differs(world, bits(coeff[0])) + differs(world, bits(coeff[1])) +
                  differs(world, out.skipped);
         if (st == OC_OK && !out.found_inf) { /* CLIP-TOL-2 against the logical norm */
             double bound = ((double)m + world->size + 4) * 0x1p-24 * ref;
             double r = fabs(out.total_norm - ref) / bound;
             *ratio = r > *ratio ? r : *ratio;
-            fails += !(r <= 1.0) || (s == 2) != (out.clip_coeff < 1.0f);
+            fails += !(r <= 1.0);
         }
+        if (!out.skipped) /* only the dense sub-step clips, at step 2 */
+            fails += (s == 2) != (coeff[0] < 1.0f) || coeff[1] != 1.0f ||
+                     bits(out.clip_coeff) != bits(coeff[0]);
         for (int k = 0; k < 2; k++) {
             if (out.skipped) { /* LAYOUT-SKIP-1 */
                 fails += memcmp(snap[k], u[k].p, u[k].l.size * 4) != 0 ||
                          memcmp(snap[k] + u[k].l.size, u[k].m, u[k].d.owned * 4) != 0 ||
                          memcmp(snap[k] + u[k].l.size + u[k].d.owned, u[k].v, u[k].d.owned * 4) != 0;
             } else {
-                oc_fast_opts o1 = {1.0f, out.clip_coeff, OC_FAST_MODEL_NONE};
+                oc_fast_opts o1 = {1.0f, coeff[k], OC_FAST_MODEL_NONE};
                 oc_fast_tensor one = {u[k].logical, u[k].p1, u[k].g1, {u[k].m1, u[k].v1, NULL}, NULL};
                 fails += adamw_step(&t, &o1, 1, &one) != OC_OK;
                 for (size_t i = 0; i < u[k].np; i++)

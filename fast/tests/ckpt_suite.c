@@ -255,8 +255,9 @@ static int train_step(trainer *t, int s)
         oc_dist_tie_grads(&t->u[0].d, &t->u[0].b, t->c->group[CKPT_EMB], t->emb) != OC_OK)
         return 1;
     oc_fast_opts o = {1.0f / t->scaler.scale, 1.0f, OC_FAST_MODEL_BF16};
-    oc_dist_sub chain[2] = {{&t->u[0].d, &t->u[0].b, &t->ctl[0], dense_step, &t->u[0].step},
-                            {&t->u[1].d, &t->u[1].b, &t->ctl[1], expert_step, &t->u[1].step}};
+    oc_dist_sub chain[2] = {
+        {.d = &t->u[0].d, .b = &t->u[0].b, .sc = &t->ctl[0], .step = dense_step, .ctx = &t->u[0].step},
+        {.d = &t->u[1].d, .b = &t->u[1].b, .sc = &t->ctl[1], .step = expert_step, .ctx = &t->u[1].step}};
     oc_dist_outcome out;
     if (oc_dist_chained_step(2, chain, &o, &out) != OC_OK ||
         oc_fast_loss_scale_update(&scaler_cfg, &t->scaler, out.found_inf) != OC_OK)

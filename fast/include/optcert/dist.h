@@ -93,23 +93,28 @@ oc_status oc_dist_controlled_step(const oc_dist *d, const oc_dist_buffers *b,
 
 /* One sub-optimizer of a chained step: its engine (layout over its data-parallel group), buffers,
  * step control (attributes, model-parallel group, clipping configuration with its group
- * sizes) and step function. */
+ * sizes) and step function; clip_coeff, if not NULL, receives the factor its step applied
+ * (STEP-CLIP-2: each sub-step's own max_norm against the chain's norm; 1: none). */
 typedef struct oc_dist_sub {
     const oc_dist *d;
     const oc_dist_buffers *b;
     const oc_dist_control *sc;
     oc_dist_step_fn step;
     void *ctx;
+    float *clip_coeff;
 } oc_dist_sub;
 
 /* LAYOUT-CHAIN-1: Megatron's ChainedOptimizer under layouts (dense parameters over the
  * data-parallel group, expert parameters over the expert-data-parallel group, ...): every
  * sub-step's gradients reduced, found_inf from all of them MAX over every sub-step's groups,
  * the norm of each sub-step combined over its own groups (LAYOUT-CLIP-2) and the sub-steps'
- * parts added in chain order, one skip decision and one clipping coefficient for all, then
- * every sub-step stepped and gathered. The clipping configurations must agree on profile,
- * max_norm, norm type and skip threshold (all NULL, or none). oc_dist_controlled_step is the
- * chain of one. Every rank of every group must call it with the same chain. */
+ * parts added in chain order, one norm (computed whatever max_norm is, CLIP-DISABLE-1) and one
+ * skip decision: skipped if the norm is above any sub-step's own skip threshold (profile
+ * megatron); then every sub-step stepped with the coefficient of its own max_norm against
+ * that norm (STEP-CLIP-2) and gathered. The clipping configurations (all NULL, or none) must
+ * agree on profile and norm type; at most OC_CLIP_MAX_OPTIMIZERS sub-steps. outcome's
+ * clip_coeff is the first sub-step's. oc_dist_controlled_step is the chain of one. Every
+ * rank of every group must call it with the same chain. */
 oc_status oc_dist_chained_step(size_t nsub, const oc_dist_sub *sub, const oc_fast_opts *o,
                                oc_dist_outcome *out);
 

@@ -119,7 +119,8 @@ oc_status oc_fast_loss_scale_update(const oc_loss_scaler *c, oc_loss_scale_state
  * not checked (oc_clip_check does that). */
 oc_status oc_fast_clip_norm(const oc_clip_config *c, size_t nviews, const oc_clip_view *views,
                             double *partial);
-/* The binary32 factor every gradient is multiplied by for a total norm (CLIP-COEF-1; 1: none). */
+/* The binary32 factor every gradient is multiplied by for a total norm (CLIP-COEF-1; 1: none,
+ * also for profile megatron with max_norm <= 0, CLIP-DISABLE-1). */
 float oc_fast_clip_coeff(const oc_clip_config *c, double norm);
 /* FAST-CLIP-1: oc_impl.clip_step (the contract of oc_ref_clip_step). */
 oc_status oc_fast_clip_step(const oc_clip_config *c, size_t nviews, oc_clip_view *views,
