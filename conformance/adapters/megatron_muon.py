@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""optcert adapter: run Megatron's TensorParallelMuon on the muon-blocks families
-(muon-blocks-megatron-tp, muon-blocks-megatron-qkv; spec/muon.md §10, MUON-BLK-*) through the
-results path (spec/vectors.md VEC-RES-*).
+"""optcert adapter: run Megatron's TensorParallelMuon on the muon-blocks families and on muon-megatron
+(muon-blocks-megatron-tp, muon-blocks-megatron-qkv, spec/muon.md §10, MUON-BLK-*; muon-megatron,
+MUON-PROF-MEGATRON: one matrix, no tensor parallelism) through the results path (spec/vectors.md
+VEC-RES-*).
 
 The optimizer is megatron-core's own `TensorParallelMuon` (megatron/core/optimizer/
 emerging_optimizers.py), built with the case's lr, momentum, nesterov, weight_decay (decoupled),
@@ -94,7 +95,7 @@ def unsupported(h):
 def shards(x, h):
     """The ranks' shards of x (Megatron's per-rank size: divide(), which asserts an even split);
     a weight that is not tensor-parallel is replicated whole."""
-    if h["tpDim"] not in PARTITION_DIM:
+    if h.get("tpDim") not in PARTITION_DIM:
         return [x]
     dim = PARTITION_DIM[h["tpDim"]]
     return list(torch.split(x, divide(x.shape[dim], h["tpSize"]), dim=dim))
@@ -105,14 +106,14 @@ def run_case(h, t, tensors, matmul_prec):
     mats = {k: torch.from_numpy(np.ascontiguousarray(tensors[v], dtype=np.float32).reshape(rows, cols))
             for k, v in t["inputs"].items()}
     config = OptimizerConfig()
-    heads, groups, head_dim = h["qkvHeads"], h["qkvGroups"], h["qkvHeadDim"]
+    heads, groups, head_dim = (h.get(k, 0) for k in ("qkvHeads", "qkvGroups", "qkvHeadDim"))
     fused_qkv = heads > 0 or groups > 0 or head_dim > 0  # the case describes a QKV weight
     params = []
     for p, m, g in zip(*(shards(mats[k], h) for k in ("p", "m", "g"))):
         q = torch.nn.Parameter(p.clone())
         q.grad = g.clone()
-        q.partition_dim = PARTITION_DIM.get(h["tpDim"], -1)
-        q.tensor_model_parallel = h["tpDim"] in PARTITION_DIM
+        q.partition_dim = PARTITION_DIM.get(h.get("tpDim"), -1)
+        q.tensor_model_parallel = h.get("tpDim") in PARTITION_DIM
         q.is_qkv = fused_qkv
         params.append((q, m.clone()))
     opt = TensorParallelMuon(
@@ -126,7 +127,7 @@ def run_case(h, t, tensors, matmul_prec):
     for q, m in params:
         opt.state[q]["momentum_buffer"] = m
     opt.step()
-    dim = PARTITION_DIM.get(h["tpDim"], 0)
+    dim = PARTITION_DIM.get(h.get("tpDim"), 0)
     p_out = torch.cat([q.detach() for q, _ in params], dim=dim)
     m_out = torch.cat([opt.state[q]["momentum_buffer"] for q, _ in params], dim=dim)
     return {name: np.ascontiguousarray(v.numpy(), dtype=np.float32)
@@ -140,7 +141,8 @@ def main(argv=None):
     args, rest = own.parse_known_args(argv)
     out, doc, cases = results_file.read_family(
         rest + (["--vectors", args.vectors] if args.vectors else []), __doc__.splitlines()[0],
-        "megatron_muon", lambda d: d.get("algorithm") == "muon-blocks")
+        "megatron_muon", lambda d: d.get("algorithm") == "muon-blocks" or
+        d.get("algorithm") == "muon" and d.get("profile") == "megatron")
     family = doc["family"]
     matmul_prec = args.fp32_matmul_prec or OptimizerConfig().muon_fp32_matmul_prec
     tensors = results_file.load_tensors(args.vectors, doc, "megatron_muon")
