@@ -18,7 +18,9 @@
 # 0.19.2's
 # TensorParallelMuon (blockwise tensor parallelism, split QKV; fp32 class with fp32_matmul_prec
 # "highest", bf16 at Megatron's default "medium") on muon-blocks-megatron-tp and
-# muon-blocks-megatron-qkv and (one matrix, TP 1) on muon-megatron, and
+# muon-blocks-megatron-qkv and (one matrix, TP 1) on muon-megatron, its parameter routing
+# (_get_param_groups with Muon's overrides) with TensorParallelMuon or AdamW on
+# muon-route-megatron, and
 # Megatron's layout functions against fast/layout (after the table); timm's AdamWLegacy and Lion
 # and bitsandbytes' 32-bit AdamW, Lion and SGD (CPU backend), and heavyball's AdamW (its
 # bias-corrected moments through the mapping's value transform) and SGD (eager, without
@@ -205,6 +207,7 @@ megatron-core megatron_muon@mcore19 muon-blocks-megatron-qkv --fp32-matmul-prec=
 megatron-core megatron_muon@mcore19 muon-blocks-megatron-tp
 megatron-core megatron_muon@mcore19 muon-blocks-megatron-qkv
 megatron-core megatron_muon@mcore19 muon-megatron --fp32-matmul-prec=highest
+megatron-core megatron_route@mcore19 muon-route-megatron
 torch adafactor@torch2 adafactor-torch --impl=torch
 torch adafactor@torch2 adafactor-torch --impl=torch --foreach
 transformers adafactor@torch2 adafactor-transformers --impl=transformers
