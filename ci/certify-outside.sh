@@ -14,8 +14,8 @@
 # DTensor-sharded Adam/SGD state on 2 gloo ranks and loading it on 3 (spec/checkpoint.md §5); megatron-core 0.19.2's ChainedOptimizer.step (its
 # clipping, on CPU with stand-in process groups) on clip-megatron, and over Megatron's
 # Float16OptimizerWithFloat16Params sub-optimizers with their grad scalers (the whole guarded
-# step) on guarded-step-megatron, its SelfAttention.clip_qk on muonclip-megatron, megatron-core
-# 0.19.2's
+# step) on guarded-step-megatron, its SelfAttention.clip_qk on muonclip-megatron and muonclip-kimi
+# and MLASelfAttention.clip_qk on muonclip-kimi-mla, megatron-core 0.19.2's
 # TensorParallelMuon (blockwise tensor parallelism, split QKV; fp32 class with fp32_matmul_prec
 # "highest", bf16 at Megatron's default "medium") on muon-blocks-megatron-tp and
 # muon-blocks-megatron-qkv and (one matrix, TP 1) on muon-megatron, its parameter routing
@@ -187,6 +187,8 @@ deepspeed torch_optim@ds adam-torch-mixed --optimizer=deepspeed.ops.adam:DeepSpe
 megatron-core megatron_clip@mcore19 clip-megatron
 megatron-core megatron_step@mcore19 guarded-step-megatron
 megatron-core megatron_qk_clip@mcore19 muonclip-megatron
+megatron-core megatron_qk_clip@mcore19 muonclip-kimi
+megatron-core megatron_qk_clip@mcore19 muonclip-kimi-mla
 torch torch_optim resume-adam-torch
 torch torch_optim resume-sgd-torch
 torch torch_optim@torch2 resume-adam-torch
