@@ -80,11 +80,16 @@ static oc_status check_buffers(const oc_dist_buffers *b, const oc_fast_opts *o)
                ? OC_ERR_NULL_POINTER : OC_OK;
 }
 
-/* LAYOUT-STEP-1 (2), (3): the owned pieces stepped as one multi-tensor call, then the fp32
- * parameters, or the mixed mode's model copy, all-gathered per bucket (replicated: every rank
- * stepped everything). */
+/* Whether parameter p is in the 'mtp' grad-norm group (STEP-GROUP-1). */
+static int in_mtp(const oc_dist_param_attr *attr, size_t p) { return attr && attr[p].mtp; }
+
+/* LAYOUT-STEP-1 (2), (3): the owned pieces stepped as one multi-tensor call (two where some
+ * are in the 'mtp' group, which are stepped with mtp_coeff: FAST-DET-1, the grouping of the
+ * tensors does not change an element), then the fp32 parameters, or the mixed mode's model
+ * copy, all-gathered per bucket (replicated: every rank stepped everything). */
 static oc_status step_and_gather(const oc_dist *d, const oc_dist_buffers *b,
-                                 const oc_fast_opts *o, oc_dist_step_fn step, void *ctx)
+                                 const oc_fast_opts *o, oc_dist_step_fn step, void *ctx,
+                                 const oc_dist_param_attr *attr, float mtp_coeff)
 {
     const oc_layout *l = d->layout;
     const oc_comm *c = d->comm;
@@ -92,7 +97,25 @@ static oc_status step_and_gather(const oc_dist *d, const oc_dist_buffers *b,
     oc_fast_opts so = *o;
     if (!mixed)
         so.model = OC_FAST_MODEL_NONE;
-    oc_status st = step(ctx, &so, d->nseg, d->t);
+    size_t ngroup = 0;
+    for (size_t i = 0; i < d->nseg; i++)
+        ngroup += in_mtp(attr, d->seg[i].param);
+    oc_status st;
+    if (ngroup == 0)
+        st = step(ctx, &so, d->nseg, d->t);
+    else {
+        oc_fast_tensor *t = malloc(d->nseg * sizeof *t);
+        if (!t)
+            return OC_ERR_INTERNAL;
+        size_t nmain = 0, g = d->nseg - ngroup;
+        for (size_t i = 0; i < d->nseg; i++)
+            t[in_mtp(attr, d->seg[i].param) ? g++ : nmain++] = d->t[i];
+        st = nmain > 0 ? step(ctx, &so, nmain, t) : OC_OK;
+        so.clip_coeff = mtp_coeff;
+        if (st == OC_OK)
+            st = step(ctx, &so, ngroup, t + nmain);
+        free(t);
+    }
     for (size_t k = 0; !repl && k < l->nbuckets && st == OC_OK; k++)
         st = mixed ? c->allgather(c->ctx, b->model + l->bucket_start[k], l->shard[k],
                                   sizeof(uint16_t))
@@ -113,7 +136,7 @@ oc_status oc_dist_step(const oc_dist *d, const oc_dist_buffers *b, const oc_fast
     if (st != OC_OK)
         return st;
     oc_dist_tensors(d, b);
-    return step_and_gather(d, b, o, step, ctx);
+    return step_and_gather(d, b, o, step, ctx, NULL, 1.0f);
 }
 
 oc_status oc_dist_tie_grads(const oc_dist *d, const oc_dist_buffers *b,
@@ -154,28 +177,41 @@ static oc_status combine(const oc_comm *g, double *x, int max, double *buf)
     return st;
 }
 
-/* This rank's part of the norm: the sum of the squared unscaled gradients of the counted
- * pieces (FAST-NORM-1 order) or their max |g|; *local_inf: some owned gradient is not finite. */
+/* This rank's parts of the norms: the sum of the squared unscaled gradients of the counted
+ * pieces (FAST-NORM-1 order) or their max |g|, part[0] over the pieces in the main norm,
+ * part[1] over those in the 'mtp' group (STEP-GROUP-1); *local_inf: some owned gradient is
+ * not finite. */
 static oc_status local_norm(const oc_dist *d, const oc_dist_control *sc, float inv_scale,
-                            double *part, int *local_inf)
+                            double part[2], int *local_inf)
 {
     double *sq = malloc((d->nseg + 1) * sizeof *sq), total;
     if (!sq)
         return OC_ERR_INTERNAL;
     oc_status st = oc_fast_grad_sumsq(d->nseg, d->t, inv_scale, sq, &total, local_inf);
     int inf_norm = sc->clip && sc->clip->inf_norm; /* no clipping: found_inf only */
-    *part = 0.0;
+    part[0] = part[1] = 0.0;
     for (size_t i = 0; i < d->nseg && st == OC_OK; i++) {
         if (!counted(d, sc, d->seg[i].param))
             continue;
+        double *x = &part[in_mtp(sc->attr, d->seg[i].param)];
         for (size_t j = 0; inf_norm && j < d->t[i].n; j++) {
             double g = fabsf(d->t[i].grad[j] * inv_scale);
-            *part = g > *part ? g : *part;
+            *x = g > *x ? g : *x;
         }
-        *part += inf_norm ? 0.0 : sq[i];
+        *x += inf_norm ? 0.0 : sq[i];
     }
     free(sq);
     return st;
+}
+
+/* Whether a sub-step has a parameter in the main norm (STEP-CLIP-2: only such a sub-step
+ * checks its skip threshold). By the logical parameters, so every rank answers alike. */
+static int has_main_params(const oc_dist_sub *u)
+{
+    for (size_t p = 0; p < u->d->layout->nparams; p++)
+        if (!in_mtp(u->sc->attr, p))
+            return 1;
+    return 0;
 }
 
 /* The checks of one sub-step: buffers, and its clipping configuration against its groups. */
@@ -222,7 +258,7 @@ oc_status oc_dist_chained_step(size_t nsub, const oc_dist_sub *sub, const oc_fas
     }
     if (st != OC_OK)
         return st;
-    double *buf = malloc(nbuf * sizeof *buf), *part = calloc(nsub, sizeof *part);
+    double *buf = malloc(nbuf * sizeof *buf), (*part)[2] = calloc(nsub, sizeof *part);
     if (!buf || !part) {
         free(buf), free(part);
         return OC_ERR_INTERNAL;
@@ -236,7 +272,7 @@ oc_status oc_dist_chained_step(size_t nsub, const oc_dist_sub *sub, const oc_fas
     int inf = 0;
     for (size_t k = 0; k < nsub && st == OC_OK; k++) {
         int local = 0;
-        st = local_norm(sub[k].d, sub[k].sc, so.inv_scale, &part[k], &local);
+        st = local_norm(sub[k].d, sub[k].sc, so.inv_scale, part[k], &local);
         inf |= local;
     }
     for (size_t k = 0; k < nsub && st == OC_OK; k++) {
@@ -246,33 +282,42 @@ oc_status oc_dist_chained_step(size_t nsub, const oc_dist_sub *sub, const oc_fas
     }
     /* LAYOUT-CLIP-2: each sub-step's counted parts over its data-parallel group, then over its
      * model-parallel group; LAYOUT-CHAIN-1: the sub-steps' totals added (or maximised) in
-     * chain order */
+     * chain order, the main norm's and the 'mtp' group's apart (STEP-GROUP-1) */
     int clip = cc != NULL; /* the norm whatever max_norm is: CLIP-DISABLE-1 */
-    double total = 0.0;
-    for (size_t k = 0; k < nsub && st == OC_OK && !inf && clip; k++) {
-        if ((st = combine(sub[k].d->comm, &part[k], cc->inf_norm, buf)) == OC_OK)
-            st = combine(sub[k].sc->mp, &part[k], cc->inf_norm, buf);
-        total = cc->inf_norm ? (part[k] > total ? part[k] : total) : total + part[k];
-    }
+    double total[2] = {0.0, 0.0};
+    for (size_t k = 0; k < nsub && st == OC_OK && !inf && clip; k++)
+        for (int m = 0; m < 2 && st == OC_OK; m++) {
+            if ((st = combine(sub[k].d->comm, &part[k][m], cc->inf_norm, buf)) == OC_OK)
+                st = combine(sub[k].sc->mp, &part[k][m], cc->inf_norm, buf);
+            total[m] = cc->inf_norm ? (part[k][m] > total[m] ? part[k][m] : total[m])
+                                    : total[m] + part[k][m];
+        }
     free(buf), free(part);
     if (st != OC_OK)
         return st;
-    double norm = clip && !cc->inf_norm ? sqrt(total) : total;
-    *out = (oc_dist_outcome){clip && !inf ? (float)norm : 0.0f, 1.0f, inf, inf};
-    float coeff[OC_CLIP_MAX_OPTIMIZERS] = {0};
+    double norm = clip && !cc->inf_norm ? sqrt(total[0]) : total[0];
+    double group = clip && !cc->inf_norm ? sqrt(total[1]) : total[1];
+    *out = (oc_dist_outcome){clip && !inf ? (float)norm : 0.0f, 1.0f, inf, inf,
+                             clip && !inf ? (float)group : 0.0f};
+    float coeff[OC_CLIP_MAX_OPTIMIZERS][2] = {{0}};
     for (size_t k = 0; k < nsub; k++) { /* STEP-CLIP-2: each sub-step's own rule */
         const oc_clip_config *ck = sub[k].sc->clip;
-        out->skipped |= clip && !inf && ck->profile == OC_CLIP_MEGATRON && norm > ck->skip_threshold;
-        coeff[k] = clip && !inf ? oc_fast_clip_coeff(ck, norm) : 1.0f;
+        out->skipped |= clip && !inf && ck->profile == OC_CLIP_MEGATRON && has_main_params(&sub[k]) &&
+                        norm > ck->skip_threshold;
+        coeff[k][0] = clip && !inf ? oc_fast_clip_coeff(ck, norm) : 1.0f;
+        coeff[k][1] = clip && !inf ? oc_fast_clip_coeff(ck, group) : 1.0f;
     }
     if (out->skipped)
         return OC_OK;                           /* nothing written: LAYOUT-SKIP-1 */
-    out->clip_coeff = coeff[0];
+    out->clip_coeff = coeff[0][0];
     for (size_t k = 0; k < nsub && st == OC_OK; k++) {
-        so.clip_coeff = coeff[k];
+        so.clip_coeff = coeff[k][0];
         if (sub[k].clip_coeff)
-            *sub[k].clip_coeff = coeff[k];
-        st = step_and_gather(sub[k].d, sub[k].b, &so, sub[k].step, sub[k].ctx);
+            *sub[k].clip_coeff = coeff[k][0];
+        if (sub[k].mtp_clip_coeff)
+            *sub[k].mtp_clip_coeff = coeff[k][1];
+        st = step_and_gather(sub[k].d, sub[k].b, &so, sub[k].step, sub[k].ctx, sub[k].sc->attr,
+                             coeff[k][1]);
     }
     return st;
 }
@@ -281,6 +326,6 @@ oc_status oc_dist_controlled_step(const oc_dist *d, const oc_dist_buffers *b,
                                   const oc_fast_opts *o, const oc_dist_control *sc,
                                   oc_dist_step_fn step, void *ctx, oc_dist_outcome *out)
 {
-    oc_dist_sub one = {d, b, sc, step, ctx, NULL};
+    oc_dist_sub one = {.d = d, .b = b, .sc = sc, .step = step, .ctx = ctx};
     return oc_dist_chained_step(1, &one, o, out);
 }

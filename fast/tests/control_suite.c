@@ -159,7 +159,8 @@ static int run(const grid *g, oc_layout_kind kind, scenario sc, oc_fast_dtype mo
         memcpy(master + pos, p1 + loff[d.seg[k].param] + d.seg[k].off, d.seg[k].len * 4);
     oc_dist_param_attr attr[NP];
     for (size_t i = 0; i < NP; i++)
-        attr[i] = (oc_dist_param_attr){tp_split[i], is_shared_copy(g, i, g->pp_stage)};
+        attr[i] = (oc_dist_param_attr){.tensor_parallel = tp_split[i],
+                                       .shared = is_shared_copy(g, i, g->pp_stage)};
     oc_clip_config cfg = {sc == CLIP_TORCH_INF ? OC_CLIP_TORCH : OC_CLIP_MEGATRON, 1.0,
                           sc == CLIP_TORCH_INF, INFINITY, kind != OC_LAYOUT_REPLICATED,
                           g->tp, g->pp, g->dp};

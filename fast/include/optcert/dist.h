@@ -64,6 +64,8 @@ oc_status oc_dist_tie_grads(const oc_dist *d, const oc_dist_buffers *b,
 typedef struct oc_dist_param_attr {
     int tensor_parallel; /* split over the TP ranks (each holds a different part) */
     int shared;          /* on this rank, the uncounted copy of a tied parameter (p.shared) */
+    int mtp;             /* in Megatron's separate grad-norm group 'mtp' (STEP-GROUP-1): out of
+                          * the main norm, clipped against the group's own norm */
 } oc_dist_param_attr;
 
 typedef struct oc_dist_control {
@@ -76,10 +78,11 @@ typedef struct oc_dist_control {
 } oc_dist_control;
 
 typedef struct oc_dist_outcome {
-    float total_norm; /* the deduplicated global norm (0 when not computed) */
+    float total_norm; /* the deduplicated global norm (0 when not computed), 'mtp' group left out */
     float clip_coeff; /* the factor the step applied (1: none) */
     int found_inf;    /* some rank's gradient was not finite */
     int skipped;      /* nothing was written: found_inf, or the norm above the skip threshold */
+    float mtp_norm;   /* the 'mtp' group's own norm (STEP-GROUP-1; 0 without the group) */
 } oc_dist_outcome;
 
 /* One step with step control (LAYOUT-SKIP-1, LAYOUT-CLIP-1, LAYOUT-CLIP-2): reduce the
@@ -93,15 +96,16 @@ oc_status oc_dist_controlled_step(const oc_dist *d, const oc_dist_buffers *b,
 
 /* One sub-optimizer of a chained step: its engine (layout over its data-parallel group), buffers,
  * step control (attributes, model-parallel group, clipping configuration with its group
- * sizes) and step function; clip_coeff, if not NULL, receives the factor its step applied
- * (STEP-CLIP-2: each sub-step's own max_norm against the chain's norm; 1: none). */
+ * sizes) and step function; clip_coeff and mtp_clip_coeff, if not NULL, receive the factors
+ * its step applied to its parameters in the main norm and in the 'mtp' group (STEP-CLIP-2,
+ * STEP-GROUP-1: its own max_norm against the chain's norm, against the group's; 1: none). */
 typedef struct oc_dist_sub {
     const oc_dist *d;
     const oc_dist_buffers *b;
     const oc_dist_control *sc;
     oc_dist_step_fn step;
     void *ctx;
-    float *clip_coeff;
+    float *clip_coeff, *mtp_clip_coeff;
 } oc_dist_sub;
 
 /* LAYOUT-CHAIN-1: Megatron's ChainedOptimizer under layouts (dense parameters over the
@@ -109,9 +113,11 @@ typedef struct oc_dist_sub {
  * sub-step's gradients reduced, found_inf from all of them MAX over every sub-step's groups,
  * the norm of each sub-step combined over its own groups (LAYOUT-CLIP-2) and the sub-steps'
  * parts added in chain order, one norm (computed whatever max_norm is, CLIP-DISABLE-1) and one
- * skip decision: skipped if the norm is above any sub-step's own skip threshold (profile
- * megatron); then every sub-step stepped with the coefficient of its own max_norm against
- * that norm (STEP-CLIP-2) and gathered. The clipping configurations (all NULL, or none) must
+ * skip decision: skipped if the norm is above the own skip threshold of any sub-step with a
+ * parameter in the main norm (profile megatron); then every sub-step stepped with the
+ * coefficient of its own max_norm against that norm (STEP-CLIP-2), its parameters in the
+ * 'mtp' group (attr.mtp) with the coefficient against the group's own norm, combined like the
+ * main one (STEP-GROUP-1), and gathered. The clipping configurations (all NULL, or none) must
  * agree on profile and norm type; at most OC_CLIP_MAX_OPTIMIZERS sub-steps. outcome's
  * clip_coeff is the first sub-step's. oc_dist_controlled_step is the chain of one. Every
  * rank of every group must call it with the same chain. */
