@@ -138,7 +138,7 @@ def run_case(h, t, tensors):
     shared = OptimizerConfig(clip_grad=hexf(h["clipGrad"]),
                              grad_norm_skip_threshold=hexf(h["skipThreshold"]),
                              fp16=h["mode"] == "scaled", bf16=h["mode"] != "scaled")
-    subs, params, counters = [], [], []  # params: (model param, main param, sub, states)
+    subs, params, counters = [], [], []  # params: (model param, main param, inner optimizer, states)
     at = 0
     for o in t["optimizers"]:
         names, mine = state_names(o), []
