@@ -145,7 +145,7 @@ def main(argv=None):
         d.get("algorithm") == "muon" and d.get("profile") == "megatron")
     family = doc["family"]
     matmul_prec = args.fp32_matmul_prec or OptimizerConfig().muon_fp32_matmul_prec
-    tensors = results_file.load_tensors(args.vectors, doc, "megatron_muon")
+    tensors = results_file.load_tensors(argv, doc, "megatron_muon")
     # divide()'s assertion (uneven shards), a TP size of 0, Megatron's QKV split check
     results, meta = results_file.run_values(
         family, cases, lambda h, t: run_case(h, t, tensors, matmul_prec),

@@ -29,7 +29,6 @@ Recorded (VEC-RES-4): p, m (and v for AdamW) after the step, and the route as me
         --vectors vectors/muon-route-megatron/muon-route-megatron.json --out results.safetensors
 Exit status: 0 on success, 2 on malformed input.
 """
-import argparse
 import copy
 import sys
 import warnings
@@ -39,6 +38,7 @@ import torch
 
 import megatron_cpu
 import megatron_muon
+import megatron_step
 import results_file
 
 ADAPTER = "optcert megatron_route.py 1"
@@ -99,11 +99,9 @@ def adamw_step(a, t, tensors, wd_mult):
 
 
 def unsupported(h):
-    """What Megatron's configuration cannot express: its Muon's (megatron_muon.py), and an
-    Adam with AMSGrad, maximize, eps inside the root or a schedule multiplier."""
-    a = h["adamw"]
-    return (megatron_muon.unsupported(h) or a["amsgrad"] or a["maximize"]
-            or hexf(a["epsRoot"]) != 0 or hexf(a["scheduleMultiplier"]) != 1)
+    """What Megatron's configuration cannot express: its Muon's (megatron_muon.py), and its
+    Adam's (megatron_step.py)."""
+    return megatron_muon.unsupported(h) or not megatron_step.adam_expressible(h["adamw"])
 
 
 def run_case(h, t, tensors, routes):
@@ -117,14 +115,11 @@ def run_case(h, t, tensors, routes):
 
 
 def main(argv=None):
-    own = argparse.ArgumentParser(add_help=False)
-    own.add_argument("--vectors")
-    vectors = own.parse_known_args(argv)[0].vectors
     out, doc, cases = results_file.read_family(
         argv, __doc__.splitlines()[0], "megatron_route",
         lambda d: d.get("algorithm") == "muon-route" and d.get("profile") == "megatron")
     family = doc["family"]
-    tensors = results_file.load_tensors(vectors, doc, "megatron_route")
+    tensors = results_file.load_tensors(argv, doc, "megatron_route")
     routes = {}
     results, meta = results_file.run_values(
         family, cases, lambda h, t: run_case(h, t, tensors, routes),

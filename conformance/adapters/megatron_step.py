@@ -47,7 +47,6 @@ Emerging's `calculate_lion_update` is `torch.compile`d; it runs eagerly here
         --vectors vectors/guarded-step-megatron/guarded-step-megatron.json --out results.safetensors
 Exit status: 0 on success, 2 on malformed input.
 """
-import argparse
 import dataclasses
 import sys
 import warnings
@@ -86,12 +85,18 @@ def state_names(o):
     return ["exp_avg"]
 
 
+def adam_expressible(h):
+    """Whether OptimizerConfig can give Megatron's torch Adam these hyper-parameters: it has no
+    AMSGrad, maximize, eps inside the root or schedule multiplier."""
+    return (not h["amsgrad"] and not h["maximize"] and hexf(h["epsRoot"]) == 0
+            and hexf(h["scheduleMultiplier"]) == 1)
+
+
 def expressible(o):
     """Whether Megatron's construction of this kind can take these hyper-parameters."""
     h = o["hparams"]
     if o["kind"] == "adam":
-        return (o["profile"] == "torch" and not h["amsgrad"] and not h["maximize"]
-                and hexf(h["epsRoot"]) == 0 and hexf(h["scheduleMultiplier"]) == 1)
+        return o["profile"] == "torch" and adam_expressible(h)
     if o["kind"] == "sgd":
         return hexf(h["dampening"]) == 0 and not h["nesterov"] and not h["maximize"]
     return o["kind"] == "lion"
@@ -202,18 +207,12 @@ def run_case(h, t, tensors):
     return np.array(rows, dtype=np.float32)
 
 
-def doc_path(argv):
-    own = argparse.ArgumentParser(add_help=False)
-    own.add_argument("--vectors")
-    return own.parse_known_args(argv)[0].vectors
-
-
 def main(argv=None):
     out, doc, cases = results_file.read_family(
         argv, __doc__.splitlines()[0], "megatron_step",
         lambda d: d.get("algorithm") == "guarded-step" and d.get("profile") == "megatron")
     family = doc["family"]
-    tensors = results_file.load_tensors(doc_path(argv), doc, "megatron_step")
+    tensors = results_file.load_tensors(argv, doc, "megatron_step")
     results, meta = results_file.run_values(
         family, cases, lambda h, t: run_case(h, t, tensors),
         (RuntimeError, ValueError, AssertionError, TypeError),

@@ -28,10 +28,12 @@ def read_family(argv, description, name, accept):
     return args.out, doc, cases
 
 
-def load_tensors(vectors, doc, name):
-    """The family's safetensors file (its `tensors`, beside the JSON file `vectors`); exits with
-    status 2 if it cannot be read."""
-    path = os.path.join(os.path.dirname(vectors), doc["tensors"])
+def load_tensors(argv, doc, name):
+    """The family's safetensors file (its `tensors`, beside the JSON file given as --vectors in
+    argv); exits with status 2 if it cannot be read."""
+    own = argparse.ArgumentParser(add_help=False)
+    own.add_argument("--vectors", required=True)
+    path = os.path.join(os.path.dirname(own.parse_known_args(argv)[0].vectors), doc["tensors"])
     try:
         return load_file(path)
     except (OSError, ValueError) as e:
