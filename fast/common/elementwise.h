@@ -129,12 +129,14 @@ OC_HD uint32_t oc_fast_f32_bits(float x)
 /* a if c, else b, without a branch (c is 0 or 1). */
 OC_HD uint32_t oc_fast_select(uint32_t c, uint32_t a, uint32_t b) { return b ^ ((a ^ b) & (0u - c)); }
 
-/* FAST-MODEL-1: binary32 -> bfloat16, round to nearest even; NaN stays a (quiet) NaN. */
+/* FAST-MODEL-1: binary32 -> bfloat16, round to nearest even; NaN stays a (quiet) NaN. The
+ * choice is made on 32-bit values and the result shifted once, so that a vectorized loop
+ * narrows one vector instead of both candidates and the mask. */
 OC_HD uint16_t oc_fast_to_bf16(float x)
 {
     uint32_t u = oc_fast_f32_bits(x);
-    uint32_t r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-    return (uint16_t)oc_fast_select((u & 0x7fffffffu) > 0x7f800000u, (u >> 16) | 0x40u, r);
+    uint32_t r = u + 0x7fffu + ((u >> 16) & 1u);
+    return (uint16_t)(oc_fast_select(x != x, u | 0x400000u, r) >> 16); /* x != x: NaN */
 }
 
 /* FAST-MODEL-1: binary32 -> IEEE binary16, round to nearest even, overflow to infinity,
