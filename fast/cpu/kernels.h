@@ -17,6 +17,7 @@ typedef struct oc_fast_range {
     int model_kind;      /* oc_fast_dtype; OC_FAST_KIND_GRAD_BACK: no copy, the gradient the
                             update used written back over g (FAST-STEP-2) */
     float inv_scale, clip;
+    int flag; /* 1: the update reports non-finite gradients; 0: nobody asked, it returns 0 */
 } oc_fast_range;
 
 /* Elements per block of the model copy (FAST-NT-1, kernels.inc). */
@@ -30,7 +31,8 @@ typedef struct oc_fast_sgd_kind {
     int ema, momentum, first, nesterov;
 } oc_fast_sgd_kind;
 
-/* Each update returns 1 if some gradient it used was NaN or infinite, else 0. */
+/* Each update returns 1 if some gradient it used was NaN or infinite, else 0 (always 0 when
+ * the range's flag is 0). */
 typedef struct oc_fast_kernels {
     unsigned (*adam)(const oc_fast_adam_coef *c, int amsgrad, const oc_fast_range *r);
     unsigned (*sgd)(const oc_fast_sgd_coef *c, oc_fast_sgd_kind k, const oc_fast_range *r);

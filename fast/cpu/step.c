@@ -44,9 +44,10 @@ static chunk *chunks_of(size_t nt, const oc_fast_tensor *t, size_t *count)
     return ch;
 }
 
-/* grad_back: FAST-STEP-2's fused pass (no model copy, the gradient written back). */
+/* grad_back: FAST-STEP-2's fused pass (no model copy, the gradient written back); flag: the
+ * caller wants to know whether a gradient was non-finite. */
 static oc_fast_range range_of(const oc_fast_tensor *t, const chunk *c, const oc_fast_opts *o,
-                              int grad_back)
+                              int grad_back, int flag)
 {
     size_t k = c->off;
     return (oc_fast_range){c->len, t->param + k, t->grad + k,
@@ -56,7 +57,7 @@ static oc_fast_range range_of(const oc_fast_tensor *t, const chunk *c, const oc_
                            !grad_back && t->model && o->model != OC_FAST_MODEL_NONE ? t->model + k
                                                                                      : NULL,
                            grad_back ? OC_FAST_KIND_GRAD_BACK : (int)o->model, o->inv_scale,
-                           o->clip_coeff};
+                           o->clip_coeff, flag};
 }
 
 /* FAST-MT-1: all chunks of all tensors, shared among the threads. */
@@ -69,9 +70,10 @@ static oc_status for_each_chunk(size_t nt, const oc_fast_tensor *t, const oc_fas
         return OC_ERR_INTERNAL; /* out of memory; nothing was written */
     unsigned bad = 0;
     long long nc = (long long)count;
+    int flag = found_nonfinite != NULL;
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : bad) if (nc > 2)
     for (long long k = 0; k < nc; k++) {
-        oc_fast_range r = range_of(&t[ch[k].tensor], &ch[k], o, grad_back);
+        oc_fast_range r = range_of(&t[ch[k].tensor], &ch[k], o, grad_back, flag);
         bad |= f(ctx, &r);
     }
     free(ch);
