@@ -88,10 +88,14 @@ class Section:
         mark = (f"**LOADED** (1-minute load average above the {os.cpu_count()} cores)"
                 if self.loaded else "quiet enough (load average at most the core count)")
         out = [f"## {self.title}", "", "```sh", self.command, "```", "",
-               f"Measured {self.start:%Y-%m-%d %H:%M}–{self.end:%H:%M} UTC. Load average (1 min) "
+               f"Measured {self.start:%Y-%m-%d %H:%M}–{self.end:%H:%M} UTC on {MACHINE}. "
+               f"Load average (1 min) "
                f"before {self.load0:.2f}, after {self.load1:.2f}: {mark}.", ""]
         goals = (["Goals (medians of this run):", ""] + self.goals + [""]) if self.goals else []
         return "\n".join(out + self.lines + goals).rstrip("\n") + "\n"
+
+
+MACHINE = ""  # the machine and the fast kernels of this run, set by main()
 
 
 def utc_now():
@@ -748,6 +752,8 @@ def main():
     threads = lib.oc_bench_threads()
     torch.set_num_threads(threads)
     isa = lib.oc_fast_isa_name(lib.oc_fast_isa_active()).decode()
+    global MACHINE
+    MACHINE = f"{machine()}; fast kernels {isa}"
     secs, only = [], a.only.split(",")
     model = Model(gpt2_125m()) if {"limits", "compute", "guard", "peers"} & set(only) else None
     steps = {"limits": lambda: limits_section(lib, model, a.pairs, threads),
@@ -778,8 +784,8 @@ def main():
             "§6): each section names the command that reproduces it and when it was measured "
             "(`--only SECTION,...` measures those sections again and keeps the others). "
             "Benchmarks, not tests: nothing here is asserted.", "",
-            f"Machine: {machine()}; fast kernels {isa}, {threads} OpenMP threads, {a.pairs} "
-            "pairs per comparison.", "",
+            f"This run: {MACHINE}; {threads} OpenMP threads, {a.pairs} pairs per comparison. "
+            "Each section names the machine it was measured on.", "",
             "Protocol: subject and peer alternate (A B A B ..., one warm-up each); each adjacent "
             "pair gives one ratio peer time / subject time; the tables give its median and min "
             "over the pairs. The 1-minute load average is recorded before and after each "
