@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include "optcert/elementwise.h"
 #include "optcert/adam.h"
 #include "optcert/buffers.h"
 
@@ -224,3 +225,26 @@ oc_status oc_ref_adam_step(const oc_adam_hparams *hp, int64_t step, size_t n,
         adam_element(hp, &c, amsgrad, &p[i], &m[i], &v[i], amsgrad ? &vmax[i] : NULL, g[i]);
     return OC_OK;
 }
+
+/* The element-wise interface (optcert/elementwise.h) for mixed precision (MP-STORE-1) and the
+ * guarded step (STEP-ERR-1, STEP-TAKE-1): state m, v and, with AMSGrad, vmax (ADAM-AMS-1). */
+static int adam_state_count(const void *hp)
+{
+    return ((const oc_adam_hparams *)hp)->amsgrad ? 3 : 2;
+}
+
+static oc_status adam_check(const void *hp, int64_t step) { return oc_adam_check(hp, step); }
+
+static oc_status adam_step(const void *hp, int64_t step, size_t n, float *p, float *const *state,
+                          const float *g)
+{
+    const oc_adam_hparams *h = hp;
+    return oc_ref_adam_step(h, step, n, p, state[0], state[1], h->amsgrad ? state[2] : NULL, g);
+}
+
+const oc_elementwise oc_elementwise_adam = {
+    .alg = OC_ALG_ADAM,
+    .state_count = adam_state_count,
+    .check = adam_check,
+    .step = adam_step,
+};

@@ -5,37 +5,47 @@
 #include <math.h>
 #include "optcert/buffers.h"
 #include "optcert/clip.h"
+#include "optcert/elementwise.h"
 #include "optcert/guarded_step.h"
 
-/* A parameter's buffers, the ones its sub-optimizer's step reads or writes; returns how many. */
-/*@ requires \valid_read(s) && \valid_read(q) && \valid(b + (0 .. 4));
+/* The sub-optimizer's algorithm, as its element-wise interface (optcert/elementwise.h); NULL
+ * for a kind without one. oc_sub_kind numbers the algorithms as oc_algorithm does (STEP-CFG-1). */
+/*@ requires \valid_read(s);
+    assigns \nothing;
+*/
+static const oc_elementwise *interface_of(const oc_sub_optimizer *s)
+{
+    return oc_elementwise_of((oc_algorithm)s->kind);
+}
+
+/* A parameter's buffers, the ones its sub-optimizer's step reads or writes (the parameter, its
+ * gradient, then the algorithm's state layout); returns how many. */
+/*@ requires \valid_read(ew) && \valid_read(s) && \valid_read(q) && \valid(b + (0 .. 4));
     assigns b[0 .. 4];
     ensures 2 <= \result <= 5;
 */
-static int param_buffers(const oc_sub_optimizer *s, const oc_guarded_param *q, const void *b[5])
+static int param_buffers(const oc_elementwise *ew, const oc_sub_optimizer *s,
+                         const oc_guarded_param *q, const void *b[5])
 {
     b[0] = q->p;
     b[1] = q->grad;
     b[2] = q->state[0];
     b[3] = q->state[1];
     b[4] = q->state[2];
-    if (s->kind == OC_SUB_ADAM)
-        return s->hp.adam.amsgrad ? 5 : 4;
-    if (s->kind == OC_SUB_SGD)
-        return s->hp.sgd.momentum != 0.0 ? 3 : 2;
-    return 3;
+    return 2 + ew->state_count(&s->hp);
 }
 
 /* STEP-ERR-1: the checks the sub-optimizer's own step makes (buffers present, aligned and
  * pairwise disjoint), made before anything is written, so that no step can fail halfway. */
-/*@ requires \valid_read(s) && \valid_read(q);
+/*@ requires \valid_read(ew) && \valid_read(s) && \valid_read(q);
     assigns \nothing;
 */
-static oc_status check_param(const oc_sub_optimizer *s, const oc_guarded_param *q)
+static oc_status check_param(const oc_elementwise *ew, const oc_sub_optimizer *s,
+                             const oc_guarded_param *q)
 {
     const void *b[5];
     oc_status st;
-    int nb = param_buffers(s, q, b);
+    int nb = param_buffers(ew, s, q, b);
     /*@ loop invariant 0 <= i <= nb;
         loop assigns i, st;
         loop variant nb - i;
@@ -66,12 +76,10 @@ static oc_status check_sub(const oc_sub_optimizer *s, size_t counted)
     oc_status st;
     if (s->step < 0 || s->step == INT64_MAX)
         return OC_ERR_BAD_STEP;
-    int64_t next = s->step + 1;
-    st = s->kind == OC_SUB_ADAM  ? oc_adam_check(&s->hp.adam, next)
-         : s->kind == OC_SUB_SGD ? oc_sgd_check(&s->hp.sgd, next)
-         : s->kind == OC_SUB_LION ? oc_lion_check(&s->hp.lion, next)
-                                  : OC_ERR_BAD_PROFILE;
-    if (st != OC_OK)
+    const oc_elementwise *ew = interface_of(s);
+    if (ew == NULL)
+        return OC_ERR_BAD_PROFILE;
+    if ((st = ew->check(&s->hp, s->step + 1)) != OC_OK) /* the algorithm's ERR rule */
         return st;
     if (s->nparams > OC_GUARD_MAX_PARAMS - counted)
         return OC_ERR_BAD_HPARAM;
@@ -82,7 +90,7 @@ static oc_status check_sub(const oc_sub_optimizer *s, size_t counted)
         loop variant s->nparams - i;
     */
     for (size_t i = 0; i < s->nparams; i++)
-        if ((st = check_param(s, &s->params[i])) != OC_OK)
+        if ((st = check_param(ew, s, &s->params[i])) != OC_OK)
             return st;
     return OC_OK;
 }
@@ -257,19 +265,14 @@ static oc_status step_sub(oc_sub_optimizer *s)
 {
     oc_status st = OC_OK;
     int64_t next = s->step + 1;
+    const oc_elementwise *ew = interface_of(s);
     /*@ loop invariant 0 <= i <= s->nparams;
         loop assigns i, st, errno, s->params[..].p[..], s->params[..].state[0 .. 2][..];
         loop variant s->nparams - i;
     */
     for (size_t i = 0; i < s->nparams && st == OC_OK; i++) {
         oc_guarded_param *q = &s->params[i];
-        if (s->kind == OC_SUB_ADAM)
-            st = oc_ref_adam_step(&s->hp.adam, next, q->n, q->p, q->state[0], q->state[1],
-                                  q->state[2], q->grad);
-        else if (s->kind == OC_SUB_SGD)
-            st = oc_ref_sgd_step(&s->hp.sgd, next, q->n, q->p, q->state[0], q->grad);
-        else
-            st = oc_ref_lion_step(&s->hp.lion, next, q->n, q->p, q->state[0], q->grad);
+        st = ew->step(&s->hp, next, q->n, q->p, q->state, q->grad);
     }
     if (st == OC_OK)
         s->step = next;

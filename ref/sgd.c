@@ -5,6 +5,7 @@
  * parameter), as in ref/adam.c.
  */
 #include <string.h>
+#include "optcert/elementwise.h"
 #include "optcert/sgd.h"
 #include "optcert/buffers.h"
 
@@ -197,3 +198,26 @@ oc_status oc_ref_sgd_step(const oc_sgd_hparams *hp, int64_t step, size_t n, floa
     }
     return OC_OK;
 }
+
+/* The element-wise interface (optcert/elementwise.h) for mixed precision (MP-STORE-1) and the
+ * guarded step (STEP-ERR-1, STEP-TAKE-1): state the momentum buffer, with momentum (SGD-STORE-1). */
+static int sgd_state_count(const void *hp)
+{
+    return ((const oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0;
+}
+
+static oc_status sgd_check(const void *hp, int64_t step) { return oc_sgd_check(hp, step); }
+
+static oc_status sgd_step(const void *hp, int64_t step, size_t n, float *p, float *const *state,
+                         const float *g)
+{
+    const oc_sgd_hparams *h = hp;
+    return oc_ref_sgd_step(h, step, n, p, h->momentum != 0.0 ? state[0] : NULL, g);
+}
+
+const oc_elementwise oc_elementwise_sgd = {
+    .alg = OC_ALG_SGD,
+    .state_count = sgd_state_count,
+    .check = sgd_check,
+    .step = sgd_step,
+};

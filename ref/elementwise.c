@@ -1,0 +1,11 @@
+/* The lookup of the element-wise interfaces (optcert/elementwise.h) in the registry the build
+ * generates from the algorithms' own files (cmake/registry.cmake). */
+#include "elementwise_registry.h"
+
+const oc_elementwise *oc_elementwise_of(oc_algorithm alg)
+{
+    for (size_t k = 0; k < OC_NELEMENTWISE; k++)
+        if (oc_elementwises[k]->alg == alg)
+            return oc_elementwises[k];
+    return NULL;
+}
