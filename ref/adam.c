@@ -233,12 +233,15 @@ static int adam_state_count(const void *hp)
     return ((const oc_adam_hparams *)hp)->amsgrad ? 3 : 2;
 }
 
-static oc_status adam_check(const void *hp, int64_t step) { return oc_adam_check(hp, step); }
+static oc_status adam_check(const void *hp, int64_t step)
+{
+    return oc_adam_check((const oc_adam_hparams *)hp, step);
+}
 
 static oc_status adam_step(const void *hp, int64_t step, size_t n, float *p, float *const *state,
                           const float *g)
 {
-    const oc_adam_hparams *h = hp;
+    const oc_adam_hparams *h = (const oc_adam_hparams *)hp;
     return oc_ref_adam_step(h, step, n, p, state[0], state[1], h->amsgrad ? state[2] : NULL, g);
 }
 

@@ -227,12 +227,15 @@ static int lion_state_count(const void *hp)
     return 1;
 }
 
-static oc_status lion_check(const void *hp, int64_t step) { return oc_lion_check(hp, step); }
+static oc_status lion_check(const void *hp, int64_t step)
+{
+    return oc_lion_check((const oc_lion_hparams *)hp, step);
+}
 
 static oc_status lion_step(const void *hp, int64_t step, size_t n, float *p, float *const *state,
                           const float *g)
 {
-    return oc_ref_lion_step(hp, step, n, p, state[0], g);
+    return oc_ref_lion_step((const oc_lion_hparams *)hp, step, n, p, state[0], g);
 }
 
 const oc_elementwise oc_elementwise_lion = {

@@ -206,12 +206,15 @@ static int sgd_state_count(const void *hp)
     return ((const oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0;
 }
 
-static oc_status sgd_check(const void *hp, int64_t step) { return oc_sgd_check(hp, step); }
+static oc_status sgd_check(const void *hp, int64_t step)
+{
+    return oc_sgd_check((const oc_sgd_hparams *)hp, step);
+}
 
 static oc_status sgd_step(const void *hp, int64_t step, size_t n, float *p, float *const *state,
                          const float *g)
 {
-    const oc_sgd_hparams *h = hp;
+    const oc_sgd_hparams *h = (const oc_sgd_hparams *)hp;
     return oc_ref_sgd_step(h, step, n, p, h->momentum != 0.0 ? state[0] : NULL, g);
 }
 
