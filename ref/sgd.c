@@ -201,16 +201,31 @@ oc_status oc_ref_sgd_step(const oc_sgd_hparams *hp, int64_t step, size_t n, floa
 
 /* The element-wise interface (optcert/elementwise.h) for mixed precision (MP-STORE-1) and the
  * guarded step (STEP-ERR-1, STEP-TAKE-1): state the momentum buffer, with momentum (SGD-STORE-1). */
+/*@ requires \valid_read((oc_sgd_hparams *)hp);
+    assigns \nothing;
+    ensures \result == (((oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0);
+*/
 static int sgd_state_count(const void *hp)
 {
     return ((const oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0;
 }
 
+/*@ requires \valid_read((oc_sgd_hparams *)hp);
+    assigns \nothing;
+*/
 static oc_status sgd_check(const void *hp, int64_t step)
 {
     return oc_sgd_check((const oc_sgd_hparams *)hp, step);
 }
 
+/*@ requires \valid_read((oc_sgd_hparams *)hp);
+    requires n <= 0x10000000;
+    requires \valid_read(state) && \valid(p + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
+    requires \separated(p + (0 .. n-1), g + (0 .. n-1));
+    requires ((oc_sgd_hparams *)hp)->momentum != 0.0 ==> \valid(state[0] + (0 .. n-1)) &&
+             \separated(state[0] + (0 .. n-1), p + (0 .. n-1), g + (0 .. n-1));
+    assigns p[0 .. n-1], state[0][0 .. n-1];
+*/
 static oc_status sgd_step(const void *hp, int64_t step, size_t n, float *p, float *const *state,
                          const float *g)
 {
