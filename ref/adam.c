@@ -226,37 +226,19 @@ oc_status oc_ref_adam_step(const oc_adam_hparams *hp, int64_t step, size_t n,
     return OC_OK;
 }
 
-/* The element-wise interface (optcert/elementwise.h) for mixed precision (MP-STORE-1) and the
- * guarded step (STEP-ERR-1, STEP-TAKE-1): state m, v and, with AMSGrad, vmax (ADAM-AMS-1). */
-/*@ requires \valid_read((oc_adam_hparams *)hp);
-    assigns \nothing;
-    ensures \result == (((oc_adam_hparams *)hp)->amsgrad != 0 ? 3 : 2);
-*/
-static int adam_state_count(const void *hp)
+/* The element-wise interface (optcert/elementwise.h; contracts in optcert/adam.h). */
+int oc_adam_elementwise_state_count(const void *hp)
 {
     return ((const oc_adam_hparams *)hp)->amsgrad ? 3 : 2;
 }
 
-/*@ requires \valid_read((oc_adam_hparams *)hp);
-    assigns \nothing;
-*/
-static oc_status adam_check(const void *hp, int64_t step)
+oc_status oc_adam_elementwise_check(const void *hp, int64_t step)
 {
     return oc_adam_check((const oc_adam_hparams *)hp, step);
 }
 
-/*@ requires \valid_read((oc_adam_hparams *)hp);
-    requires n <= 0x10000000;
-    requires \valid_read(state + (0 .. 2)) && \valid(p + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
-    requires \valid(state[0] + (0 .. n-1)) && \valid(state[1] + (0 .. n-1));
-    requires \separated(p + (0 .. n-1), state[0] + (0 .. n-1), state[1] + (0 .. n-1), g + (0 .. n-1));
-    requires ((oc_adam_hparams *)hp)->amsgrad != 0 ==> \valid(state[2] + (0 .. n-1)) &&
-             \separated(state[2] + (0 .. n-1), p + (0 .. n-1), state[0] + (0 .. n-1),
-                        state[1] + (0 .. n-1), g + (0 .. n-1));
-    assigns p[0 .. n-1], state[0][0 .. n-1], state[1][0 .. n-1], state[2][0 .. n-1], errno;
-*/
-static oc_status adam_step(const void *hp, int64_t step, size_t n, float *p, float *const *state,
-                          const float *g)
+oc_status oc_adam_elementwise_step(const void *hp, int64_t step, size_t n, float *p,
+                                   float *const *state, const float *g)
 {
     const oc_adam_hparams *h = (const oc_adam_hparams *)hp;
     return oc_ref_adam_step(h, step, n, p, state[0], state[1], h->amsgrad ? state[2] : NULL, g);
@@ -264,7 +246,7 @@ static oc_status adam_step(const void *hp, int64_t step, size_t n, float *p, flo
 
 const oc_elementwise oc_elementwise_adam = {
     .alg = OC_ALG_ADAM,
-    .state_count = adam_state_count,
-    .check = adam_check,
-    .step = adam_step,
+    .state_count = oc_adam_elementwise_state_count,
+    .check = oc_adam_elementwise_check,
+    .step = oc_adam_elementwise_step,
 };

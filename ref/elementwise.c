@@ -4,6 +4,11 @@
 
 const oc_elementwise *oc_elementwise_of(oc_algorithm alg)
 {
+    /*@ loop invariant 0 <= k <= OC_NELEMENTWISE;
+        loop invariant absent: \forall integer j; 0 <= j < k ==> oc_elementwises[j]->alg != alg;
+        loop assigns k;
+        loop variant OC_NELEMENTWISE - k;
+    */
     for (size_t k = 0; k < OC_NELEMENTWISE; k++)
         if (oc_elementwises[k]->alg == alg)
             return oc_elementwises[k];

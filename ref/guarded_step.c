@@ -12,6 +12,7 @@
  * for a kind without one. oc_sub_kind numbers the algorithms as oc_algorithm does (STEP-CFG-1). */
 /*@ requires \valid_read(s);
     assigns \nothing;
+    ensures interface: interface_of((oc_algorithm)s->kind, (oc_elementwise *)\result);
 */
 static const oc_elementwise *interface_of(const oc_sub_optimizer *s)
 {
@@ -20,7 +21,8 @@ static const oc_elementwise *interface_of(const oc_sub_optimizer *s)
 
 /* A parameter's buffers, the ones its sub-optimizer's step reads or writes (the parameter, its
  * gradient, then the algorithm's state layout); returns how many. */
-/*@ requires \valid_read(ew) && \valid_read(s) && \valid_read(q) && \valid(b + (0 .. 4));
+/*@ requires \valid_read(s) && \valid_read(q) && \valid(b + (0 .. 4));
+    requires ew != \null && interface_of((oc_algorithm)s->kind, (oc_elementwise *)ew);
     assigns b[0 .. 4];
     ensures 2 <= \result <= 5;
 */
@@ -32,12 +34,15 @@ static int param_buffers(const oc_elementwise *ew, const oc_sub_optimizer *s,
     b[2] = q->state[0];
     b[3] = q->state[1];
     b[4] = q->state[2];
+    /*@ calls oc_adam_elementwise_state_count, oc_sgd_elementwise_state_count,
+              oc_lion_elementwise_state_count; */
     return 2 + ew->state_count(&s->hp);
 }
 
 /* STEP-ERR-1: the checks the sub-optimizer's own step makes (buffers present, aligned and
  * pairwise disjoint), made before anything is written, so that no step can fail halfway. */
-/*@ requires \valid_read(ew) && \valid_read(s) && \valid_read(q);
+/*@ requires \valid_read(s) && \valid_read(q);
+    requires ew != \null && interface_of((oc_algorithm)s->kind, (oc_elementwise *)ew);
     assigns \nothing;
 */
 static oc_status check_param(const oc_elementwise *ew, const oc_sub_optimizer *s,
@@ -79,7 +84,9 @@ static oc_status check_sub(const oc_sub_optimizer *s, size_t counted)
     const oc_elementwise *ew = interface_of(s);
     if (ew == NULL)
         return OC_ERR_BAD_PROFILE;
-    if ((st = ew->check(&s->hp, s->step + 1)) != OC_OK) /* the algorithm's ERR rule */
+    /*@ calls oc_adam_elementwise_check, oc_sgd_elementwise_check, oc_lion_elementwise_check; */
+    st = ew->check(&s->hp, s->step + 1); /* the algorithm's ERR rule */
+    if (st != OC_OK)
         return st;
     if (s->nparams > OC_GUARD_MAX_PARAMS - counted)
         return OC_ERR_BAD_HPARAM;
@@ -256,7 +263,11 @@ oc_status oc_guard_norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub
     return st;
 }
 
-/* STEP-TAKE-1: the sub-optimizer's own update of every parameter with counter step + 1. */
+/* STEP-TAKE-1: the sub-optimizer's own update of every parameter with counter step + 1. The
+ * reference steps are called directly, not through the element-wise interface as check_sub
+ * does: their buffer preconditions depend on the union member (s->hp.sgd.momentum), which WP's
+ * memory model cannot relate to the same field read through the type-erased pointer
+ * (proofs/NOTES.md, the element-wise interface). */
 /*@ requires \valid(s) && sub_ok(s) && sub_checked(s);
     requires s->params != \null ==> \separated(s->params + (0 .. s->nparams - 1), s);
     assigns s->step, errno, s->params[..].p[..], s->params[..].state[0 .. 2][..];
@@ -265,14 +276,19 @@ static oc_status step_sub(oc_sub_optimizer *s)
 {
     oc_status st = OC_OK;
     int64_t next = s->step + 1;
-    const oc_elementwise *ew = interface_of(s);
     /*@ loop invariant 0 <= i <= s->nparams;
         loop assigns i, st, errno, s->params[..].p[..], s->params[..].state[0 .. 2][..];
         loop variant s->nparams - i;
     */
     for (size_t i = 0; i < s->nparams && st == OC_OK; i++) {
         oc_guarded_param *q = &s->params[i];
-        st = ew->step(&s->hp, next, q->n, q->p, q->state, q->grad);
+        if (s->kind == OC_SUB_ADAM)
+            st = oc_ref_adam_step(&s->hp.adam, next, q->n, q->p, q->state[0], q->state[1],
+                                  q->state[2], q->grad);
+        else if (s->kind == OC_SUB_SGD)
+            st = oc_ref_sgd_step(&s->hp.sgd, next, q->n, q->p, q->state[0], q->grad);
+        else
+            st = oc_ref_lion_step(&s->hp.lion, next, q->n, q->p, q->state[0], q->grad);
     }
     if (st == OC_OK)
         s->step = next;

@@ -219,40 +219,27 @@ oc_status oc_ref_lion_step(const oc_lion_hparams *hp, int64_t step, size_t n, fl
     return OC_OK;
 }
 
-/* The element-wise interface (optcert/elementwise.h) for mixed precision (MP-STORE-1) and the
- * guarded step (STEP-ERR-1, STEP-TAKE-1): state m. */
-/*@ assigns \nothing;
-    ensures \result == 1;
-*/
-static int lion_state_count(const void *hp)
+/* The element-wise interface (optcert/elementwise.h; contracts in optcert/lion.h). */
+int oc_lion_elementwise_state_count(const void *hp)
 {
     (void)hp;
     return 1;
 }
 
-/*@ requires \valid_read((oc_lion_hparams *)hp);
-    assigns \nothing;
-*/
-static oc_status lion_check(const void *hp, int64_t step)
+oc_status oc_lion_elementwise_check(const void *hp, int64_t step)
 {
     return oc_lion_check((const oc_lion_hparams *)hp, step);
 }
 
-/*@ requires \valid_read((oc_lion_hparams *)hp) && \valid_read(state);
-    requires n <= 0x10000000;
-    requires \valid(p + (0 .. n-1)) && \valid(state[0] + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
-    requires \separated(p + (0 .. n-1), state[0] + (0 .. n-1), g + (0 .. n-1));
-    assigns p[0 .. n-1], state[0][0 .. n-1];
-*/
-static oc_status lion_step(const void *hp, int64_t step, size_t n, float *p, float *const *state,
-                          const float *g)
+oc_status oc_lion_elementwise_step(const void *hp, int64_t step, size_t n, float *p,
+                                   float *const *state, const float *g)
 {
     return oc_ref_lion_step((const oc_lion_hparams *)hp, step, n, p, state[0], g);
 }
 
 const oc_elementwise oc_elementwise_lion = {
     .alg = OC_ALG_LION,
-    .state_count = lion_state_count,
-    .check = lion_check,
-    .step = lion_step,
+    .state_count = oc_lion_elementwise_state_count,
+    .check = oc_lion_elementwise_check,
+    .step = oc_lion_elementwise_step,
 };

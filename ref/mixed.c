@@ -29,7 +29,8 @@ typedef struct tensor_view {
     uint16_t *bits;
 } tensor_view;
 
-/*@ predicate hp_ok(hparams_view h) = hp_readable(h.alg, (void *)h.hp);
+/*@ predicate hp_ok(hparams_view h) =
+        hp_readable(h.alg, (void *)h.hp) && interface_of(h.alg, (oc_elementwise *)h.ew);
     logic integer view_state_count(hparams_view h) = state_count(h.alg, (void *)h.hp);
     // t holds n values of format f.
     predicate tensor_ok(oc_format f, tensor_view t, integer n) =
@@ -50,6 +51,7 @@ typedef struct tensor_view {
 /* Algorithm alg with hyper-parameters hp, as its element-wise interface. */
 /*@ assigns \nothing;
     ensures alg: \result.alg == alg && \result.hp == hp;
+    ensures interface: interface_of(alg, (oc_elementwise *)\result.ew);
 */
 static hparams_view hparams_of(oc_algorithm alg, const void *hp)
 {
@@ -77,7 +79,11 @@ static tensor_view tensor_of(void *t)
 */
 static int state_count_of(hparams_view h)
 {
-    return h.ew == NULL ? -1 : h.ew->state_count(h.hp);
+    if (h.ew == NULL)
+        return -1;
+    /*@ calls oc_adam_elementwise_state_count, oc_sgd_elementwise_state_count,
+              oc_lion_elementwise_state_count; */
+    return h.ew->state_count(h.hp);
 }
 
 int oc_algorithm_state_count(oc_algorithm alg, const void *hp)
@@ -168,6 +174,40 @@ static oc_status check_buffers(const oc_storage *s, int nstate, size_t n, tensor
 }
 
 
+/* Values off .. off+len-1 widened into the chunks (MP-STORE-2, MP-MASTER-1): w0 from the master
+ * (if any) or from param in format pf, ws[k] from state tensor k in format sf. */
+/*@ requires 0 <= pf < OC_FMT_COUNT && 0 <= sf < OC_FMT_COUNT;
+    requires 0 <= nstate <= OC_MIXED_MAX_STATE && len <= CHUNK && off + len <= 0x10000000;
+    requires master == \null ==> chunk_ok(pf, param, off, len);
+    requires master != \null ==> \valid_read(master + (off .. off + len - 1));
+    requires \valid_read(state + (0 .. nstate - 1));
+    requires \forall integer k; 0 <= k < nstate ==> chunk_ok(sf, state[k], off, len);
+    requires \valid(w0 + (0 .. len - 1)) && \valid_read(ws + (0 .. OC_MIXED_MAX_STATE - 1));
+    requires \forall integer k; 0 <= k < OC_MIXED_MAX_STATE ==> \valid(ws[k] + (0 .. len - 1));
+    requires \separated(w0 + (0 .. CHUNK-1), ws[0] + (0 .. CHUNK-1), ws[1] + (0 .. CHUNK-1),
+                        ws[2] + (0 .. CHUNK-1));
+    assigns w0[0 .. CHUNK-1], ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1], ws[2][0 .. CHUNK-1];
+*/
+static void load_chunk(size_t off, size_t len, oc_format pf, tensor_view param,
+                       const float *master, oc_format sf, int nstate, const tensor_view *state,
+                       float *w0, float *const *ws)
+{
+    /*@ loop invariant 0 <= i <= len;
+        loop assigns i, w0[0 .. CHUNK-1], ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1],
+                     ws[2][0 .. CHUNK-1];
+        loop variant len - i;
+    */
+    for (size_t i = 0; i < len; i++) {
+        w0[i] = master ? master[off + i] : load(pf, param, off + i);
+        /*@ loop invariant 0 <= k <= nstate;
+            loop assigns k, ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1], ws[2][0 .. CHUNK-1];
+            loop variant nstate - k;
+        */
+        for (int k = 0; k < nstate; k++)
+            ws[k][i] = load(sf, state[k], off + i);
+    }
+}
+
 /* Values off .. off+len-1 of the n written back from the chunks w0 and ws (MP-CONV-1,
  * MP-STORE-2): the master (if any) exactly, param in format pf, each of the nstate state
  * tensors in format sf. The assigns name the whole tensors (n: a ghost parameter),
@@ -208,10 +248,29 @@ static void write_back(size_t off, size_t len, oc_format pf, tensor_view param, 
     }
 }
 
+/* The algorithm's own step (its element-wise interface) on a chunk held in fp32: w0 the
+ * parameter, ws the state. Apart from step_chunks for its proof: the indirect call is proved in
+ * WP's Typed+cast model (proofs/parts/mixed.toml, dispatch), step_chunks's loops in Typed. */
+/*@ requires hp_ok(h) && h.ew != \null;
+    requires n <= CHUNK;
+    requires \valid_read(ws + (0 .. OC_MIXED_MAX_STATE - 1));
+    requires \valid(w0 + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
+    requires \valid(ws[0] + (0 .. n-1)) && \valid(ws[1] + (0 .. n-1)) && \valid(ws[2] + (0 .. n-1));
+    requires \separated(w0 + (0 .. n-1), ws[0] + (0 .. n-1), ws[1] + (0 .. n-1), ws[2] + (0 .. n-1),
+                        g + (0 .. n-1));
+    assigns w0[0 .. n-1], ws[0][0 .. n-1], ws[1][0 .. n-1], ws[2][0 .. n-1], errno;
+*/
+static oc_status chunk_step(hparams_view h, int64_t step, size_t n, float *w0, float *const *ws,
+                            const float *g)
+{
+    /*@ calls oc_adam_elementwise_step, oc_sgd_elementwise_step, oc_lion_elementwise_step; */
+    return h.ew->step(h.hp, step, n, w0, ws, g);
+}
+
 /* The step of oc_ref_mixed_step once every check passed, on typed views: param in format pf,
  * the nstate state tensors in format sf; each chunk of param (or master) and state is widened
  * into w0 and ws, stepped, and narrowed back (MP-STORE-2, MP-CONV-1, MP-MASTER-1). */
-/*@ requires hp_ok(h);
+/*@ requires hp_ok(h) && h.ew != \null;
     requires n <= 0x10000000 && 0 <= nstate <= OC_MIXED_MAX_STATE;
     requires 0 <= pf < OC_FMT_COUNT && 0 <= sf < OC_FMT_COUNT;
     requires tensor_ok(pf, param, n);
@@ -241,22 +300,9 @@ static oc_status step_chunks(hparams_view h, int64_t step, size_t n, oc_format p
     */
     for (size_t off = 0; off < n; off += CHUNK) {
         const size_t len = n - off < CHUNK ? n - off : CHUNK;
-        /*@ loop invariant 0 <= i <= len;
-            loop assigns i, w0[0 .. CHUNK-1], ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1],
-                         ws[2][0 .. CHUNK-1];
-            loop variant len - i;
-        */
-        for (size_t i = 0; i < len; i++) {
-            w0[i] = master ? master[off + i] : load(pf, param, off + i);
-            /*@ loop invariant 0 <= k <= nstate;
-                loop assigns k, ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1], ws[2][0 .. CHUNK-1];
-                loop variant nstate - k;
-            */
-            for (int k = 0; k < nstate; k++)
-                ws[k][i] = load(sf, state[k], off + i);
-        }
+        load_chunk(off, len, pf, param, master, sf, nstate, state, w0, ws);
         /* Cannot fail: the hyper-parameters passed the same call with n = 0. */
-        if (h.ew->step(h.hp, step, len, w0, ws, g + off) != OC_OK)
+        if (chunk_step(h, step, len, w0, ws, g + off) != OC_OK)
             return OC_ERR_INTERNAL;
         //@ assert chunk_in_tensor: off + len <= n;
         write_back(off, len, pf, param, master, sf, nstate, state, w0, ws) /*@ ghost (n) */;
@@ -296,7 +342,9 @@ static oc_status mixed_check(hparams_view h, const oc_storage *s, int64_t step, 
     const int nstate = state_count_of(h);
     if (nstate < 0)
         return OC_ERR_BAD_PROFILE;
-    oc_status st = h.ew->check(h.hp, step); /* its ERR rule */
+    oc_status st;
+    /*@ calls oc_adam_elementwise_check, oc_sgd_elementwise_check, oc_lion_elementwise_check; */
+    st = h.ew->check(h.hp, step); /* its ERR rule */
     if (st != OC_OK || n == 0) /* with n = 0 state may be NULL: nothing more to check */
         return st;
     return check_buffers(s, nstate, n, param, master, state, g);

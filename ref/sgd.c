@@ -199,35 +199,19 @@ oc_status oc_ref_sgd_step(const oc_sgd_hparams *hp, int64_t step, size_t n, floa
     return OC_OK;
 }
 
-/* The element-wise interface (optcert/elementwise.h) for mixed precision (MP-STORE-1) and the
- * guarded step (STEP-ERR-1, STEP-TAKE-1): state the momentum buffer, with momentum (SGD-STORE-1). */
-/*@ requires \valid_read((oc_sgd_hparams *)hp);
-    assigns \nothing;
-    ensures \result == (((oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0);
-*/
-static int sgd_state_count(const void *hp)
+/* The element-wise interface (optcert/elementwise.h; contracts in optcert/sgd.h). */
+int oc_sgd_elementwise_state_count(const void *hp)
 {
     return ((const oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0;
 }
 
-/*@ requires \valid_read((oc_sgd_hparams *)hp);
-    assigns \nothing;
-*/
-static oc_status sgd_check(const void *hp, int64_t step)
+oc_status oc_sgd_elementwise_check(const void *hp, int64_t step)
 {
     return oc_sgd_check((const oc_sgd_hparams *)hp, step);
 }
 
-/*@ requires \valid_read((oc_sgd_hparams *)hp);
-    requires n <= 0x10000000;
-    requires \valid_read(state) && \valid(p + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
-    requires \separated(p + (0 .. n-1), g + (0 .. n-1));
-    requires ((oc_sgd_hparams *)hp)->momentum != 0.0 ==> \valid(state[0] + (0 .. n-1)) &&
-             \separated(state[0] + (0 .. n-1), p + (0 .. n-1), g + (0 .. n-1));
-    assigns p[0 .. n-1], state[0][0 .. n-1];
-*/
-static oc_status sgd_step(const void *hp, int64_t step, size_t n, float *p, float *const *state,
-                         const float *g)
+oc_status oc_sgd_elementwise_step(const void *hp, int64_t step, size_t n, float *p,
+                                  float *const *state, const float *g)
 {
     const oc_sgd_hparams *h = (const oc_sgd_hparams *)hp;
     return oc_ref_sgd_step(h, step, n, p, h->momentum != 0.0 ? state[0] : NULL, g);
@@ -235,7 +219,7 @@ static oc_status sgd_step(const void *hp, int64_t step, size_t n, float *p, floa
 
 const oc_elementwise oc_elementwise_sgd = {
     .alg = OC_ALG_SGD,
-    .state_count = sgd_state_count,
-    .check = sgd_check,
-    .step = sgd_step,
+    .state_count = oc_sgd_elementwise_state_count,
+    .check = oc_sgd_elementwise_check,
+    .step = oc_sgd_elementwise_step,
 };
