@@ -6,6 +6,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include "optcert/elementwise.h"
 #include "optcert/adam.h"
 #include "optcert/buffers.h"
 
@@ -224,3 +225,28 @@ oc_status oc_ref_adam_step(const oc_adam_hparams *hp, int64_t step, size_t n,
         adam_element(hp, &c, amsgrad, &p[i], &m[i], &v[i], amsgrad ? &vmax[i] : NULL, g[i]);
     return OC_OK;
 }
+
+/* The element-wise interface (optcert/elementwise.h; contracts in optcert/adam.h). */
+int oc_adam_elementwise_state_count(const void *hp)
+{
+    return ((const oc_adam_hparams *)hp)->amsgrad ? 3 : 2;
+}
+
+oc_status oc_adam_elementwise_check(const void *hp, int64_t step)
+{
+    return oc_adam_check((const oc_adam_hparams *)hp, step);
+}
+
+oc_status oc_adam_elementwise_step(const void *hp, int64_t step, size_t n, float *p,
+                                   float *const *state, const float *g)
+{
+    const oc_adam_hparams *h = (const oc_adam_hparams *)hp;
+    return oc_ref_adam_step(h, step, n, p, state[0], state[1], h->amsgrad ? state[2] : NULL, g);
+}
+
+const oc_elementwise oc_elementwise_adam = {
+    .alg = OC_ALG_ADAM,
+    .state_count = oc_adam_elementwise_state_count,
+    .check = oc_adam_elementwise_check,
+    .step = oc_adam_elementwise_step,
+};

@@ -5,37 +5,52 @@
 #include <math.h>
 #include "optcert/buffers.h"
 #include "optcert/clip.h"
+#include "optcert/elementwise.h"
 #include "optcert/guarded_step.h"
 
-/* A parameter's buffers, the ones its sub-optimizer's step reads or writes; returns how many. */
+/* The sub-optimizer's algorithm, as its element-wise interface (optcert/elementwise.h); NULL
+ * for a kind without one. oc_sub_kind numbers the algorithms as oc_algorithm does (STEP-CFG-1). */
+/*@ requires \valid_read(s);
+    assigns \nothing;
+    ensures interface: interface_of((oc_algorithm)s->kind, (oc_elementwise *)\result);
+*/
+static const oc_elementwise *interface_of(const oc_sub_optimizer *s)
+{
+    return oc_elementwise_of((oc_algorithm)s->kind);
+}
+
+/* A parameter's buffers, the ones its sub-optimizer's step reads or writes (the parameter, its
+ * gradient, then the algorithm's state layout); returns how many. */
 /*@ requires \valid_read(s) && \valid_read(q) && \valid(b + (0 .. 4));
+    requires ew != \null && interface_of((oc_algorithm)s->kind, (oc_elementwise *)ew);
     assigns b[0 .. 4];
     ensures 2 <= \result <= 5;
 */
-static int param_buffers(const oc_sub_optimizer *s, const oc_guarded_param *q, const void *b[5])
+static int param_buffers(const oc_elementwise *ew, const oc_sub_optimizer *s,
+                         const oc_guarded_param *q, const void *b[5])
 {
     b[0] = q->p;
     b[1] = q->grad;
     b[2] = q->state[0];
     b[3] = q->state[1];
     b[4] = q->state[2];
-    if (s->kind == OC_SUB_ADAM)
-        return s->hp.adam.amsgrad ? 5 : 4;
-    if (s->kind == OC_SUB_SGD)
-        return s->hp.sgd.momentum != 0.0 ? 3 : 2;
-    return 3;
+    /*@ calls oc_adam_elementwise_state_count, oc_sgd_elementwise_state_count,
+              oc_lion_elementwise_state_count; */
+    return 2 + ew->state_count(&s->hp);
 }
 
 /* STEP-ERR-1: the checks the sub-optimizer's own step makes (buffers present, aligned and
  * pairwise disjoint), made before anything is written, so that no step can fail halfway. */
 /*@ requires \valid_read(s) && \valid_read(q);
+    requires ew != \null && interface_of((oc_algorithm)s->kind, (oc_elementwise *)ew);
     assigns \nothing;
 */
-static oc_status check_param(const oc_sub_optimizer *s, const oc_guarded_param *q)
+static oc_status check_param(const oc_elementwise *ew, const oc_sub_optimizer *s,
+                             const oc_guarded_param *q)
 {
     const void *b[5];
     oc_status st;
-    int nb = param_buffers(s, q, b);
+    int nb = param_buffers(ew, s, q, b);
     /*@ loop invariant 0 <= i <= nb;
         loop assigns i, st;
         loop variant nb - i;
@@ -66,11 +81,11 @@ static oc_status check_sub(const oc_sub_optimizer *s, size_t counted)
     oc_status st;
     if (s->step < 0 || s->step == INT64_MAX)
         return OC_ERR_BAD_STEP;
-    int64_t next = s->step + 1;
-    st = s->kind == OC_SUB_ADAM  ? oc_adam_check(&s->hp.adam, next)
-         : s->kind == OC_SUB_SGD ? oc_sgd_check(&s->hp.sgd, next)
-         : s->kind == OC_SUB_LION ? oc_lion_check(&s->hp.lion, next)
-                                  : OC_ERR_BAD_PROFILE;
+    const oc_elementwise *ew = interface_of(s);
+    if (ew == NULL)
+        return OC_ERR_BAD_PROFILE;
+    /*@ calls oc_adam_elementwise_check, oc_sgd_elementwise_check, oc_lion_elementwise_check; */
+    st = ew->check(&s->hp, s->step + 1); /* the algorithm's ERR rule */
     if (st != OC_OK)
         return st;
     if (s->nparams > OC_GUARD_MAX_PARAMS - counted)
@@ -82,7 +97,7 @@ static oc_status check_sub(const oc_sub_optimizer *s, size_t counted)
         loop variant s->nparams - i;
     */
     for (size_t i = 0; i < s->nparams; i++)
-        if ((st = check_param(s, &s->params[i])) != OC_OK)
+        if ((st = check_param(ew, s, &s->params[i])) != OC_OK)
             return st;
     return OC_OK;
 }
@@ -248,7 +263,11 @@ oc_status oc_guard_norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub
     return st;
 }
 
-/* STEP-TAKE-1: the sub-optimizer's own update of every parameter with counter step + 1. */
+/* STEP-TAKE-1: the sub-optimizer's own update of every parameter with counter step + 1. The
+ * reference steps are called directly, not through the element-wise interface as check_sub
+ * does: their buffer preconditions depend on the union member (s->hp.sgd.momentum), which WP's
+ * memory model cannot relate to the same field read through the type-erased pointer
+ * (proofs/NOTES.md, the element-wise interface). */
 /*@ requires \valid(s) && sub_ok(s) && sub_checked(s);
     requires s->params != \null ==> \separated(s->params + (0 .. s->nparams - 1), s);
     assigns s->step, errno, s->params[..].p[..], s->params[..].state[0 .. 2][..];

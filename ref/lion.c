@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include "optcert/elementwise.h"
 #include "optcert/lion.h"
 #include "optcert/buffers.h"
 
@@ -217,3 +218,28 @@ oc_status oc_ref_lion_step(const oc_lion_hparams *hp, int64_t step, size_t n, fl
         lion_element(hp, &p[i], &m[i], g[i]);
     return OC_OK;
 }
+
+/* The element-wise interface (optcert/elementwise.h; contracts in optcert/lion.h). */
+int oc_lion_elementwise_state_count(const void *hp)
+{
+    (void)hp;
+    return 1;
+}
+
+oc_status oc_lion_elementwise_check(const void *hp, int64_t step)
+{
+    return oc_lion_check((const oc_lion_hparams *)hp, step);
+}
+
+oc_status oc_lion_elementwise_step(const void *hp, int64_t step, size_t n, float *p,
+                                   float *const *state, const float *g)
+{
+    return oc_ref_lion_step((const oc_lion_hparams *)hp, step, n, p, state[0], g);
+}
+
+const oc_elementwise oc_elementwise_lion = {
+    .alg = OC_ALG_LION,
+    .state_count = oc_lion_elementwise_state_count,
+    .check = oc_lion_elementwise_check,
+    .step = oc_lion_elementwise_step,
+};

@@ -3,7 +3,7 @@
  * formats: exact widening on entry, round-to-nearest-even narrowing on exit. */
 #include <errno.h> /* in the ACSL: the Adam step may set errno */
 #include "optcert/buffers.h"
-#include "optcert/mixed.h"
+#include "optcert/elementwise.h"
 
 /* Elements per chunk: the reference allocates nothing, chunks live on the stack. The algorithm
  * computes in binary64 and stores binary32 (its own TOL-1: within one ulp), so the narrowed
@@ -12,17 +12,15 @@
 #define CHUNK 256
 
 /* Typed views of the type-erased ABI (optcert/mixed.h). WP's Typed memory model cannot follow
- * a cast of void * to float *, uint16_t * or a hyper-parameter struct, so the casts are made
- * only in hparams_of, tensor_of and state_view, which with the ABI entries oc_ref_mixed_step
- * and oc_mixed_check (casts and a call) are proved in WP's Typed+cast model; mixed_step,
- * mixed_check and everything below them work on typed pointers (proofs/STATUS.md). The hyper-parameters of h.alg: only the pointer
- * of that algorithm is read; given: hp is not NULL. */
+ * a cast of void * to float * or uint16_t *, so the casts are made only in tensor_of and
+ * state_view, which with the ABI entries oc_ref_mixed_step and oc_mixed_check (casts and a call)
+ * are proved in WP's Typed+cast model; mixed_step, mixed_check and everything below them work on
+ * typed pointers (proofs/STATUS.md). The hyper-parameters are the algorithm's own: only its
+ * element-wise interface (optcert/elementwise.h) reads them. */
 typedef struct hparams_view {
     oc_algorithm alg;
-    int given;
-    const oc_adam_hparams *adam;
-    const oc_sgd_hparams *sgd;
-    const oc_lion_hparams *lion;
+    const oc_elementwise *ew; /* alg's interface; NULL if alg has none */
+    const void *hp;           /* NULL if not given */
 } hparams_view;
 
 /* A tensor: f32 is read for OC_FMT_F32, bits (the 16-bit patterns) for the other formats. */
@@ -32,13 +30,8 @@ typedef struct tensor_view {
 } tensor_view;
 
 /*@ predicate hp_ok(hparams_view h) =
-        (h.alg == OC_ALG_ADAM ==> \valid_read(h.adam)) &&
-        (h.alg == OC_ALG_SGD ==> \valid_read(h.sgd)) &&
-        (h.alg == OC_ALG_LION ==> \valid_read(h.lion));
-    logic integer view_state_count(hparams_view h) =
-        h.alg == OC_ALG_ADAM ? (h.adam->amsgrad != 0 ? 3 : 2) :
-        h.alg == OC_ALG_SGD ? (h.sgd->momentum != 0.0 ? 1 : 0) :
-        h.alg == OC_ALG_LION ? 1 : -1;
+        hp_readable(h.alg, (void *)h.hp) && interface_of(h.alg, (oc_elementwise *)h.ew);
+    logic integer view_state_count(hparams_view h) = state_count(h.alg, (void *)h.hp);
     // t holds n values of format f.
     predicate tensor_ok(oc_format f, tensor_view t, integer n) =
         f == OC_FMT_F32 ? \valid(t.f32 + (0 .. n-1)) : \valid(t.bits + (0 .. n-1));
@@ -50,28 +43,23 @@ typedef struct tensor_view {
     // check and the buffers).
     predicate view_args_ok(hparams_view h, oc_storage *s, size_t n, float *master,
                            tensor_view *state) =
-        s != \null && h.given != 0 && (n > 0 ==> state != \null) && 0 <= s->param < OC_FMT_COUNT &&
+        s != \null && h.hp != \null && (n > 0 ==> state != \null) && 0 <= s->param < OC_FMT_COUNT &&
         0 <= s->state < OC_FMT_COUNT && (s->param == OC_FMT_F32 <==> master == \null) &&
         0 <= h.alg < OC_ALG_COUNT;
 */
 
-/* The only casts of the hyper-parameters (proved in the Typed+cast model, STATUS.md). */
+/* Algorithm alg with hyper-parameters hp, as its element-wise interface. */
 /*@ assigns \nothing;
-    ensures alg: \result.alg == alg;
-    ensures given: \result.given != 0 <==> hp != \null;
-    ensures view: \result.adam == (oc_adam_hparams *)hp && \result.sgd == (oc_sgd_hparams *)hp &&
-                  \result.lion == (oc_lion_hparams *)hp;
-    ensures readable: hp_readable(alg, hp) ==> hp_ok(\result);
-    ensures count: hp_readable(alg, hp) ==> view_state_count(\result) == state_count(alg, hp);
+    ensures alg: \result.alg == alg && \result.hp == hp;
+    ensures interface: interface_of(alg, (oc_elementwise *)\result.ew);
 */
 static hparams_view hparams_of(oc_algorithm alg, const void *hp)
 {
-    const hparams_view h = {alg, hp != NULL, (const oc_adam_hparams *)hp,
-                            (const oc_sgd_hparams *)hp, (const oc_lion_hparams *)hp};
+    const hparams_view h = {alg, oc_elementwise_of(alg), hp};
     return h;
 }
 
-/* The only casts of the tensors (as for hparams_of). */
+/* The only casts of the tensors (proved in the Typed+cast model, STATUS.md). */
 /*@ assigns \nothing;
     ensures view: \result.f32 == (float *)t && \result.bits == (uint16_t *)t;
     ensures valid: \forall oc_format f, integer n; tensor_valid(f, t, n) ==> tensor_ok(f, \result, n);
@@ -82,6 +70,8 @@ static tensor_view tensor_of(void *t)
     return v;
 }
 
+/* The state layout (MP-STORE-1): the algorithm's state tensors; -1 for an algorithm without an
+ * interface. */
 /*@ requires hp_ok(h);
     assigns \nothing;
     ensures \result == view_state_count(h);
@@ -89,65 +79,16 @@ static tensor_view tensor_of(void *t)
 */
 static int state_count_of(hparams_view h)
 {
-    switch (h.alg) {
-    case OC_ALG_ADAM:
-        return h.adam->amsgrad ? 3 : 2;
-    case OC_ALG_SGD:
-        return h.sgd->momentum != 0.0 ? 1 : 0;
-    case OC_ALG_LION:
-        return 1;
-    default:
+    if (h.ew == NULL)
         return -1;
-    }
+    /*@ calls oc_adam_elementwise_state_count, oc_sgd_elementwise_state_count,
+              oc_lion_elementwise_state_count; */
+    return h.ew->state_count(h.hp);
 }
 
 int oc_algorithm_state_count(oc_algorithm alg, const void *hp)
 {
     return hp == NULL ? -1 : state_count_of(hparams_of(alg, hp));
-}
-
-/* The algorithm's own reference step on fp32 buffers. */
-/*@ requires hp_ok(h);
-    requires n <= CHUNK;
-    requires \valid_read(s + (0 .. OC_MIXED_MAX_STATE - 1));
-    requires \valid(p + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
-    requires \valid(s[0] + (0 .. n-1)) && \valid(s[1] + (0 .. n-1)) && \valid(s[2] + (0 .. n-1));
-    requires \separated(p + (0 .. n-1), s[0] + (0 .. n-1), s[1] + (0 .. n-1), s[2] + (0 .. n-1),
-                        g + (0 .. n-1));
-    assigns p[0 .. n-1], s[0][0 .. n-1], s[1][0 .. n-1], s[2][0 .. n-1], errno;
-*/
-static oc_status algorithm_step(hparams_view h, int64_t step, size_t n, float *p,
-                                float *const *s, const float *g)
-{
-    switch (h.alg) {
-    case OC_ALG_ADAM:
-        return oc_ref_adam_step(h.adam, step, n, p, s[0], s[1], h.adam->amsgrad ? s[2] : NULL, g);
-    case OC_ALG_SGD:
-        return oc_ref_sgd_step(h.sgd, step, n, p, h.sgd->momentum != 0.0 ? s[0] : NULL, g);
-    case OC_ALG_LION:
-        return oc_ref_lion_step(h.lion, step, n, p, s[0], g);
-    default:
-        return OC_ERR_BAD_PROFILE;
-    }
-}
-
-/* The algorithm's own check of its hyper-parameters and step (its ERR rule). */
-/*@ requires hp_ok(h);
-    requires 0 <= h.alg < OC_ALG_COUNT;
-    assigns \nothing;
-*/
-static oc_status algorithm_check(hparams_view h, int64_t step)
-{
-    switch (h.alg) {
-    case OC_ALG_ADAM:
-        return oc_adam_check(h.adam, step);
-    case OC_ALG_SGD:
-        return oc_sgd_check(h.sgd, step);
-    case OC_ALG_LION:
-        return oc_lion_check(h.lion, step);
-    default: /* (mixed_check rejects an unknown algorithm first) */
-        return OC_ERR_BAD_PROFILE;
-    }
 }
 
 /*@ assigns \nothing;
@@ -233,6 +174,40 @@ static oc_status check_buffers(const oc_storage *s, int nstate, size_t n, tensor
 }
 
 
+/* Values off .. off+len-1 widened into the chunks (MP-STORE-2, MP-MASTER-1): w0 from the master
+ * (if any) or from param in format pf, ws[k] from state tensor k in format sf. */
+/*@ requires 0 <= pf < OC_FMT_COUNT && 0 <= sf < OC_FMT_COUNT;
+    requires 0 <= nstate <= OC_MIXED_MAX_STATE && len <= CHUNK && off + len <= 0x10000000;
+    requires master == \null ==> chunk_ok(pf, param, off, len);
+    requires master != \null ==> \valid_read(master + (off .. off + len - 1));
+    requires \valid_read(state + (0 .. nstate - 1));
+    requires \forall integer k; 0 <= k < nstate ==> chunk_ok(sf, state[k], off, len);
+    requires \valid(w0 + (0 .. len - 1)) && \valid_read(ws + (0 .. OC_MIXED_MAX_STATE - 1));
+    requires \forall integer k; 0 <= k < OC_MIXED_MAX_STATE ==> \valid(ws[k] + (0 .. len - 1));
+    requires \separated(w0 + (0 .. CHUNK-1), ws[0] + (0 .. CHUNK-1), ws[1] + (0 .. CHUNK-1),
+                        ws[2] + (0 .. CHUNK-1));
+    assigns w0[0 .. CHUNK-1], ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1], ws[2][0 .. CHUNK-1];
+*/
+static void load_chunk(size_t off, size_t len, oc_format pf, tensor_view param,
+                       const float *master, oc_format sf, int nstate, const tensor_view *state,
+                       float *w0, float *const *ws)
+{
+    /*@ loop invariant 0 <= i <= len;
+        loop assigns i, w0[0 .. CHUNK-1], ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1],
+                     ws[2][0 .. CHUNK-1];
+        loop variant len - i;
+    */
+    for (size_t i = 0; i < len; i++) {
+        w0[i] = master ? master[off + i] : load(pf, param, off + i);
+        /*@ loop invariant 0 <= k <= nstate;
+            loop assigns k, ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1], ws[2][0 .. CHUNK-1];
+            loop variant nstate - k;
+        */
+        for (int k = 0; k < nstate; k++)
+            ws[k][i] = load(sf, state[k], off + i);
+    }
+}
+
 /* Values off .. off+len-1 of the n written back from the chunks w0 and ws (MP-CONV-1,
  * MP-STORE-2): the master (if any) exactly, param in format pf, each of the nstate state
  * tensors in format sf. The assigns name the whole tensors (n: a ghost parameter),
@@ -273,10 +248,29 @@ static void write_back(size_t off, size_t len, oc_format pf, tensor_view param, 
     }
 }
 
+/* The algorithm's own step (its element-wise interface) on a chunk held in fp32: w0 the
+ * parameter, ws the state. Apart from step_chunks for its proof: the indirect call is proved in
+ * WP's Typed+cast model (proofs/parts/mixed.toml, dispatch), step_chunks's loops in Typed. */
+/*@ requires hp_ok(h) && h.ew != \null;
+    requires n <= CHUNK;
+    requires \valid_read(ws + (0 .. OC_MIXED_MAX_STATE - 1));
+    requires \valid(w0 + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
+    requires \valid(ws[0] + (0 .. n-1)) && \valid(ws[1] + (0 .. n-1)) && \valid(ws[2] + (0 .. n-1));
+    requires \separated(w0 + (0 .. n-1), ws[0] + (0 .. n-1), ws[1] + (0 .. n-1), ws[2] + (0 .. n-1),
+                        g + (0 .. n-1));
+    assigns w0[0 .. n-1], ws[0][0 .. n-1], ws[1][0 .. n-1], ws[2][0 .. n-1], errno;
+*/
+static oc_status chunk_step(hparams_view h, int64_t step, size_t n, float *w0, float *const *ws,
+                            const float *g)
+{
+    /*@ calls oc_adam_elementwise_step, oc_sgd_elementwise_step, oc_lion_elementwise_step; */
+    return h.ew->step(h.hp, step, n, w0, ws, g);
+}
+
 /* The step of oc_ref_mixed_step once every check passed, on typed views: param in format pf,
  * the nstate state tensors in format sf; each chunk of param (or master) and state is widened
  * into w0 and ws, stepped, and narrowed back (MP-STORE-2, MP-CONV-1, MP-MASTER-1). */
-/*@ requires hp_ok(h);
+/*@ requires hp_ok(h) && h.ew != \null;
     requires n <= 0x10000000 && 0 <= nstate <= OC_MIXED_MAX_STATE;
     requires 0 <= pf < OC_FMT_COUNT && 0 <= sf < OC_FMT_COUNT;
     requires tensor_ok(pf, param, n);
@@ -306,22 +300,9 @@ static oc_status step_chunks(hparams_view h, int64_t step, size_t n, oc_format p
     */
     for (size_t off = 0; off < n; off += CHUNK) {
         const size_t len = n - off < CHUNK ? n - off : CHUNK;
-        /*@ loop invariant 0 <= i <= len;
-            loop assigns i, w0[0 .. CHUNK-1], ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1],
-                         ws[2][0 .. CHUNK-1];
-            loop variant len - i;
-        */
-        for (size_t i = 0; i < len; i++) {
-            w0[i] = master ? master[off + i] : load(pf, param, off + i);
-            /*@ loop invariant 0 <= k <= nstate;
-                loop assigns k, ws[0][0 .. CHUNK-1], ws[1][0 .. CHUNK-1], ws[2][0 .. CHUNK-1];
-                loop variant nstate - k;
-            */
-            for (int k = 0; k < nstate; k++)
-                ws[k][i] = load(sf, state[k], off + i);
-        }
+        load_chunk(off, len, pf, param, master, sf, nstate, state, w0, ws);
         /* Cannot fail: the hyper-parameters passed the same call with n = 0. */
-        if (algorithm_step(h, step, len, w0, ws, g + off) != OC_OK)
+        if (chunk_step(h, step, len, w0, ws, g + off) != OC_OK)
             return OC_ERR_INTERNAL;
         //@ assert chunk_in_tensor: off + len <= n;
         write_back(off, len, pf, param, master, sf, nstate, state, w0, ws) /*@ ghost (n) */;
@@ -341,7 +322,7 @@ static const chunk_buffers no_chunks;
  * then (n > 0) the buffers: everything checked before any write. */
 /*@ requires n <= 0x10000000;
     requires s != \null ==> \valid_read(s);
-    requires h.given != 0 ==> hp_ok(h);
+    requires h.hp != \null ==> hp_ok(h);
     requires view_args_ok(h, s, n, master, state) && n > 0 ==>
              \valid_read(state + (0 .. view_state_count(h) - 1));
     assigns \nothing;
@@ -352,7 +333,7 @@ static oc_status mixed_check(hparams_view h, const oc_storage *s, int64_t step, 
                              tensor_view param, const float *master, const tensor_view *state,
                              const float *g)
 {
-    if (s == NULL || !h.given || (n > 0 && state == NULL))
+    if (s == NULL || h.hp == NULL || (n > 0 && state == NULL))
         return OC_ERR_NULL_POINTER;
     if ((unsigned)s->param >= OC_FMT_COUNT || (unsigned)s->state >= OC_FMT_COUNT)
         return OC_ERR_BAD_PROFILE;
@@ -361,7 +342,9 @@ static oc_status mixed_check(hparams_view h, const oc_storage *s, int64_t step, 
     const int nstate = state_count_of(h);
     if (nstate < 0)
         return OC_ERR_BAD_PROFILE;
-    oc_status st = algorithm_check(h, step);
+    oc_status st;
+    /*@ calls oc_adam_elementwise_check, oc_sgd_elementwise_check, oc_lion_elementwise_check; */
+    st = h.ew->check(h.hp, step); /* its ERR rule */
     if (st != OC_OK || n == 0) /* with n = 0 state may be NULL: nothing more to check */
         return st;
     return check_buffers(s, nstate, n, param, master, state, g);
@@ -372,7 +355,7 @@ static oc_status mixed_check(hparams_view h, const oc_storage *s, int64_t step, 
  * state tensors wherever the checks pass, and bounds what the step writes). */
 /*@ requires n <= 0x10000000;
     requires s != \null ==> \valid_read(s);
-    requires h.given != 0 ==> hp_ok(h);
+    requires h.hp != \null ==> hp_ok(h);
     requires view_args_ok(h, s, n, master, state) && n > 0 ==>
              nviews == view_state_count(h) &&
              \valid_read(state + (0 .. view_state_count(h) - 1)) &&

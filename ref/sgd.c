@@ -5,6 +5,7 @@
  * parameter), as in ref/adam.c.
  */
 #include <string.h>
+#include "optcert/elementwise.h"
 #include "optcert/sgd.h"
 #include "optcert/buffers.h"
 
@@ -197,3 +198,28 @@ oc_status oc_ref_sgd_step(const oc_sgd_hparams *hp, int64_t step, size_t n, floa
     }
     return OC_OK;
 }
+
+/* The element-wise interface (optcert/elementwise.h; contracts in optcert/sgd.h). */
+int oc_sgd_elementwise_state_count(const void *hp)
+{
+    return ((const oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0;
+}
+
+oc_status oc_sgd_elementwise_check(const void *hp, int64_t step)
+{
+    return oc_sgd_check((const oc_sgd_hparams *)hp, step);
+}
+
+oc_status oc_sgd_elementwise_step(const void *hp, int64_t step, size_t n, float *p,
+                                  float *const *state, const float *g)
+{
+    const oc_sgd_hparams *h = (const oc_sgd_hparams *)hp;
+    return oc_ref_sgd_step(h, step, n, p, h->momentum != 0.0 ? state[0] : NULL, g);
+}
+
+const oc_elementwise oc_elementwise_sgd = {
+    .alg = OC_ALG_SGD,
+    .state_count = oc_sgd_elementwise_state_count,
+    .check = oc_sgd_elementwise_check,
+    .step = oc_sgd_elementwise_step,
+};

@@ -143,4 +143,32 @@ float oc_adam_param(const oc_adam_coeffs *c, double p, double direction);    /* 
 oc_status oc_ref_adam_step(const oc_adam_hparams *hp, int64_t step, size_t n,
                            float *p, float *m, float *v, float *vmax, const float *g);
 
+/* The element-wise interface (optcert/elementwise.h: oc_elementwise_adam) that mixed precision
+ * (MP-STORE-1) and the guarded step (STEP-ERR-1, STEP-TAKE-1) call: hp is an oc_adam_hparams; the
+ * state is m, v and, with AMSGrad, vmax (ADAM-AMS-1). */
+/*@ requires \valid_read((oc_adam_hparams *)hp);
+    assigns \nothing;
+    ensures \result == (((oc_adam_hparams *)hp)->amsgrad != 0 ? 3 : 2);
+*/
+int oc_adam_elementwise_state_count(const void *hp);
+
+/*@ requires \valid_read((oc_adam_hparams *)hp);
+    assigns \nothing;
+*/
+oc_status oc_adam_elementwise_check(const void *hp, int64_t step);
+
+/*@ requires \valid_read((oc_adam_hparams *)hp);
+    requires n <= 0x10000000;
+    requires \valid_read(state + (0 .. 2)) && \valid(p + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
+    requires \valid(state[0] + (0 .. n-1)) && \valid(state[1] + (0 .. n-1));
+    requires \separated(p + (0 .. n-1), state[0] + (0 .. n-1), state[1] + (0 .. n-1),
+                        g + (0 .. n-1));
+    requires ((oc_adam_hparams *)hp)->amsgrad != 0 ==> \valid(state[2] + (0 .. n-1)) &&
+             \separated(state[2] + (0 .. n-1), p + (0 .. n-1), state[0] + (0 .. n-1),
+                        state[1] + (0 .. n-1), g + (0 .. n-1));
+    assigns p[0 .. n-1], state[0][0 .. n-1], state[1][0 .. n-1], state[2][0 .. n-1], errno;
+*/
+oc_status oc_adam_elementwise_step(const void *hp, int64_t step, size_t n, float *p,
+                                   float *const *state, const float *g);
+
 #endif

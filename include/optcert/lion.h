@@ -85,4 +85,26 @@ float oc_lion_param(double lr, double decay, double p, double sign); /* UPD-1, W
 oc_status oc_ref_lion_step(const oc_lion_hparams *hp, int64_t step, size_t n, float *p, float *m,
                            const float *g);
 
+/* The element-wise interface (optcert/elementwise.h: oc_elementwise_lion) that mixed precision
+ * (MP-STORE-1) and the guarded step (STEP-ERR-1, STEP-TAKE-1) call: hp is an oc_lion_hparams; the
+ * state is m. */
+/*@ assigns \nothing;
+    ensures \result == 1;
+*/
+int oc_lion_elementwise_state_count(const void *hp);
+
+/*@ requires \valid_read((oc_lion_hparams *)hp);
+    assigns \nothing;
+*/
+oc_status oc_lion_elementwise_check(const void *hp, int64_t step);
+
+/*@ requires \valid_read((oc_lion_hparams *)hp) && \valid_read(state);
+    requires n <= 0x10000000;
+    requires \valid(p + (0 .. n-1)) && \valid(state[0] + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
+    requires \separated(p + (0 .. n-1), state[0] + (0 .. n-1), g + (0 .. n-1));
+    assigns p[0 .. n-1], state[0][0 .. n-1];
+*/
+oc_status oc_lion_elementwise_step(const void *hp, int64_t step, size_t n, float *p,
+                                   float *const *state, const float *g);
+
 #endif

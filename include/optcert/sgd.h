@@ -111,4 +111,29 @@ float oc_sgd_param(const oc_sgd_hparams *hp, double p, double direction);      /
 oc_status oc_ref_sgd_step(const oc_sgd_hparams *hp, int64_t step, size_t n, float *p, float *buf,
                           const float *g);
 
+/* The element-wise interface (optcert/elementwise.h: oc_elementwise_sgd) that mixed precision
+ * (MP-STORE-1) and the guarded step (STEP-ERR-1, STEP-TAKE-1) call: hp is an oc_sgd_hparams; the
+ * state is buf with momentum (SGD-MOM-1). */
+/*@ requires \valid_read((oc_sgd_hparams *)hp);
+    assigns \nothing;
+    ensures \result == (((oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0);
+*/
+int oc_sgd_elementwise_state_count(const void *hp);
+
+/*@ requires \valid_read((oc_sgd_hparams *)hp);
+    assigns \nothing;
+*/
+oc_status oc_sgd_elementwise_check(const void *hp, int64_t step);
+
+/*@ requires \valid_read((oc_sgd_hparams *)hp);
+    requires n <= 0x10000000;
+    requires \valid_read(state) && \valid(p + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
+    requires \separated(p + (0 .. n-1), g + (0 .. n-1));
+    requires ((oc_sgd_hparams *)hp)->momentum != 0.0 ==> \valid(state[0] + (0 .. n-1)) &&
+             \separated(state[0] + (0 .. n-1), p + (0 .. n-1), g + (0 .. n-1));
+    assigns p[0 .. n-1], state[0][0 .. n-1];
+*/
+oc_status oc_sgd_elementwise_step(const void *hp, int64_t step, size_t n, float *p,
+                                  float *const *state, const float *g);
+
 #endif
