@@ -113,7 +113,7 @@ oc_status oc_ref_sgd_step(const oc_sgd_hparams *hp, int64_t step, size_t n, floa
 
 /* The element-wise interface (optcert/elementwise.h: oc_elementwise_sgd) that mixed precision
  * (MP-STORE-1) and the guarded step (STEP-ERR-1, STEP-TAKE-1) call: hp is an oc_sgd_hparams; the
- * state is buf with momentum (SGD-MOM-1). */
+ * state is buf with momentum (SGD-BUF-1). */
 /*@ requires \valid_read((oc_sgd_hparams *)hp);
     assigns \nothing;
     ensures \result == (((oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0);
