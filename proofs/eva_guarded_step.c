@@ -19,7 +19,9 @@
  *                             growth 2, backoff 0.5, interval 1000 and hysteresis 2 (the
  *                             defaults: Eva does not relate the trackers to them, and
  *                             eva_loss_scale.c covers the scaler's own ranges), growth
- *                             tracker in [0, 999], hysteresis tracker in [-5, 2]
+ *                             tracker in [0, 999], hysteresis tracker in [-5, 2]; one
+ *                             state for the chain or one per sub-optimizer (sub_scalers
+ *                             0, 1 and one out of range)
  *   position, increment       [0, 2^40]; step counters [0, 10^9]
  *   Adam, SGD, Lion           the hyper-parameter ranges of proofs/eva_{adam,sgd,lion}.c
  *                             reduced to the defaults' neighbourhood (lr [0, 1], betas
@@ -83,21 +85,28 @@ int main(void)
                            .inf_norm = Frama_C_interval(0, 2),
                            .skip_threshold = Frama_C_double_interval(0x1p-20, 0x1p100),
                            .per_sub = Frama_C_interval(0, 2),
-                           .mtp_params = (uint64_t)Frama_C_interval(0, 15)};
+                           .mtp_params = (uint64_t)Frama_C_interval(0, 15),
+                           .sub_scalers = Frama_C_interval(0, 2)};
     for (int k = 0; k < OC_GUARD_MAX_SUBS; k++) {  /* STEP-CLIP-2: each sub-optimizer's own */
         cfg.sub_clip_grad[k] = Frama_C_double_interval(-4.0, 4.0);
         cfg.sub_skip_threshold[k] = Frama_C_double_interval(0x1p-20, 0x1p100);
     }
     oc_loss_scaler scaler = {OC_LS_MEGATRON, Frama_C_float_interval(1.0f, 0x1p32f), 1.0f, 2.0f,
                              0.5f, 1000, 2};
-    oc_loss_scale_state state = {Frama_C_float_interval(1.0f, 0x1p32f),
-                                 Frama_C_long_long_interval(0, 999),
-                                 Frama_C_long_long_interval(-5, 2)};
+    oc_loss_scale_state state[3];        /* one per sub-optimizer (STEP-SCALER-2) */
+    for (int k = 0; k < 3; k++)
+        state[k] = (oc_loss_scale_state){Frama_C_float_interval(1.0f, 0x1p32f),
+                                         Frama_C_long_long_interval(0, 999),
+                                         Frama_C_long_long_interval(-5, 2)};
     int64_t position = Frama_C_long_long_interval(0, 1LL << 40);
     float norm;
     oc_step_outcome outcome;
-    oc_status st = oc_ref_guarded_step(&cfg, &scaler, &state, (size_t)Frama_C_interval(0, 3),
-                                       subs, &position, Frama_C_long_long_interval(0, 1LL << 40),
-                                       &norm, &outcome);
+    /* one state per value of nsub: the step's inverse scales (written for k < nsub) are read
+     * for k < nsub, a relation Eva keeps only when nsub is one value */
+    size_t nsub = (size_t)Frama_C_interval(0, 3);
+    oc_status st;
+    //@ split nsub;
+    st = oc_ref_guarded_step(&cfg, &scaler, state, nsub, subs, &position,
+                             Frama_C_long_long_interval(0, 1LL << 40), &norm, &outcome);
     return (int)st;
 }

@@ -106,7 +106,8 @@ static oc_status check_sub(const oc_sub_optimizer *s, size_t counted)
  * the multiplication (as _amp_foreach_non_finite_check_and_unscale_ checks it). An inv_scale of
  * exactly 1 leaves the value alone (the kernel's `inv_scale == 1 ? val : val * inv_scale`).
  * Returns the sub-optimizers holding a non-finite value, bit k for sub-optimizer k. */
-unsigned oc_guard_unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, int scale_them)
+unsigned oc_guard_unscale(size_t nsub, oc_sub_optimizer *subs, const float *inv_scale,
+                          int scale_them)
 {
     unsigned found_inf = 0;
     /*@ loop invariant 0 <= k <= nsub;
@@ -127,8 +128,8 @@ unsigned oc_guard_unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, 
             for (size_t j = 0; j < q->n; j++) {
                 if (!(fabsf(q->grad[j]) <= FLT_MAX))            /* STEP-FOUND-INF-1 */
                     found_inf |= 1u << k;
-                if (scale_them && inv_scale != 1.0f)
-                    q->grad[j] *= inv_scale;
+                if (scale_them && inv_scale[k] != 1.0f)
+                    q->grad[j] *= inv_scale[k];
             }
         }
     return found_inf;
@@ -313,7 +314,17 @@ oc_status oc_guard_step_subs(size_t nsub, oc_sub_optimizer *subs, unsigned stepp
     return OC_OK;
 }
 
-/* STEP-SCALER-1: the loss scaler's update with this iteration's found_inf. */
+/* STEP-SCALER-2: how many loss-scaler states the step reads and writes in the scaled mode. */
+/*@ requires \valid_read(cfg);
+    assigns \nothing;
+    ensures \result == scaler_count(cfg, nsub);
+*/
+static size_t count_scalers(const oc_guard_config *cfg, size_t nsub)
+{
+    return cfg->sub_scalers != 0 ? nsub : 1;
+}
+
+/* STEP-SCALER-1: one loss scaler's update with its found_inf. */
 /*@ requires \valid_read(scaler) && \valid(state);
     assigns *state;
 */
@@ -324,11 +335,45 @@ static void update_scaler(const oc_loss_scaler *scaler, oc_loss_scale_state *sta
         *state = next;
 }
 
+/* STEP-SCALER-1: the chain's one scaler sees any sub-optimizer's non-finite value;
+ * STEP-SCALER-2: Megatron's scaler k sees sub-optimizer k's alone. */
+void oc_guard_update_scalers(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
+                             oc_loss_scale_state *states, size_t nsub, unsigned bad)
+{
+    if (!cfg->sub_scalers) {
+        update_scaler(scaler, states, bad != 0);
+        return;
+    }
+    /*@ loop invariant 0 <= k <= nsub;
+        loop assigns k, states[0 .. nsub - 1];
+        loop variant nsub - k;
+    */
+    for (size_t k = 0; k < nsub; k++)
+        update_scaler(scaler, &states[k], (bad >> k & 1u) != 0);
+}
+
 /* STEP-UNSCALE-1: Megatron's inv_scale = scale.double().reciprocal().float() (the float
  * computations of the step are in functions of their own: WP's memory goals stay free of them). */
-float oc_guard_inverse_scale(const oc_loss_scale_state *state)
+/*@ requires \valid_read(state);
+    assigns \nothing;
+*/
+static float inverse_scale(const oc_loss_scale_state *state)
 {
     return (float)(1.0 / (double)state->scale);
+}
+
+/* STEP-SCALER-2: with sub_scalers, sub-optimizer k unscales with its own scaler's scale (the
+ * loss was multiplied by the first one's: ChainedOptimizer.get_loss_scale). */
+void oc_guard_inverse_scales(const oc_guard_config *cfg, const oc_loss_scale_state *states,
+                             size_t nsub, float *inv_scale)
+{
+    /*@ loop invariant 0 <= k <= nsub;
+        loop assigns k, inv_scale[0 .. nsub - 1];
+        loop variant nsub - k;
+    */
+    for (size_t k = 0; k < nsub; k++)
+        inv_scale[k] = cfg->mode != OC_GUARD_SCALED ? 1.0f
+                       : inverse_scale(&states[cfg->sub_scalers ? k : 0]);
 }
 
 double oc_guard_sub_clip_grad(const oc_guard_config *cfg, size_t k)
@@ -414,7 +459,7 @@ oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler
         return OC_ERR_BAD_PROFILE;
     if (increment < 0 || *position < 0 || *position > INT64_MAX - increment)
         return OC_ERR_BAD_STEP;
-    if (nsub > OC_GUARD_MAX_SUBS)
+    if (nsub > OC_GUARD_MAX_SUBS || (cfg->sub_scalers != 0 && cfg->sub_scalers != 1))
         return OC_ERR_BAD_HPARAM;
     if ((st = check_clip(cfg, nsub)) != OC_OK)
         return st;
@@ -433,8 +478,13 @@ oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler
     }
     if (nparams < OC_GUARD_MAX_PARAMS && cfg->mtp_params >> nparams != 0)
         return OC_ERR_BAD_HPARAM;       /* STEP-CFG-1: 'mtp' names a parameter the chain lacks */
-    if (cfg->mode == OC_GUARD_SCALED) {
-        oc_loss_scale_state copy = *scaler_state;   /* validates both, on a copy (LS-ERR-1) */
+    const size_t nscalers = cfg->mode == OC_GUARD_SCALED ? count_scalers(cfg, nsub) : 0;
+    /*@ loop invariant 0 <= k <= nscalers;
+        loop assigns k, st;
+        loop variant nscalers - k;
+    */
+    for (size_t k = 0; k < nscalers; k++) {
+        oc_loss_scale_state copy = scaler_state[k]; /* validates each, on a copy (LS-ERR-1) */
         if ((st = oc_ref_loss_scale_update(scaler, &copy, 0)) != OC_OK)
             return st;
     }
@@ -456,12 +506,13 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
      * or clip, step. */
     const unsigned all = (unsigned)((1ull << nsub) - 1);
     float norm = 0.0f;
-    float inv = cfg->mode == OC_GUARD_SCALED ? oc_guard_inverse_scale(scaler_state) : 1.0f;
+    float inv[OC_GUARD_MAX_SUBS];
+    oc_guard_inverse_scales(cfg, scaler_state, nsub, inv);
     unsigned bad = cfg->mode == OC_GUARD_UNCHECKED
                        ? 0u : oc_guard_unscale(nsub, subs, inv, cfg->mode == OC_GUARD_SCALED);
     int found_inf = bad != 0;
-    if (cfg->mode == OC_GUARD_SCALED)
-        update_scaler(scaler, scaler_state, found_inf);   /* STEP-SCALER-1: before any update */
+    if (cfg->mode == OC_GUARD_SCALED)        /* STEP-SCALER-1, -SCALER-2: before any update */
+        oc_guard_update_scalers(cfg, scaler, scaler_state, nsub, bad);
     unsigned stepping = !found_inf ? all : 0u;
     if (stepping != 0 && (st = oc_guard_norm_and_clip(cfg, nsub, subs, stepping, &norm)) != OC_OK)
         return st;                                          /* STEP-CLIP-1 */

@@ -9,7 +9,8 @@ its kind (`torch.optim.AdamW`, or `torch.optim.Adam` without decoupled weight de
 `ChainedOptimizer`, whose `step()` the adapter calls once per iteration. The mode picks the
 grad scaler as Megatron's configuration does (L640-662):
 - `scaled`: fp16 parameters and a `DynamicGradScaler` per sub-optimizer (Megatron makes one
-  per sub-optimizer), set to the case's scaler configuration and state;
+  per sub-optimizer), set to the case's scaler configuration and that sub-optimizer's state
+  (`scalerStates`, STEP-SCALER-2; a chain of one has `scalerState`);
 - `unchecked`: bf16 parameters and no scaler (`--bf16` without `--loss-scale`);
 - `checked`: bf16 parameters and `ConstantGradScaler(1.0)` (`--bf16 --loss-scale 1`): the
   gradients are checked for inf/NaN and multiplied by 1.
@@ -30,12 +31,12 @@ Recorded per iteration (VEC-FMT-17 `value`): the outcome from `step()`'s result 
 with no norm: a non-finite gradient; skipped with a norm: the threshold), the norm (0 where none
 is returned), the schedule position (advanced by the increment only after a taken update, as
 Megatron's training loop does: training.py `if update_successful:
-opt_param_scheduler.step(increment=...)`), `ChainedOptimizer.get_loss_scale()` (the first
-sub-optimizer's scaler) with that scaler's growth and hysteresis trackers (0 outside mode
-`scaled`), each sub-optimizer's counter (Adam's `state['step']`; SGD and Lion keep none: the
+opt_param_scheduler.step(increment=...)`), each sub-optimizer's scaler's scale, growth and
+hysteresis trackers (0 outside mode `scaled`), each sub-optimizer's counter (Adam's `state['step']`; SGD and Lion keep none: the
 case's counter plus the taken updates), then per parameter the main parameter, its state
 tensors and its main gradient after `step()`. A Megatron or torch exception marks the case
-`rejected`. `unsupported`: the inf-norm (`ChainedOptimizer.step` has none), and hyper-parameters
+`rejected`. `unsupported`: the inf-norm (`ChainedOptimizer.step` has none), one loss scaler
+shared by a chain of several sub-optimizers (Megatron makes one each), and hyper-parameters
 Megatron cannot pass (Adam: AMSGrad, maximize, eps inside the root, a schedule multiplier; SGD:
 dampening, Nesterov, maximize).
 
@@ -116,13 +117,14 @@ def inner_optimizer(o, params):
                 weight_decay=hexf(h["weightDecay"]))
 
 
-def grad_scaler(h, t):
-    """The scaler of one sub-optimizer, in the case's state."""
+def grad_scaler(h, t, k):
+    """The scaler of sub-optimizer k, in the case's state for it."""
     if h["mode"] == "unchecked":
         return None
     if h["mode"] == "checked":
         return ConstantGradScaler(1.0)
-    s, st = h["scaler"], t["scalerState"]
+    s = h["scaler"]
+    st = t["scalerStates"][k] if "scalerStates" in t else t["scalerState"]
     scaler = DynamicGradScaler(initial_scale=hexf(s["initialScale"]),
                                min_scale=hexf(s["minScale"]),
                                growth_factor=hexf(s["growthFactor"]),
@@ -145,12 +147,12 @@ def run_case(h, t, tensors):
                              fp16=h["mode"] == "scaled", bf16=h["mode"] != "scaled")
     subs, params, counters = [], [], []  # params: (model param, main param, inner optimizer, states)
     at = 0
-    for o in t["optimizers"]:
+    for k, o in enumerate(t["optimizers"]):
         names, mine = state_names(o), []
         for n in o["params"]:
             mine.append((torch.nn.Parameter(torch.zeros(n, dtype=dtype)), n, names))
         inner = inner_optimizer(o, [m for m, _, _ in mine])
-        sub = Float16OptimizerWithFloat16Params(inner, shared, grad_scaler(h, t), None)
+        sub = Float16OptimizerWithFloat16Params(inner, shared, grad_scaler(h, t, k), None)
         sub.tp_group = group
         sub.grad_stats_parallel_group = group
         for i, ((model, n, names), main) in enumerate(
@@ -191,10 +193,12 @@ def run_case(h, t, tensors):
             counters = [c + 1 for c in counters]
         outcome = (OUTCOME_TAKEN if success else
                    OUTCOME_NONFINITE if norm is None else OUTCOME_THRESHOLD)
-        first = subs[0].grad_scaler
-        scaler = ([float(first.scale), first._growth_tracker, first._hysteresis_tracker]
-                  if h["mode"] == "scaled" else [0, 0, 0])
-        row = [outcome, float(norm or 0.0), position] + scaler
+        row = [outcome, float(norm or 0.0), position]
+        for sub in subs if h["mode"] == "scaled" else []:
+            row += [float(sub.grad_scaler.scale), sub.grad_scaler._growth_tracker,
+                    sub.grad_scaler._hysteresis_tracker]
+        if h["mode"] != "scaled":
+            row += [0, 0, 0]
         for o, c, sub in zip(t["optimizers"], counters, subs):
             row.append(int(sub.optimizer.state[sub.fp32_from_float16_groups[0][0]]["step"])
                        if o["kind"] == "adam" else c)
@@ -216,7 +220,8 @@ def main(argv=None):
     results, meta = results_file.run_values(
         family, cases, lambda h, t: run_case(h, t, tensors),
         (RuntimeError, ValueError, AssertionError, TypeError),
-        lambda h, t: h["normType"] != "2" or not all(map(expressible, t["optimizers"])))
+        lambda h, t: h["normType"] != "2" or not all(map(expressible, t["optimizers"])) or
+        ("scalerState" in t and len(t["optimizers"]) > 1))
     results_file.write(out, results, meta, "megatron.core.optimizer ChainedOptimizer.step",
                        megatron_cpu.version(),
                        ADAPTER, "megatron_step", family)

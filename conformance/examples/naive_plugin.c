@@ -260,9 +260,26 @@ static void naive_scaler_update(const oc_loss_scaler *c, oc_loss_scale_state *s,
     }
 }
 
+/* The loss-scaler state `ls` as LS-CFG-1 and LS-STATE-1 require: 0, else the status. */
+static oc_status naive_scaler_check(const oc_loss_scaler *scaler, const oc_loss_scale_state *ls)
+{
+    if (!(ls->scale > 0 && isfinite(ls->scale)) || !(scaler->growth_factor > 1) ||
+        !(scaler->backoff_factor > 0 && scaler->backoff_factor < 1) ||
+        !(scaler->min_scale > 0) || scaler->growth_interval < 1 || scaler->hysteresis < 1)
+        return OC_ERR_BAD_HPARAM;
+    if (ls->growth_tracker < 0 || ls->growth_tracker >= scaler->growth_interval ||
+        ls->hysteresis_tracker <= OC_LS_MIN_HYSTERESIS_TRACKER ||
+        ls->hysteresis_tracker > scaler->hysteresis)
+        return OC_ERR_BAD_STEP;
+    return OC_OK;
+}
+
 /* The guarded chained step (spec/guarded_step.md) written out in fp32: unscale and check, update the
- * scaler, one float sum of squares over every gradient, a float coefficient, the threshold,
- * then each sub-optimizer's own fp32 step. Everything is checked before anything is written. */
+ * scaler (or, with cfg->sub_scalers, each sub-optimizer's own: STEP-SCALER-2), one float sum of
+ * squares over every gradient, a float coefficient, the threshold, then each sub-optimizer's
+ * own fp32 step. Everything is checked before anything is written. The option "scalers" needs
+ * plugin ABI v3 to be claimed; conformance/tests/test_guarded_step_family.c claims it for this
+ * function through a v3 table. */
 static oc_status naive_guarded_step(void *ctx, const oc_guard_config *cfg,
                                     const oc_loss_scaler *scaler, oc_loss_scale_state *ls,
                                     size_t nsub, oc_sub_optimizer *subs, int64_t *position,
@@ -277,18 +294,15 @@ static oc_status naive_guarded_step(void *ctx, const oc_guard_config *cfg,
     if (increment < 0 || *position < 0 || *position > INT64_MAX - increment)
         return OC_ERR_BAD_STEP;
     if (nsub > OC_GUARD_MAX_SUBS || isnan(cfg->clip_grad) || isinf(cfg->clip_grad) ||
-        !(cfg->skip_threshold > 0) || (cfg->inf_norm != 0 && cfg->inf_norm != 1))
+        !(cfg->skip_threshold > 0) || (cfg->inf_norm != 0 && cfg->inf_norm != 1) ||
+        (cfg->sub_scalers != 0 && cfg->sub_scalers != 1))
         return OC_ERR_BAD_HPARAM;
-    if (cfg->mode == OC_GUARD_SCALED &&
-        (!(ls->scale > 0 && isfinite(ls->scale)) || !(scaler->growth_factor > 1) ||
-         !(scaler->backoff_factor > 0 && scaler->backoff_factor < 1) ||
-         !(scaler->min_scale > 0) || scaler->growth_interval < 1 || scaler->hysteresis < 1))
-        return OC_ERR_BAD_HPARAM;
-    if (cfg->mode == OC_GUARD_SCALED && /* LS-STATE-1: the trackers in range */
-        (ls->growth_tracker < 0 || ls->growth_tracker >= scaler->growth_interval ||
-         ls->hysteresis_tracker <= OC_LS_MIN_HYSTERESIS_TRACKER ||
-         ls->hysteresis_tracker > scaler->hysteresis))
-        return OC_ERR_BAD_STEP;
+    const size_t nscalers = cfg->mode != OC_GUARD_SCALED ? 0 : cfg->sub_scalers ? nsub : 1;
+    for (size_t k = 0; k < nscalers; k++) {
+        oc_status st = naive_scaler_check(scaler, &ls[k]);
+        if (st != OC_OK)
+            return st;
+    }
     for (size_t k = 0; k < nsub; k++) {
         oc_status st;
         if (subs[k].step < 0 || subs[k].step == INT64_MAX)
@@ -299,18 +313,21 @@ static oc_status naive_guarded_step(void *ctx, const oc_guard_config *cfg,
             if (!subs[k].params || !subs[k].params[i].p || !subs[k].params[i].grad)
                 return OC_ERR_NULL_POINTER;
     }
-    const float inv = cfg->mode == OC_GUARD_SCALED ? 1.0f / ls->scale : 1.0f;
-    int found_inf = 0;
+    int found_inf = 0, bad[OC_GUARD_MAX_SUBS] = {0};
     float sum = 0.0f;
-    for (size_t k = 0; k < nsub; k++)
+    for (size_t k = 0; k < nsub; k++) {
+        const float inv = cfg->mode == OC_GUARD_SCALED
+                              ? 1.0f / ls[cfg->sub_scalers ? k : 0].scale : 1.0f;
         for (size_t i = 0; i < subs[k].nparams; i++)
             for (size_t j = 0; j < subs[k].params[i].n; j++) {
                 float *g = &subs[k].params[i].grad[j];
-                found_inf |= cfg->mode != OC_GUARD_UNCHECKED && !isfinite(*g);
+                bad[k] |= cfg->mode != OC_GUARD_UNCHECKED && !isfinite(*g);
                 *g *= inv;
             }
-    if (cfg->mode == OC_GUARD_SCALED)
-        naive_scaler_update(scaler, ls, found_inf);
+        found_inf |= bad[k];
+    }
+    for (size_t k = 0; k < nscalers; k++)
+        naive_scaler_update(scaler, &ls[k], cfg->sub_scalers ? bad[k] : found_inf);
     if (found_inf) {
         *grad_norm = 0.0f;
         *outcome = OC_STEP_SKIPPED_INF;

@@ -1,5 +1,5 @@
 /* Guarded-step mutants (spec/guarded_step.md §3): the reference's stages (oc_guard_unscale,
- * oc_guard_norm_and_clip, oc_guard_step_subs, the loss scaler's update) in the order of
+ * oc_guard_norm_and_clip, oc_guard_step_subs, oc_guard_update_scalers) in the order of
  * STEP-ORDER-1, with the one the mistake concerns done the mistaken way. */
 #include "guarded_step.h"
 
@@ -14,6 +14,7 @@ static const char *const names[OC_GUARD_MUTANT_COUNT] = {
     "mtp-in-main-norm",
     "first-sub-config",
     "skip-without-main-params",
+    "one-scaler-for-chain",
 };
 
 static const char *const descriptions[OC_GUARD_MUTANT_COUNT] = {
@@ -30,6 +31,8 @@ static const char *const descriptions[OC_GUARD_MUTANT_COUNT] = {
     "grad_norm_skip_threshold",
     "chained optimizer: a sub-optimizer without parameters in the main norm checks its "
     "grad_norm_skip_threshold too",
+    "chained optimizer under Megatron's per-sub-optimizer loss scalers: the first scaler "
+    "unscales every sub-optimizer and is updated with the chain's found_inf, the others never",
 };
 
 const char *oc_guard_mutant_name(oc_guard_mutant mu)
@@ -81,6 +84,8 @@ oc_status oc_guard_mutant_step(oc_guard_mutant mu, const oc_guard_config *cfg,
     }
     if (mu == OC_GUARD_MUT_MTP_IN_MAIN_NORM)
         as_mistaken.mtp_params = 0;
+    if (mu == OC_GUARD_MUT_ONE_SCALER_FOR_CHAIN)                    /* STEP-SCALER-2 */
+        as_mistaken.sub_scalers = 0;
     cfg = &as_mistaken;
     const int scaled = cfg->mode == OC_GUARD_SCALED;
     const int clip_first = mu == OC_GUARD_MUT_CLIP_BEFORE_UNSCALE;   /* STEP-ORDER-1 mistaken */
@@ -89,13 +94,14 @@ oc_status oc_guard_mutant_step(oc_guard_mutant mu, const oc_guard_config *cfg,
     oc_status st;
     if (clip_first && (st = norm_and_clip(mu, cfg, nsub, subs, all, &norm)) != OC_OK)
         return st;
-    float inv = scaled ? oc_guard_inverse_scale(scaler_state) : 1.0f;
+    float inv[OC_GUARD_MAX_SUBS];
+    oc_guard_inverse_scales(cfg, scaler_state, nsub, inv);
     unsigned bad = cfg->mode == OC_GUARD_UNCHECKED ? 0u
                                                    : oc_guard_unscale(nsub, subs, inv, scaled);
     int found_inf = bad != 0;
     const int scaler_late = mu == OC_GUARD_MUT_SCALER_UPDATE_AFTER_STEP; /* STEP-SCALER-1 */
     if (scaled && !scaler_late)
-        oc_ref_loss_scale_update(scaler, scaler_state, found_inf);
+        oc_guard_update_scalers(cfg, scaler, scaler_state, nsub, bad);
     unsigned stepping = !found_inf ? all
                         : mu == OC_GUARD_MUT_SKIP_ONLY_OFFENDING_SUB ? all & ~bad : 0u;
     if (stepping != 0 && !clip_first &&
@@ -113,7 +119,7 @@ oc_status oc_guard_mutant_step(oc_guard_mutant mu, const oc_guard_config *cfg,
         subs[k].step += !(stepping >> k & 1u);                      /* STEP-SKIP-1 mistaken */
     int taken = !found_inf && !norm_skip;
     if (taken && scaled && scaler_late)
-        oc_ref_loss_scale_update(scaler, scaler_state, 0);
+        oc_guard_update_scalers(cfg, scaler, scaler_state, nsub, 0u);
     if (taken || mu == OC_GUARD_MUT_SCHEDULE_ADVANCED_ON_SKIP)     /* STEP-SCHED-1 mistaken */
         *position += increment;
     *grad_norm = norm;

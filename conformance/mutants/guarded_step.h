@@ -18,6 +18,7 @@ typedef enum oc_guard_mutant {
     OC_GUARD_MUT_MTP_IN_MAIN_NORM,         /* the 'mtp' group counted in the main norm */
     OC_GUARD_MUT_FIRST_SUB_CONFIG,         /* every sub-optimizer with the first one's config */
     OC_GUARD_MUT_SKIP_WITHOUT_MAIN_PARAMS, /* the threshold checked by every sub-optimizer */
+    OC_GUARD_MUT_ONE_SCALER_FOR_CHAIN,     /* Megatron's per-sub-optimizer scalers as one */
     OC_GUARD_MUTANT_COUNT
 } oc_guard_mutant;
 

@@ -44,11 +44,14 @@ void oc_family_base(const char *family, char *base, size_t len, int *resume, int
  * for a "resume-" family. */
 const char *const *oc_family_options(const char *family);
 
+/* The room for a family's options joined by spaces (oc_options_join): OC_MAX_OPTIONS names. */
+#define OC_OPTIONS_TEXT 64
+
 /* A v2 table as the family list it claims (abi2.c): the table, its entries and their options. */
 typedef struct oc_abi2_families {
     oc_impl_v3 table;
     oc_family_entry entries[OC_NKNOWN_FAMILIES];
-    char options[OC_NKNOWN_FAMILIES][32];
+    char options[OC_NKNOWN_FAMILIES][OC_OPTIONS_TEXT];
 } oc_abi2_families;
 
 /* VEC-ABI-4: the families the slots and capability bits of v2 (read up to routed_step) claim;

@@ -34,7 +34,7 @@ typedef struct oc_runner {
 /* The entry point of r as type T (the algorithm's entry-point type). */
 #define OC_ENTRY(r, T) ((T)(r)->entry)
 
-#define OC_MAX_OPTIONS 4
+#define OC_MAX_OPTIONS 5
 
 /* The guarded step's group configuration (spec/guarded_step.md, VEC-FMT-17): the step's own and, in
  * mode scaled, the loss scaler's. */

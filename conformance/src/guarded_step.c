@@ -1,9 +1,10 @@
 /* The guarded step's descriptor (spec/guarded_step.md, VEC-FMT-17): a test is a chained optimizer
  * (sub-optimizers with their hyper-parameters, step counters and parameter sizes), the state
  * of every parameter, and the scaled gradients of a few iterations. The one output, "value",
- * holds one row per iteration: outcome, norm, position, scale, growth tracker, hysteresis
- * tracker, every sub-optimizer's counter, then per parameter its p, its state tensors and its
- * gradient after the iteration (STEP-TOL-1, STEP-TOL-2). */
+ * holds one row per iteration: outcome, norm, position, per loss scaler (one, or one per
+ * sub-optimizer: STEP-SCALER-2) its scale, growth tracker and hysteresis tracker, every
+ * sub-optimizer's counter, then per parameter its p, its state tensors and its gradient after
+ * the iteration (STEP-TOL-1, STEP-TOL-2). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,7 @@
 #include "ref_impl.h"
 #include "../mutants/guarded_step.h"
 
-#define HEAD 6
+#define HEAD_FIXED 3 /* outcome, norm, position; then 3 entries per loss scaler */
 #define MAX_SUBS OC_GUARD_MAX_SUBS
 #define MAX_PARAMS OC_GUARD_MAX_PARAMS
 
@@ -21,7 +22,8 @@
  * lives in the (otherwise unused) c->positions block, allocated as this struct and freed with
  * it. */
 typedef struct step_meta {
-    oc_loss_scale_state scaler;
+    oc_loss_scale_state scaler[MAX_SUBS]; /* nscalers: 1, or nsub with sub_scalers */
+    size_t nscalers;
     int64_t position, increment;
     size_t nsub, nparams, ngrad, nstate_values;
     oc_sub_optimizer sub[MAX_SUBS]; /* params: indexes into n[] (filled at run time) */
@@ -30,6 +32,9 @@ typedef struct step_meta {
 } step_meta;
 
 static const step_meta *meta(const oc_case *c) { return (const step_meta *)(const void *)c->positions; }
+
+/* The row's head: outcome, norm, position and the loss scalers' states. */
+static size_t head_width(const step_meta *m) { return HEAD_FIXED + 3 * m->nscalers; }
 
 static const char *step_mutant(int mu) { return oc_guard_mutant_name((oc_guard_mutant)mu); }
 static int step_nstate(const oc_hparams *hp) { return (void)hp, 1; }
@@ -76,11 +81,13 @@ static oc_status step_parse(const char *path, const char *profile, json_t *h, oc
 }
 
 /* VEC-ABI-2: a case needs the option of its guard mode (options[], in oc_guard_mode's order),
- * and "groups" (the last) with Megatron's per-sub-optimizer configuration or 'mtp' group. */
+ * "groups" with Megatron's per-sub-optimizer configuration or 'mtp' group, and "scalers" with
+ * its loss scaler per sub-optimizer. */
 static unsigned step_needs(const oc_hparams *hp)
 {
     const oc_guard_config *g = &hp->step.guard;
-    return 1u << g->mode | (g->per_sub || g->mtp_params ? 1u << OC_GUARD_MODE_COUNT : 0u);
+    return 1u << g->mode | (g->per_sub || g->mtp_params ? 1u << OC_GUARD_MODE_COUNT : 0u) |
+           (g->sub_scalers ? 1u << (OC_GUARD_MODE_COUNT + 1) : 0u);
 }
 
 /* STEP-CLIP-2, STEP-GROUP-1: an entry's own "clipGrad" and "skipThreshold" (both or neither)
@@ -165,10 +172,54 @@ static oc_status load_sub(const char *path, int tcid, json_t *o, step_meta *m, o
 
 static size_t row_width(const step_meta *m)
 {
-    return HEAD + m->nsub + m->nstate_values + m->ngrad;
+    return head_width(m) + m->nsub + m->nstate_values + m->ngrad;
 }
 
-/* "scalerState" (scaled mode), "position", "increment", "steps", "optimizers",
+/* A loss scaler's state (VEC-FMT-17): {"scale", "growthTracker", "hysteresisTracker"}. */
+static oc_status load_scaler_state(const char *path, int tcid, json_t *ls, oc_loss_scale_state *s,
+                                   oc_diag *d)
+{
+    double scale;
+    oc_status st;
+    if ((st = oc_get_hex(path, ls, "scale", &scale, d)) ||
+        (st = oc_get_int(path, tcid, ls, "growthTracker", INT64_MIN, INT64_MAX, &s->growth_tracker,
+                         d)) ||
+        (st = oc_get_int(path, tcid, ls, "hysteresisTracker", INT64_MIN, INT64_MAX,
+                         &s->hysteresis_tracker, d)))
+        return st;
+    s->scale = (float)scale;
+    return OC_OK;
+}
+
+/* The scaled mode's loss-scaler states: "scalerState", the chain's one (STEP-SCALER-1), or
+ * "scalerStates", one per sub-optimizer in order (STEP-SCALER-2). */
+static oc_status load_scalers(const char *path, const oc_case *c, json_t *t, step_meta *m,
+                              oc_guard_config *g, oc_diag *d)
+{
+    json_t *one = json_object_get(t, "scalerState"), *each = json_object_get(t, "scalerStates"), *o;
+    oc_status s;
+    size_t k;
+    m->nscalers = 1;
+    if (g->mode != OC_GUARD_SCALED)
+        return one || each ? oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: a loss-scaler state in a "
+                                     "mode without a scaler", path, c->tcid) : OC_OK;
+    if ((one != NULL) == (each != NULL))
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: the scaled mode needs scalerState or "
+                       "scalerStates (one of them)", path, c->tcid);
+    if (one)
+        return load_scaler_state(path, c->tcid, one, &m->scaler[0], d);
+    if (!json_is_array(each) || json_array_size(each) != m->nsub)
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: scalerStates needs one state per "
+                       "sub-optimizer (%zu)", path, c->tcid, m->nsub);
+    json_array_foreach(each, k, o)
+        if ((s = load_scaler_state(path, c->tcid, o, &m->scaler[k], d)))
+            return s;
+    g->sub_scalers = 1;
+    m->nscalers = m->nsub;
+    return OC_OK;
+}
+
+/* "scalerState" or "scalerStates" (scaled mode), "position", "increment", "steps", "optimizers",
  * "inputs": {"state", "grad"}, "expected": {"value": {"stored", "f64", "tol"}} (valid cases). */
 static oc_status step_load_case(const char *path, const oc_st_file *st, json_t *t, oc_case *c,
                                 oc_diag *d)
@@ -199,17 +250,8 @@ static oc_status step_load_case(const char *path, const oc_st_file *st, json_t *
         return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: clipGrad and skipThreshold are given for "
                        "every sub-optimizer or for none", path, c->tcid);
     c->hp.step.guard.per_sub = per_sub != 0;
-    if (c->hp.step.guard.mode == OC_GUARD_SCALED) {
-        json_t *ls = json_object_get(t, "scalerState");
-        double scale;
-        if ((s = oc_get_hex(path, ls, "scale", &scale, d)) ||
-            (s = oc_get_int(path, c->tcid, ls, "growthTracker", INT64_MIN, INT64_MAX,
-                            &m->scaler.growth_tracker, d)) ||
-            (s = oc_get_int(path, c->tcid, ls, "hysteresisTracker", INT64_MIN, INT64_MAX,
-                            &m->scaler.hysteresis_tracker, d)))
-            return s;
-        m->scaler.scale = (float)scale;
-    }
+    if ((s = load_scalers(path, c, t, m, &c->hp.step.guard, d)))
+        return s;
     c->steps = (size_t)steps;
     c->n = row_width(m);
     void *buf;
@@ -233,22 +275,30 @@ static oc_status step_load_case(const char *path, const oc_st_file *st, json_t *
                                 c->steps, c->n, OC_FMT_F32, d); /* VEC-TOL-1 */
 }
 
+/* The scale sub-optimizer k unscales iteration r with: its scaler's (STEP-SCALER-2) or the
+ * one's, as the previous row (or the input state) left it; 1 without a scaler. */
+static double scale_of(const oc_case *c, size_t k, size_t r)
+{
+    const step_meta *m = meta(c);
+    const size_t s = c->hp.step.guard.sub_scalers ? k : 0;
+    return c->hp.step.guard.mode != OC_GUARD_SCALED ? 1
+           : r ? c->exp[0].stored[(r - 1) * c->n + HEAD_FIXED + 3 * s] : m->scaler[s].scale;
+}
+
 /* STEP-GROUP-1: the norm of the 'mtp' group's unscaled input gradients of iteration r, in
  * binary64 (the rows hold the main norm only); it decides whether the group clips, which the
- * generator keeps away from the boundary (STEP-TOL-1). The scale of iteration r is the one
- * the previous row (or the input state) left; unscaling by a power of two is exact. */
+ * generator keeps away from the boundary (STEP-TOL-1). Unscaling by a power of two is exact. */
 static double group_norm(const oc_case *c, size_t r)
 {
     const step_meta *m = meta(c);
     const oc_guard_config *cfg = &c->hp.step.guard;
-    const double scale = cfg->mode != OC_GUARD_SCALED ? 1
-                         : r ? c->exp[0].stored[(r - 1) * c->n + 3] : m->scaler.scale;
     double acc = 0;
-    for (size_t q = 0, at = 0; q < m->nparams; at += m->n[q++])
-        for (size_t j = 0; (cfg->mtp_params >> q & 1u) && j < m->n[q]; j++) {
-            double x = fabs(c->g[r * m->ngrad + at + j] / scale);
-            acc = isnan(x) || isnan(acc) ? NAN : cfg->inf_norm ? fmax(acc, x) : acc + x * x;
-        }
+    for (size_t k = 0, at = 0; k < m->nsub; k++)
+        for (size_t q = m->first[k]; q < m->first[k] + m->sub[k].nparams; at += m->n[q++])
+            for (size_t j = 0; (cfg->mtp_params >> q & 1u) && j < m->n[q]; j++) {
+                double x = fabs(c->g[r * m->ngrad + at + j] / scale_of(c, k, r));
+                acc = isnan(x) || isnan(acc) ? NAN : cfg->inf_norm ? fmax(acc, x) : acc + x * x;
+            }
     return cfg->inf_norm ? acc : sqrt(acc);
 }
 
@@ -288,12 +338,12 @@ static oc_status step_cap_tolerances(const char *path, const oc_case *c, oc_tolc
         const double norm_bound = isfinite(row[1]) ? rho * fabs(row[1]) : 0;
         s = oc_tolcap_within(path, c, 0, r * c->n + 1,
                              norm_bound > 0 ? oc_tolcap_widen(norm_bound) : 0, stats, d);
-        size_t col = HEAD + m->nsub, sv = 0;
+        size_t col = head_width(m) + m->nsub, sv = 0;
         for (size_t k = 0; k < m->nsub && s == OC_OK; k++) {
             const oc_sub_optimizer *sub = &m->sub[k];
             const oc_algo *a = algo[sub->kind];
             const int ns = sub_nstate(sub);
-            const double counter = row[HEAD + k]; /* a golden value: checked before the cast */
+            const double counter = row[head_width(m) + k]; /* golden: checked before the cast */
             if (!(counter >= 0 && counter <= 0x1p62 && counter == floor(counter))) {
                 s = oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: expected step counter of "
                             "sub-optimizer %zu in row %zu is not an integer in [0, 2^62]", path,
@@ -422,7 +472,8 @@ static void step_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_
             }
         }
     }
-    oc_loss_scale_state ls = m->scaler, ls_before;
+    oc_loss_scale_state ls[MAX_SUBS], ls_before[MAX_SUBS];
+    memcpy(ls, m->scaler, sizeof ls);
     int64_t position = m->position, pos_before;
     *st = OC_OK;
     for (size_t step = 0; step < c->steps; step++) {
@@ -432,7 +483,7 @@ static void step_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_
             g += params[q].n;
         }
         memcpy(snap, arena, total * sizeof(float));
-        ls_before = ls;
+        memcpy(ls_before, ls, sizeof ls);
         pos_before = position;
         int64_t counters[MAX_SUBS];
         for (size_t k = 0; k < m->nsub; k++)
@@ -442,7 +493,7 @@ static void step_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_
         memcpy(subs_given, subs, m->nsub * sizeof *subs);
         memcpy(params_given, params, m->nparams * sizeof *params);
         *st = OC_ENTRY(impl, oc_guarded_step_fn)(impl->ctx, cfg, scaled ? &c->hp.step.scaler : NULL,
-                                 scaled ? &ls : NULL, m->nsub, subs, &position, m->increment,
+                                 scaled ? ls : NULL, m->nsub, subs, &position, m->increment,
                                  &norm, &outcome);
         if (!same_descriptors(subs, subs_given, m->nsub, params, params_given, m->nparams)) {
             snprintf(o->fault, sizeof o->fault, "changed its sub-optimizer or parameter "
@@ -454,10 +505,11 @@ static void step_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_
             break;
         if (*st != OC_OK) { /* STEP-ERR-1: nothing written */
             *dirty = memcmp(snap, arena, total * sizeof(float)) != 0 || norm != -1.0f ||
-                     outcome != OC_STEP_OUTCOME_COUNT || position != pos_before ||
-                     memcmp(&ls.scale, &ls_before.scale, sizeof ls.scale) != 0 ||
-                     ls.growth_tracker != ls_before.growth_tracker ||
-                     ls.hysteresis_tracker != ls_before.hysteresis_tracker;
+                     outcome != OC_STEP_OUTCOME_COUNT || position != pos_before;
+            for (size_t k = 0; k < m->nscalers; k++)
+                *dirty |= memcmp(&ls[k].scale, &ls_before[k].scale, sizeof ls[k].scale) != 0 ||
+                          ls[k].growth_tracker != ls_before[k].growth_tracker ||
+                          ls[k].hysteresis_tracker != ls_before[k].hysteresis_tracker;
             for (size_t k = 0; k < m->nsub; k++)
                 *dirty |= subs[k].step != counters[k];
             break;
@@ -467,9 +519,11 @@ static void step_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_
         row[w++] = outcome;
         row[w++] = norm;
         row[w++] = (double)position;
-        row[w++] = scaled ? ls.scale : 0;
-        row[w++] = scaled ? (double)ls.growth_tracker : 0;
-        row[w++] = scaled ? (double)ls.hysteresis_tracker : 0;
+        for (size_t k = 0; k < m->nscalers; k++) {
+            row[w++] = scaled ? ls[k].scale : 0;
+            row[w++] = scaled ? (double)ls[k].growth_tracker : 0;
+            row[w++] = scaled ? (double)ls[k].hysteresis_tracker : 0;
+        }
         for (size_t k = 0; k < m->nsub; k++)
             row[w++] = (double)subs[k].step;
         for (size_t k = 0; k < m->nsub; k++)
@@ -491,15 +545,17 @@ static void step_run(const oc_runner *impl, const oc_case *c, oc_outputs *o, oc_
  * its p and state tensors and its gradient). */
 static const char *step_quantity(const oc_case *c, int k, size_t j)
 {
-    static const char *const head[HEAD] = {"outcome", "norm", "position", "scale",
-                                           "growthTracker", "hysteresisTracker"};
+    static const char *const head[HEAD_FIXED] = {"outcome", "norm", "position"};
+    static const char *const scaler[3] = {"scale", "growthTracker", "hysteresisTracker"};
     static const char *const names[OC_SUB_KIND_COUNT][4] = {
         {"p", "m", "v", "vmax"}, {"p", "buf"}, {"p", "m"}};
     const step_meta *m = meta(c);
-    size_t i = j % c->n, at = HEAD + m->nsub;
+    size_t i = j % c->n, at = head_width(m) + m->nsub;
     (void)k;
-    if (i < HEAD)
+    if (i < HEAD_FIXED)
         return head[i];
+    if (i < head_width(m))
+        return scaler[(i - HEAD_FIXED) % 3];
     if (i < at)
         return "counter";
     for (size_t s = 0; s < m->nsub; s++)
@@ -515,7 +571,7 @@ static const char *step_quantity(const oc_case *c, int k, size_t j)
 /* Whether entry i of a row is a parameter or state value (not a gradient, not the head). */
 static int is_state_entry(const oc_case *c, size_t i)
 {
-    return i >= HEAD + meta(c)->nsub && strcmp(step_quantity(c, 0, i), "grad") != 0;
+    return i >= head_width(meta(c)) + meta(c)->nsub && strcmp(step_quantity(c, 0, i), "grad") != 0;
 }
 
 /* STEP-SKIP-1: a skipped iteration leaves every parameter and state bit-identical to the
@@ -524,7 +580,7 @@ static int skip_kept_state(const oc_case *c, const oc_outputs *o, size_t step, s
 {
     const step_meta *m = meta(c);
     size_t in = 0;
-    for (size_t i = HEAD + m->nsub; i < c->n; i++) {
+    for (size_t i = head_width(m) + m->nsub; i < c->n; i++) {
         if (!is_state_entry(c, i))
             continue;
         double before = step ? o->out[0][(step - 1) * c->n + i] : c->in[0][in++];
@@ -602,7 +658,7 @@ const oc_algo oc_algo_guarded_step = {
     .mutant_name = step_mutant,
     .nstate = step_nstate,
     .parse = step_parse,
-    .options = {"scaled", "unchecked", "checked", "groups"},
+    .options = {"scaled", "unchecked", "checked", "groups", "scalers"},
     .needs = step_needs,
     .load_case = step_load_case,
     .run = step_run,

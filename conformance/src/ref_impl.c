@@ -94,7 +94,7 @@ oc_status oc_ref_fp32_step(const void *ctx, const oc_algo *a, const void *hp, in
  * OC_NKNOWN_FAMILIES entries. Returns how many it lists. */
 static size_t ref_families(const oc_algo *only, oc_family_entry *out)
 {
-    static char options[OC_NKNOWN_FAMILIES][32];
+    static char options[OC_NKNOWN_FAMILIES][OC_OPTIONS_TEXT];
     size_t n = 0;
     for (size_t k = 0; k < OC_NKNOWN_FAMILIES; k++) {
         const oc_known_family *f = &oc_known_families[k];

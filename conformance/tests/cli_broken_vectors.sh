@@ -299,8 +299,9 @@ fam guarded-step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['optim
 rejected guarded-step-megatron "guarded-step-megatron.json: tcId 5: sub-optimizer 0 is outside what STEP-TOL-2 derives bounds for"
 fam guarded-step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['optimizers'][1]['profile'] = 'ema'"
 rejected guarded-step-megatron "guarded-step-megatron.json: tcId 5: sub-optimizer 1 is outside what STEP-TOL-2 derives bounds for"
-# A golden step counter that is no integer (read as the bias correction's t): refused before any cast.
-tol guarded-step-megatron 5 value stored 6 1e300
+# A golden step counter that is no integer (read as the bias correction's t): refused before any
+# cast. Column 12: after outcome, norm, position and the three scalers' states (STEP-SCALER-2).
+tol guarded-step-megatron 5 value stored 12 1e300
 rejected guarded-step-megatron "guarded-step-megatron.json: tcId 5: expected step counter of sub-optimizer 0 in row 0 is not an integer in \[0, 2^62\]"
 rm -rf "$tmp/guarded-step-megatron"
 # VEC-FMT-18: a valid distributed clip case whose view names a rank outside its tp/pp/dp sizes.

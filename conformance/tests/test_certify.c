@@ -68,7 +68,10 @@ static void test_outside_plugin_is_fp32_not_exact(void)
             (strstr(cert.fams[i].name, "-torch") || strstr(cert.fams[i].name, "-megatron")) &&
             strncmp(cert.fams[i].name, "loss-scale-", 11) != 0 &&
             strncmp(cert.fams[i].name, "resume-", 7) != 0 && /* no resume entry (VEC-ABI-3) */
-            strncmp(cert.fams[i].name, "clip-", 5) != 0) { /* not claimed by it */
+            strncmp(cert.fams[i].name, "clip-", 5) != 0 && /* not claimed by it */
+            /* v2 cannot claim the guarded step's option "scalers" (most of its scaled cases):
+             * test_guarded_step_family.c certifies that entry through a v3 table */
+            strcmp(cert.fams[i].name, "guarded-step-megatron") != 0) {
             CU_ASSERT(cert.fams[i].counts[OC_PASS] > 15); /* the profiles it claims */
             CU_ASSERT(cert.fams[i].worst_ratio <= 1.0 && cert.fams[i].worst_ratio > 0.01);
         }

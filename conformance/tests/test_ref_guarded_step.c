@@ -359,10 +359,58 @@ static void test_groups(void)
     }
 }
 
+/* STEP-SCALER-2 (Megatron): a scaler per sub-optimizer. Each unscales its own sub-optimizer's
+ * gradients (the Lion's scaler at half the others' scale: its gradients come out doubled) and
+ * sees only that sub-optimizer's inf; every state is checked before anything is written. */
+static void test_sub_scalers(void)
+{
+    static chain c, want, before;
+    oc_guard_config cfg = scaled;
+    cfg.sub_scalers = 1;
+    make_chain(&c, 0x1p16f);
+    make_chain(&want, 1.0f);
+    for (int j = 0; j < N; j++)
+        want.g[3][j] *= 2.0f;
+    oc_loss_scale_state ls[NSUB] = {{0x1p16f, 5, 2}, {0x1p16f, 5, 2}, {0x1p15f, 0, 0}};
+    int64_t position = 0;
+    float norm = -1.0f;
+    oc_step_outcome outcome = OC_STEP_OUTCOME_COUNT;
+    CU_ASSERT_EQUAL_FATAL(step(&cfg, ls, &c, &position, &norm, &outcome), OC_OK);
+    CU_ASSERT(outcome == OC_STEP_TAKEN && memcmp(c.g, want.g, sizeof c.g) == 0);
+    CU_ASSERT(ls[0].growth_tracker == 6 && ls[1].growth_tracker == 6 && ls[2].growth_tracker == 1);
+    /* an inf in the SGD's gradient: everything skips, only the SGD's scaler sees it */
+    make_chain(&c, 0x1p16f);
+    c.g[2][5] = INFINITY;
+    before = c;
+    CU_ASSERT_EQUAL_FATAL(step(&cfg, ls, &c, &position, &norm, &outcome), OC_OK);
+    CU_ASSERT(outcome == OC_STEP_SKIPPED_INF && same_optimizer_state(&c, &before));
+    CU_ASSERT(ls[0].growth_tracker == 7 && ls[0].hysteresis_tracker == 2);
+    CU_ASSERT(ls[1].growth_tracker == 0 && ls[1].hysteresis_tracker == 1);
+    CU_ASSERT(ls[2].growth_tracker == 2 && ls[2].scale == 0x1p15f);
+    /* the one scaler for the chain (STEP-SCALER-1) sees it instead */
+    oc_loss_scale_state one = {0x1p16f, 5, 2};
+    make_chain(&c, 0x1p16f);
+    c.g[2][5] = INFINITY;
+    CU_ASSERT_EQUAL_FATAL(step(&scaled, &one, &c, &position, &norm, &outcome), OC_OK);
+    CU_ASSERT(outcome == OC_STEP_SKIPPED_INF && one.growth_tracker == 0 &&
+              one.hysteresis_tracker == 1);
+    /* STEP-ERR-1: the third state outside LS-STATE-1, or sub_scalers not 0 or 1 */
+    make_chain(&c, 0x1p16f);
+    before = c;
+    ls[2].growth_tracker = -1;
+    CU_ASSERT_EQUAL(step(&cfg, ls, &c, &position, &norm, &outcome), OC_ERR_BAD_STEP);
+    CU_ASSERT(same_optimizer_state(&c, &before) && memcmp(c.g, before.g, sizeof c.g) == 0);
+    CU_ASSERT(ls[0].growth_tracker == 7 && ls[1].hysteresis_tracker == 1);
+    ls[2].growth_tracker = 0;
+    cfg.sub_scalers = 2;
+    CU_ASSERT_EQUAL(step(&cfg, ls, &c, &position, &norm, &outcome), OC_ERR_BAD_HPARAM);
+    CU_ASSERT(memcmp(c.g, before.g, sizeof c.g) == 0 && ls[0].growth_tracker == 7);
+}
+
 /* Everything a step can change, for comparing a mutant with the reference. */
 typedef struct outcome_of {
     chain c;
-    oc_loss_scale_state ls;
+    oc_loss_scale_state ls[NSUB];
     int64_t position;
     float norm;
     oc_step_outcome outcome;
@@ -379,9 +427,14 @@ static void run_scenario(int scenario, oc_guard_mutant mu, outcome_of *o)
         o->c.g[3][0] = 0x1p28f;              /* Lion's gradient dominates the norm */
     if (scenario == 3)
         set_groups(&cfg);                    /* STEP-CLIP-2, STEP-GROUP-1 */
-    o->ls = (oc_loss_scale_state){0x1p16f, 5, 2};
+    if (scenario == 4) {                     /* STEP-SCALER-2: an inf in the SGD's gradient */
+        cfg.sub_scalers = 1;
+        o->c.g[2][1] = INFINITY;
+    }
+    for (int k = 0; k < NSUB; k++)
+        o->ls[k] = (oc_loss_scale_state){0x1p16f, 5, 2};
     o->position = 64;
-    CU_ASSERT_EQUAL(oc_guard_mutant_step(mu, &cfg, &megatron, &o->ls, NSUB, o->c.subs,
+    CU_ASSERT_EQUAL(oc_guard_mutant_step(mu, &cfg, &megatron, o->ls, NSUB, o->c.subs,
                                          &o->position, 256, &o->norm, &o->outcome), OC_OK);
 }
 
@@ -392,15 +445,15 @@ static int same_outcome(const outcome_of *a, const outcome_of *b)
            a->norm == b->norm && a->outcome == b->outcome;
 }
 
-/* Each catalogued mistake changes what a step leaves behind in one of four scenarios (clean,
+/* Each catalogued mistake changes what a step leaves behind in one of five scenarios (clean,
  * an inf in one sub-optimizer, one sub-optimizer dominating the norm, Megatron's
- * per-sub-optimizer configuration and 'mtp' group). */
+ * per-sub-optimizer configuration and 'mtp' group, Megatron's per-sub-optimizer scalers). */
 static void test_mutants_are_caught(void)
 {
     static outcome_of want, got;
     for (int mu = 1; mu < OC_GUARD_MUTANT_COUNT; mu++) {
         int caught = 0;
-        for (int scenario = 0; scenario < 4; scenario++) {
+        for (int scenario = 0; scenario < 5; scenario++) {
             run_scenario(scenario, OC_GUARD_CORRECT, &want);
             run_scenario(scenario, (oc_guard_mutant)mu, &got);
             caught |= !same_outcome(&want, &got);
@@ -451,6 +504,7 @@ void register_suites(void)
                test_global_clipping},
               {"per-sub-optimizer clip_grad and threshold, the 'mtp' group (STEP-CLIP-2, "
                "STEP-GROUP-1)", test_groups},
+              {"a loss scaler per sub-optimizer (STEP-SCALER-2)", test_sub_scalers},
               {"every mutant is caught", test_mutants_are_caught},
               {"the reference's ABI entry point", test_abi_entry});
 }

@@ -95,6 +95,20 @@ static oc_status step_sub(oc_sub_optimizer *s, const oc_fast_opts *o, int grad_b
     return st;
 }
 
+/* STEP-SCALER-1, STEP-SCALER-2 with the backend's update (FAST-LS-1): the chain's one scaler
+ * with any sub-optimizer's found_inf (bad: bit k for sub-optimizer k), or scaler k with
+ * sub-optimizer k's; cannot fail (oc_guarded_step_check validated every state). */
+static oc_status update_scalers(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
+                                oc_loss_scale_state *states, size_t nsub, unsigned bad)
+{
+    oc_status st = OC_OK;
+    if (!cfg->sub_scalers)
+        return oc_fast_loss_scale_update(scaler, states, bad != 0);
+    for (size_t k = 0; k < nsub && st == OC_OK; k++)
+        st = oc_fast_loss_scale_update(scaler, &states[k], (bad >> k & 1u) != 0);
+    return st;
+}
+
 /* FAST-STEP-2: the rest of the step once the norm pass found sum = sum of the squared unscaled
  * gradients finite: then no stored gradient is non-finite (STEP-FOUND-INF-1: found_inf = 0)
  * and each stepping sub-optimizer's pass applies STEP-UNSCALE-1 and CLIP-COEF-1 as the
@@ -107,8 +121,8 @@ static oc_status fused_rest(const oc_guard_config *cfg, const oc_clip_config *cc
                             oc_step_outcome *outcome)
 {
     oc_status st;
-    if (cfg->mode == OC_GUARD_SCALED && (st = oc_fast_loss_scale_update(scaler, scaler_state, 0)) != OC_OK)
-        return st; /* STEP-SCALER-1 (cannot fail: checked) */
+    if (cfg->mode == OC_GUARD_SCALED && (st = update_scalers(cfg, scaler, scaler_state, nsub, 0u)) != OC_OK)
+        return st;
     double n = sqrt(sum);
     float norm = oc_fast_to_f32(n);
     const oc_fast_opts o = {inv, oc_fast_clip_coeff(cc, n), OC_FAST_MODEL_NONE};
@@ -143,26 +157,33 @@ oc_status oc_fast_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler 
     const oc_clip_config cc = oc_guard_clip_config(cfg);
     const oc_fast_opts defaults = oc_fast_opts_default();
     const int scaled = cfg->mode == OC_GUARD_SCALED;
-    /* STEP-UNSCALE-1: Megatron's inv_scale = scale.double().reciprocal().float() */
-    float inv = scaled ? (float)(1.0 / (double)scaler_state->scale) : 1.0f;
+    /* STEP-UNSCALE-1, STEP-SCALER-2: each sub-optimizer's inv_scale (the reference's stage) */
+    float inv[OC_GUARD_MAX_SUBS];
+    oc_guard_inverse_scales(cfg, scaler_state, nsub, inv);
+    int one_scale = 1;
+    for (size_t k = 1; k < nsub; k++)
+        one_scale &= inv[k] == inv[0];
     const unsigned all = (unsigned)((1ull << nsub) - 1);
-    if (!cc.inf_norm && !cfg->per_sub && !cfg->mtp_params) { /* FAST-STEP-2: one coefficient */
+    if (!cc.inf_norm && !cfg->per_sub && !cfg->mtp_params && one_scale && nsub > 0) {
+        /* FAST-STEP-2: one inv_scale and one coefficient */
         oc_clip_view views[OC_GUARD_MAX_PARAMS];
         double sum;
         if ((st = oc_fast_clip_norm_unscaled(&cc, views_of(cfg, nsub, subs, all, 0, views),
-                                             views, inv, &sum)) != OC_OK)
+                                             views, inv[0], &sum)) != OC_OK)
             return st;
         if (isfinite(sum))
-            return fused_rest(cfg, &cc, scaler, scaler_state, nsub, subs, inv, sum, position,
+            return fused_rest(cfg, &cc, scaler, scaler_state, nsub, subs, inv[0], sum, position,
                               increment, grad_norm, outcome);
     }
-    int found_inf = 0;
+    unsigned bad = 0;
     for (size_t k = 0; cfg->mode != OC_GUARD_UNCHECKED && k < nsub; k++)
         for (size_t i = 0; i < subs[k].nparams; i++)
-            found_inf |= oc_fast_unscale_check(subs[k].params[i].grad, subs[k].params[i].n, inv,
-                                               scaled && inv != 1.0f); /* STEP-FOUND-INF-1 */
-    if (scaled && (st = oc_fast_loss_scale_update(scaler, scaler_state, found_inf)) != OC_OK)
-        return st; /* STEP-SCALER-1 (cannot fail: checked above) */
+            if (oc_fast_unscale_check(subs[k].params[i].grad, subs[k].params[i].n, inv[k],
+                                      scaled && inv[k] != 1.0f))  /* STEP-FOUND-INF-1 */
+                bad |= 1u << k;
+    const int found_inf = bad != 0;
+    if (scaled && (st = update_scalers(cfg, scaler, scaler_state, nsub, bad)) != OC_OK)
+        return st;
     unsigned stepping = found_inf ? 0u : all;
     float norm = 0.0f;
     if (stepping != 0 && (st = norm_and_clip(cfg, &cc, nsub, subs, stepping, &norm)) != OC_OK)
@@ -178,8 +199,9 @@ oc_status oc_fast_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler 
     return OC_OK;
 }
 
-/* Plugin ABI v3 (VEC-ABI-1): guarded-step-megatron's entry point, every guard mode and the
- * per-sub-optimizer configurations and 'mtp' group (VEC-ABI-2). */
+/* Plugin ABI v3 (VEC-ABI-1): guarded-step-megatron's entry point, every guard mode, the
+ * per-sub-optimizer configurations and 'mtp' group, and the loss scaler per sub-optimizer
+ * (VEC-ABI-2). */
 static oc_status guarded_entry(void *ctx, const oc_guard_config *cfg, const oc_loss_scaler *scaler,
                                oc_loss_scale_state *scaler_state, size_t nsub,
                                oc_sub_optimizer *subs, int64_t *position, int64_t increment,
@@ -192,6 +214,6 @@ static oc_status guarded_entry(void *ctx, const oc_guard_config *cfg, const oc_l
 
 const oc_fast_algorithm oc_fast_cpu_guarded_step = {
     .algorithm = "guarded-step",
-    .options = "scaled unchecked checked groups",
+    .options = "scaled unchecked checked groups scalers",
     .entry = (oc_entry_point)guarded_entry,
 };

@@ -54,14 +54,18 @@ static void test_fp16_matches_float16_cast(void)
     CU_ASSERT_EQUAL(bad, 0);
 }
 
-/* bf16: the result is the nearer of the two bf16 neighbours of x, ties to even. */
+/* bf16: the result is the nearer of the two bf16 neighbours of x, ties to even. Every upper
+ * half (sign, exponent, the 7 stored bits: every bf16 value and NaN/inf pattern) with the low
+ * halves where rounding turns (0, 1, just below, at and just above the tie, all ones), then
+ * random values. */
 static void test_bf16_rounds_to_nearest_even(void)
 {
+    static const uint32_t low[] = {0x0000u, 0x0001u, 0x7fffu, 0x8000u, 0x8001u, 0xffffu};
+    const size_t nlow = sizeof low / sizeof low[0], sweep = 65536 * nlow;
     size_t bad = 0;
-    for (size_t i = 0; i < 4000000; i++) {
-        uint32_t u = rnd32() ^ (rnd32() << 16);
-        if (i < 65536)
-            u = (u & 0xffff0000u) | 0x8000u; /* ties */
+    for (size_t i = 0; i < sweep + 4000000; i++) {
+        uint32_t u = i < sweep ? (uint32_t)(i / nlow) << 16 | low[i % nlow]
+                               : rnd32() ^ (rnd32() << 16);
         float x = bits_f32(u);
         uint16_t got = oc_fast_to_bf16(x);
         if (isnan(x)) {

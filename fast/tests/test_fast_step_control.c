@@ -301,16 +301,20 @@ static int close_to(float x, float y, double rel)
 }
 
 /* One guarded step by the reference and by the fast backend on the same chain (poisoned at
- * element 50 of the gradients by `poison` unless 0): the same status, outcome, scaler state,
+ * element 50 of the gradients by `poison` unless 0): the same status, outcome, scaler states,
  * position and counters; the norm, gradients and parameters within 1e-5 relative. A finite
- * norm takes FAST-STEP-2's two passes, a poisoned gradient the four-pass route. */
+ * norm takes FAST-STEP-2's two passes, a poisoned gradient or scales that differ the
+ * four-pass route. second_scale: 0 for one scaler for the chain, else a scaler per
+ * sub-optimizer (STEP-SCALER-2), the second one's at this scale. */
 static void guarded_against_reference(oc_guard_mode mode, double clip, int inf_norm,
-                                      double threshold, float poison, oc_guard_config *out_cfg)
+                                      double threshold, float poison, float second_scale,
+                                      oc_guard_config *out_cfg)
 {
     oc_guard_config cfg = {.mode = mode, .clip_grad = clip, .inf_norm = inf_norm,
-                           .skip_threshold = threshold};
+                           .skip_threshold = threshold, .sub_scalers = second_scale != 0.0f};
     oc_loss_scaler scaler = {OC_LS_MEGATRON, 1024.0f, 1.0f, 2.0f, 0.5f, 3, 1};
-    oc_loss_scale_state ls[2] = {{1024.0f, 2, 1}, {1024.0f, 2, 1}};
+    const oc_loss_scale_state second = {second_scale, 2, 1};
+    oc_loss_scale_state ls[2][2] = {{{1024.0f, 2, 1}, second}, {{1024.0f, 2, 1}, second}};
     uint64_t seed = rng_state;
     chain *c[2];
     int64_t pos[2] = {100, 100};
@@ -324,13 +328,13 @@ static void guarded_against_reference(oc_guard_mode mode, double clip, int inf_n
         if (poison != 0.0f)
             c[k]->buf[3][50] = poison;
     }
-    st[0] = oc_ref_guarded_step(&cfg, &scaler, &ls[0], 2, c[0]->subs, &pos[0], 8, &norm[0], &oc[0]);
-    st[1] = oc_fast_guarded_step(&cfg, &scaler, &ls[1], 2, c[1]->subs, &pos[1], 8, &norm[1], &oc[1]);
+    st[0] = oc_ref_guarded_step(&cfg, &scaler, ls[0], 2, c[0]->subs, &pos[0], 8, &norm[0], &oc[0]);
+    st[1] = oc_fast_guarded_step(&cfg, &scaler, ls[1], 2, c[1]->subs, &pos[1], 8, &norm[1], &oc[1]);
     CU_ASSERT_EQUAL(st[0], OC_OK);
     CU_ASSERT_EQUAL(st[1], st[0]);
     CU_ASSERT_EQUAL(oc[1], oc[0]);
     CU_ASSERT_EQUAL(pos[1], pos[0]);
-    CU_ASSERT(same_scaler(&ls[0], &ls[1]));
+    CU_ASSERT(same_scaler(&ls[0][0], &ls[1][0]) && same_scaler(&ls[0][1], &ls[1][1]));
     CU_ASSERT(c[1]->subs[0].step == c[0]->subs[0].step && c[1]->subs[1].step == c[0]->subs[1].step);
     CU_ASSERT(close_to(norm[1], norm[0], 1e-6));
     size_t bad = 0;
@@ -345,12 +349,17 @@ static void guarded_against_reference(oc_guard_mode mode, double clip, int inf_n
 
 static void test_guarded_matches_reference(void)
 {
-    guarded_against_reference(OC_GUARD_SCALED, 1.0, 0, INFINITY, 0.0f, NULL);    /* clipped */
-    guarded_against_reference(OC_GUARD_SCALED, 1.0, 0, INFINITY, INFINITY, NULL); /* inf skip */
-    guarded_against_reference(OC_GUARD_UNCHECKED, 1.0, 1, INFINITY, NAN, NULL); /* NaN norm */
-    guarded_against_reference(OC_GUARD_UNCHECKED, 1.0, 0, 1e3, -INFINITY, NULL); /* norm skip */
-    guarded_against_reference(OC_GUARD_CHECKED, 0.0, 0, INFINITY, 0.0f, NULL);  /* norm only */
-    guarded_against_reference(OC_GUARD_CHECKED, 1.0, 1, 0.5, 0.0f, NULL);       /* norm skip */
+    guarded_against_reference(OC_GUARD_SCALED, 1.0, 0, INFINITY, 0.0f, 0, NULL);    /* clipped */
+    guarded_against_reference(OC_GUARD_SCALED, 1.0, 0, INFINITY, INFINITY, 0, NULL); /* inf skip */
+    guarded_against_reference(OC_GUARD_UNCHECKED, 1.0, 1, INFINITY, NAN, 0, NULL); /* NaN norm */
+    guarded_against_reference(OC_GUARD_UNCHECKED, 1.0, 0, 1e3, -INFINITY, 0, NULL); /* norm skip */
+    guarded_against_reference(OC_GUARD_CHECKED, 0.0, 0, INFINITY, 0.0f, 0, NULL);  /* norm only */
+    guarded_against_reference(OC_GUARD_CHECKED, 1.0, 1, 0.5, 0.0f, 0, NULL);       /* norm skip */
+    /* STEP-SCALER-2: a scaler per sub-optimizer, the same scale (two passes), the second's
+     * halved (four passes), and an inf seen by one of them */
+    guarded_against_reference(OC_GUARD_SCALED, 1.0, 0, INFINITY, 0.0f, 1024.0f, NULL);
+    guarded_against_reference(OC_GUARD_SCALED, 1.0, 0, INFINITY, 0.0f, 512.0f, NULL);
+    guarded_against_reference(OC_GUARD_SCALED, 1.0, 0, INFINITY, INFINITY, 512.0f, NULL);
 }
 
 /* STEP-ERR-1: the reference's status and nothing written (gradients, states, scaler). */

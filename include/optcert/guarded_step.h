@@ -39,6 +39,11 @@ typedef struct oc_guard_config {
     /* Megatron's separate grad-norm group 'mtp' (STEP-GROUP-1; option "groups"): bit i set for
      * parameter i of the chain, the sub-optimizers' parameters counted in order. */
     uint64_t mtp_params;
+    /* Megatron's loss scaler per sub-optimizer (STEP-SCALER-2; plugin option "scalers"): with
+     * sub_scalers 1 in mode OC_GUARD_SCALED, scaler_state points to nsub states and
+     * sub-optimizer k unscales with state k and updates it with its own found_inf; with 0 (all
+     * that older plugins know) one state serves the chain (STEP-SCALER-1). */
+    int sub_scalers;
 } oc_guard_config;
 
 typedef enum oc_sub_kind { OC_SUB_ADAM = 0, OC_SUB_SGD, OC_SUB_LION, OC_SUB_KIND_COUNT } oc_sub_kind;
@@ -143,6 +148,9 @@ typedef enum oc_step_outcome {
     predicate subs_checked(oc_sub_optimizer *subs, integer nsub) =
         nsub <= OC_GUARD_MAX_SUBS && params_bounded(subs, nsub) &&
         \forall integer k; 0 <= k < nsub ==> sub_checked(subs + k);
+    // The loss-scaler states the step reads in mode OC_GUARD_SCALED (STEP-SCALER-2).
+    logic integer scaler_count(oc_guard_config *cfg, integer nsub) =
+        cfg->sub_scalers != 0 ? nsub : 1;
     // What oc_guarded_step_check establishes when it accepts the step (STEP-ERR-1).
     predicate step_accepted(oc_guard_config *cfg, oc_loss_scaler *scaler,
                             oc_loss_scale_state *scaler_state, integer nsub,
@@ -151,7 +159,7 @@ typedef enum oc_step_outcome {
         cfg != \null && position != \null && grad_norm != \null && outcome != \null &&
         (nsub > 0 ==> subs != \null) && 0 <= cfg->mode < OC_GUARD_MODE_COUNT &&
         (cfg->mode == OC_GUARD_SCALED ==> scaler != \null && scaler_state != \null) &&
-        0 <= increment && 0 <= *position <= INT64_MAX - increment && subs_checked(subs, nsub);
+        0 <= cfg->sub_scalers <= 1 && 0 <= increment && 0 <= *position <= INT64_MAX - increment && subs_checked(subs, nsub);
 */
 
 /* STEP-CLIP-1: the clipping configuration of the step (profile megatron, one rank). */
@@ -165,7 +173,8 @@ oc_clip_config oc_guard_clip_config(const oc_guard_config *cfg);
  * and buffers, the loss scaler and its state); OC_OK when the step cannot fail. */
 /*@ requires cfg_ok: cfg == \null || \valid_read(cfg);
     requires scaler_ok: scaler == \null || \valid_read(scaler);
-    requires state_ok: scaler_state == \null || \valid_read(scaler_state);
+    requires state_ok: scaler_state == \null || cfg == \null ||
+             \valid_read(scaler_state + (0 .. scaler_count(cfg, nsub) - 1));
     requires position_ok: position == \null || \valid_read(position);
     requires subs_ok: subs == \null || (\valid_read(subs + (0 .. nsub - 1)) && subs_ok(subs, nsub));
     assigns \nothing;
@@ -186,29 +195,33 @@ oc_status oc_guarded_step_check(const oc_guard_config *cfg, const oc_loss_scaler
  * nothing is written, not even the gradients (STEP-ERR-1). */
 /*@ requires cfg_ok: cfg == \null || \valid_read(cfg);
     requires scaler_ok: scaler == \null || \valid_read(scaler);
-    requires state_ok: scaler_state == \null || \valid(scaler_state);
+    requires state_ok: scaler_state == \null || cfg == \null ||
+             \valid(scaler_state + (0 .. scaler_count(cfg, nsub) - 1));
     requires position_ok: position == \null || \valid(position);
     requires norm_ok: grad_norm == \null || \valid(grad_norm);
     requires outcome_ok: outcome == \null || \valid(outcome);
     requires subs_ok: subs == \null || (\valid(subs + (0 .. nsub - 1)) && subs_ok(subs, nsub));
     // The integers the step writes (the scaler state, the counters, the position) are
     // separated from the integers it reads afterwards (the Typed model has one integer memory).
-    requires sep_state_position:
-        scaler_state != \null && position != \null ==> \separated(scaler_state, position);
-    requires sep_state_cfg: scaler_state != \null && cfg != \null ==> \separated(scaler_state, cfg);
+    requires sep_state_position: scaler_state != \null && cfg != \null && position != \null ==>
+        \separated(scaler_state + (0 .. scaler_count(cfg, nsub) - 1), position);
+    requires sep_state_cfg: scaler_state != \null && cfg != \null ==>
+        \separated(scaler_state + (0 .. scaler_count(cfg, nsub) - 1), cfg);
     requires sep_subs_position:
         subs != \null && position != \null ==> \separated(subs + (0 .. nsub - 1), position);
-    requires sep_subs_state: subs != \null && scaler_state != \null ==>
-             \separated(subs + (0 .. nsub - 1), scaler_state);
+    requires sep_subs_state: subs != \null && scaler_state != \null && cfg != \null ==>
+             \separated(subs + (0 .. nsub - 1), scaler_state + (0 .. scaler_count(cfg, nsub) - 1));
     requires sep_subs_cfg:
         subs != \null && cfg != \null ==> \separated(subs + (0 .. nsub - 1), cfg);
     requires sep_params: subs != \null ==>
              \forall integer k; 0 <= k < nsub && subs[k].params != \null ==>
              \separated(subs[k].params + (0 .. subs[k].nparams - 1), subs + (0 .. nsub - 1)) &&
-             (scaler_state != \null ==>
-                 \separated(subs[k].params + (0 .. subs[k].nparams - 1), scaler_state));
+             (scaler_state != \null && cfg != \null ==>
+                 \separated(subs[k].params + (0 .. subs[k].nparams - 1),
+                            scaler_state + (0 .. scaler_count(cfg, nsub) - 1)));
     // (the float buffers as open ranges: an over-approximation that keeps WP's goals small)
-    assigns *position, *grad_norm, *outcome, *scaler_state, errno, subs[0 .. nsub - 1].step,
+    assigns *position, *grad_norm, *outcome, scaler_state[0 .. scaler_count(cfg, nsub) - 1],
+            errno, subs[0 .. nsub - 1].step,
             subs[0 .. nsub - 1].params[..].grad[..], subs[0 .. nsub - 1].params[..].p[..],
             subs[0 .. nsub - 1].params[..].state[0 .. 2][..];
 */
@@ -220,20 +233,39 @@ oc_status oc_ref_guarded_step(const oc_guard_config *cfg, const oc_loss_scaler *
 /* The stages of oc_ref_guarded_step (STEP-ORDER-1), for a step oc_guarded_step_check accepts
  * (the catalogued mistakes, conformance/mutants/guarded_step.c, recompose the step from
  * them). A set of sub-optimizers is a bit mask: bit k for sub-optimizer k.
- *
- * STEP-UNSCALE-1: Megatron's inv_scale = scale.double().reciprocal().float(). */
-/*@ requires valid_state: \valid_read(state);
-    assigns \nothing;
+ */
+
+/* STEP-UNSCALE-1, STEP-SCALER-2: inv_scale[k], the factor of sub-optimizer k's gradients: 1
+ * unless scaled, else the inverse of its own scaler's scale (sub_scalers) or of the one. */
+/*@ requires valid_cfg: \valid_read(cfg) && nsub <= OC_GUARD_MAX_SUBS;
+    requires valid_states: cfg->mode == OC_GUARD_SCALED ==>
+             \valid_read(states + (0 .. scaler_count(cfg, nsub) - 1));
+    requires valid_out: \valid(inv_scale + (0 .. nsub - 1));
+    assigns inv_scale[0 .. nsub - 1];
 */
-float oc_guard_inverse_scale(const oc_loss_scale_state *state);
+void oc_guard_inverse_scales(const oc_guard_config *cfg, const oc_loss_scale_state *states,
+                             size_t nsub, float *inv_scale);
 
 /* STEP-UNSCALE-1, STEP-FOUND-INF-1: every gradient checked for inf/NaN and, if scale_them,
- * multiplied by inv_scale; returns the sub-optimizers holding a value that was not finite. */
+ * sub-optimizer k's multiplied by inv_scale[k]; returns the sub-optimizers holding a value that
+ * was not finite. */
 /*@ requires valid_subs: \valid_read(subs + (0 .. nsub - 1));
+    requires valid_inv: \valid_read(inv_scale + (0 .. nsub - 1));
     requires checked: subs_ok(subs, nsub) && subs_checked(subs, nsub);
     assigns subs[0 .. nsub - 1].params[..].grad[..];
 */
-unsigned oc_guard_unscale(size_t nsub, oc_sub_optimizer *subs, float inv_scale, int scale_them);
+unsigned oc_guard_unscale(size_t nsub, oc_sub_optimizer *subs, const float *inv_scale,
+                          int scale_them);
+
+/* STEP-SCALER-1, STEP-SCALER-2: the loss scaler's update with this iteration's found_inf, `bad`
+ * (bit k: sub-optimizer k held a non-finite value): the one state with any bit or, with
+ * sub_scalers, state k with bit k. */
+/*@ requires valid_cfg: \valid_read(cfg) && \valid_read(scaler) && nsub <= OC_GUARD_MAX_SUBS;
+    requires valid_states: \valid(states + (0 .. scaler_count(cfg, nsub) - 1));
+    assigns states[0 .. scaler_count(cfg, nsub) - 1];
+*/
+void oc_guard_update_scalers(const oc_guard_config *cfg, const oc_loss_scaler *scaler,
+                             oc_loss_scale_state *states, size_t nsub, unsigned bad);
 
 /* STEP-CLIP-1, STEP-CLIP-2, STEP-GROUP-1: *norm = the global norm of the gradients of the
  * sub-optimizers in `which` outside the 'mtp' group and, for each of them whose clip_grad is

@@ -19,7 +19,8 @@
 #define MAX_SUBS 3
 #define MAX_PARAMS 3   /* per sub-optimizer */
 #define MAX_STEPS 8
-#define HEAD 6         /* outcome, norm, position, scale, growth tracker, hysteresis tracker */
+#define HEAD_FIXED 3   /* outcome, norm, position; then per loss scaler: scale, growth tracker,
+                          hysteresis tracker */
 #define SECOND_ORDER (1 + 0x1p-12) /* STEP-TOL-2: the products of two small errors */
 
 typedef struct gsub {
@@ -45,8 +46,8 @@ typedef struct poison {
 typedef struct step_case {
     oc_guard_config cfg;
     oc_loss_scaler scaler;
-    float scale;
-    long growth, hyst;
+    float scale[MAX_SUBS]; /* per loss scaler: one, or one per sub-optimizer (STEP-SCALER-2) */
+    long growth[MAX_SUBS], hyst[MAX_SUBS];
     int64_t position, increment;
     int nsub, steps;
     gsub sub[MAX_SUBS];
@@ -128,8 +129,10 @@ static step_case base(oc_guard_mode mode, double clip, double threshold, int ste
     step_case c = {.cfg = {.mode = mode, .clip_grad = clip, .skip_threshold = threshold}, .steps = steps, .position = 1024,
                    .increment = 32,
                    .scaler = {OC_LS_MEGATRON, 0x1p16f, 1.0f, 2.0f, 0.5f, 2, 2}};
-    c.scale = c.scaler.initial_scale;
-    c.hyst = (long)c.scaler.hysteresis;
+    for (int k = 0; k < MAX_SUBS; k++) {
+        c.scale[k] = c.scaler.initial_scale;
+        c.hyst[k] = (long)c.scaler.hysteresis;
+    }
     for (int s = 0; s < MAX_STEPS; s++)
         c.grad_scale[s] = 1.0f;
     return c;
@@ -198,6 +201,18 @@ static double sub_skip_threshold(const step_case *c, int k)
     return c->cfg.per_sub ? c->cfg.sub_skip_threshold[k] : c->cfg.skip_threshold;
 }
 
+/* STEP-SCALER-2: Megatron keeps a loss scaler per sub-optimizer (the profile's rule for a chain
+ * in the scaled mode; a chain of one has one scaler either way). */
+static int nscalers(const step_case *c)
+{
+    return c->cfg.sub_scalers ? c->nsub : 1;
+}
+
+static size_t head_width(const step_case *c)
+{
+    return HEAD_FIXED + 3 * (size_t)nscalers(c);
+}
+
 /* STEP-GROUP-1: whether parameter idx of the chain (the sub-optimizers' in order) is in 'mtp'. */
 static int in_mtp(const step_case *c, int idx)
 {
@@ -219,19 +234,23 @@ static void put(row_writer *w, double stored, double exact, double tol)
 /* Steps the golden state by one iteration with gradients grad (scaled, every sub-optimizer's
  * parameters in order; unscaled and clipped in place) and writes its row. Returns -1 if a
  * decision (c < 1, the threshold) lies within the bounds, so that the case must change. */
-static int golden_step(step_gen *g, step_case *c, float *grad, size_t ngrad, row_writer *w)
+static int golden_step(step_gen *g, step_case *c, float *grad, row_writer *w)
 {
     const int scaled = c->cfg.mode == OC_GUARD_SCALED;
-    int found_inf = 0;
-    for (size_t j = 0; j < ngrad; j++) {                        /* STEP-UNSCALE-1, -FOUND-INF-1 */
-        if (c->cfg.mode != OC_GUARD_UNCHECKED && !isfinite(grad[j]))
-            found_inf = 1;
-        if (scaled)
-            grad[j] = (float)((double)grad[j] / (double)c->scale); /* exact: a power of two */
+    int found_inf = 0, bad[MAX_SUBS] = {0};
+    for (int k = 0, at = 0; k < c->nsub; k++) {                /* STEP-UNSCALE-1, -FOUND-INF-1 */
+        const float scale = c->scale[c->cfg.sub_scalers ? k : 0];   /* STEP-SCALER-2 */
+        for (int i = 0; i < c->sub[k].np; i++)
+            for (size_t j = 0; j < c->sub[k].n[i]; j++, at++) {
+                if (c->cfg.mode != OC_GUARD_UNCHECKED && !isfinite(grad[at]))
+                    found_inf = bad[k] = 1;
+                if (scaled)                                   /* exact: a power of two */
+                    grad[at] = (float)((double)grad[at] / (double)scale);
+            }
     }
-    if (scaled)                                                  /* STEP-SCALER-1 */
-        gen_loss_scale_update(&c->scaler, g->opt->prec, found_inf, &c->scale, &c->growth,
-                              &c->hyst);
+    for (int s = 0; scaled && s < nscalers(c); s++)           /* STEP-SCALER-1, -SCALER-2 */
+        gen_loss_scale_update(&c->scaler, g->opt->prec, c->cfg.sub_scalers ? bad[s] : found_inf,
+                              &c->scale[s], &c->growth[s], &c->hyst[s]);
     /* STEP-GROUP-1: the main norm (reported) over the gradients outside the 'mtp' group, the
      * group's own norm over those in it */
     const float *lists[2][MAX_SUBS * MAX_PARAMS] = {{0}};
@@ -291,9 +310,11 @@ static int golden_step(step_gen *g, step_case *c, float *grad, size_t ngrad, row
         found_inf ? OC_STEP_SKIPPED_INF : norm_skip ? OC_STEP_SKIPPED_NORM : OC_STEP_TAKEN, 0);
     put(w, norm, found_inf ? 0 : mpfr_get_d(g->norm, MPFR_RNDN), norm_tol);   /* STEP-NORM-1 */
     put(w, (double)c->position, (double)c->position, 0);
-    put(w, scaled ? c->scale : 0, scaled ? c->scale : 0, 0);
-    put(w, scaled ? (double)c->growth : 0, scaled ? (double)c->growth : 0, 0);
-    put(w, scaled ? (double)c->hyst : 0, scaled ? (double)c->hyst : 0, 0);
+    for (int s = 0; s < nscalers(c); s++) {
+        put(w, scaled ? c->scale[s] : 0, scaled ? c->scale[s] : 0, 0);
+        put(w, scaled ? (double)c->growth[s] : 0, scaled ? (double)c->growth[s] : 0, 0);
+        put(w, scaled ? (double)c->hyst[s] : 0, scaled ? (double)c->hyst[s] : 0, 0);
+    }
     for (int k = 0; k < c->nsub; k++) {
         if (taken)
             c->sub[k].step++;                                    /* STEP-TAKE-1 */
@@ -400,7 +421,7 @@ static size_t grad_count(const step_case *c)
 
 static size_t row_width(const step_case *c)
 {
-    size_t w = HEAD + (size_t)c->nsub;
+    size_t w = head_width(c) + (size_t)c->nsub;
     for (int k = 0; k < c->nsub; k++)
         for (int i = 0; i < c->sub[k].np; i++)
             w += c->sub[k].n[i] * (size_t)(nstate(&c->sub[k]) + 1);
@@ -434,6 +455,7 @@ static void free_steppers(step_case *c)
 static int emit(step_gen *g, step_case *c, const char *comment, const char *flag,
                 const char *rules, const char *result, int lo, int hi)
 {
+    c->cfg.sub_scalers = c->cfg.mode == OC_GUARD_SCALED && c->nsub > 1; /* STEP-SCALER-2 */
     const size_t G = grad_count(c), W = row_width(c);
     const int valid = strcmp(result, "valid") == 0;
     float *state = NULL, *grads = calloc((size_t)c->steps * G, sizeof(float));
@@ -473,11 +495,19 @@ static int emit(step_gen *g, step_case *c, const char *comment, const char *flag
         "{s:s,s:[s],s:o,s:s,s:I,s:I,s:i,s:o}", "comment", comment, "flags", flag, "specRules",
         jr, "result", result, "position", (json_int_t)c->position, "increment",
         (json_int_t)c->increment, "steps", c->steps, "optimizers", optimizers_json(c));
-    if (c->cfg.mode == OC_GUARD_SCALED)
-        json_object_set_new(test, "scalerState",
-                            json_pack("{s:o,s:I,s:I}", "scale", hexfloat(c->scale),
-                                      "growthTracker", (json_int_t)c->growth,
-                                      "hysteresisTracker", (json_int_t)c->hyst));
+    json_t *states = json_array();
+    for (int s = 0; c->cfg.mode == OC_GUARD_SCALED && s < nscalers(c); s++)
+        json_array_append_new(states, json_pack("{s:o,s:I,s:I}", "scale", hexfloat(c->scale[s]),
+                                                "growthTracker", (json_int_t)c->growth[s],
+                                                "hysteresisTracker", (json_int_t)c->hyst[s]));
+    if (c->cfg.mode != OC_GUARD_SCALED)
+        json_decref(states);
+    else if (c->cfg.sub_scalers)                                 /* STEP-SCALER-2 */
+        json_object_set_new(test, "scalerStates", states);
+    else {
+        json_object_set_new(test, "scalerState", json_incref(json_array_get(states, 0)));
+        json_decref(states);
+    }
     family_add_tensor(g->f, id, "state", "F32", 1, S, state, inputs, "state");
     row_writer w = {stored, exact, tol, 0};
     float *work = malloc(G * sizeof(float) + 1);
@@ -486,12 +516,13 @@ static int emit(step_gen *g, step_case *c, const char *comment, const char *flag
     for (int s = 0; s < c->steps && rc == 0; s++) {
         float *row = &grads[(size_t)s * G];
         for (size_t j = 0; c->cfg.mode == OC_GUARD_SCALED && j < G; j++)
-            row[j] *= c->scale;       /* the scale of this step: exact, a power of two in range */
+            row[j] *= c->scale[0];    /* the loss scale of this step, the first scaler's
+                                         (ChainedOptimizer.get_loss_scale): exact, a power of two */
         if (!valid)
             continue;
         memcpy(work, row, G * sizeof(float));
         w.at = (size_t)s * W;
-        rc = golden_step(g, c, work, G, &w);
+        rc = golden_step(g, c, work, &w);
     }
     if (valid)
         free_steppers(c);
@@ -528,14 +559,15 @@ static int valid_cases(step_gen *g)
     static const struct { float value; const char *what; } nonfinite[] = {
         {INFINITY, "+inf"}, {-INFINITY, "-inf"}, {NAN, "NaN"}};
     for (int i = 0; i < 3; i++) {          /* one non-finite element in the SGD's parameter */
-        char comment[160];
+        char comment[200];
         step_case c = base(OC_GUARD_SCALED, 1.0, INFINITY, 1);
         chain3(g, &c);
         poison_at(&c, 0, 1, 0, 4, nonfinite[i].value);
         snprintf(comment, sizeof comment, "fp16 scaled: %s in one element of the SGD's parameter "
-                 "skips all three sub-optimizers; the scaler's hysteresis tracker drops to 1", nonfinite[i].what);
+                 "skips all three sub-optimizers; the SGD's scaler's hysteresis tracker drops to "
+                 "1, the other two count a clean iteration", nonfinite[i].what);
         rc |= emit(g, &c, comment, "InfSkip",
-                   "STEP-UNSCALE-1 STEP-FOUND-INF-1 STEP-SCALER-1 STEP-SKIP-1 STEP-SCHED-1", "valid",
+                   "STEP-UNSCALE-1 STEP-FOUND-INF-1 STEP-SCALER-2 STEP-SKIP-1 STEP-SCHED-1", "valid",
                    -4, 0);
     }
     {
@@ -605,9 +637,10 @@ static int valid_cases(step_gen *g)
         poison_at(&c, 3, 0, 0, 7, NAN);
         c.grad_scale[4] = 8.0f;
         rc |= emit(g, &c, "six iterations: clean, inf (Lion), clean, NaN (Adam), norm above the "
-                   "threshold, clean; the scaler's hysteresis absorbs the first inf, the second "
-                   "halves the scale", "Sequence",
-                   "STEP-UNSCALE-1 STEP-FOUND-INF-1 STEP-SCALER-1 STEP-SKIP-1 STEP-CLIP-1 "
+                   "threshold, clean; each sub-optimizer's scaler sees its own infs: the Lion's "
+                   "and the Adam's hysteresis absorb theirs, the others grow, and the scales "
+                   "drift apart", "Sequence",
+                   "STEP-UNSCALE-1 STEP-FOUND-INF-1 STEP-SCALER-2 STEP-SKIP-1 STEP-CLIP-1 "
                    "STEP-TAKE-1 STEP-SCHED-1", "valid", -3, 0);
     }
     {
@@ -677,7 +710,7 @@ static int boundary_cases(step_gen *g)
 {
     int rc = 0;
     step_case c = base(OC_GUARD_SCALED, 1.0, INFINITY, 2);
-    c.scaler.initial_scale = c.scale = 1.0f;
+    c.scaler.initial_scale = c.scale[0] = c.scale[1] = 1.0f;
     static const size_t na[] = {6}, ns[] = {5};
     add_sub(g, &c, OC_SUB_ADAM, 4, 1, na);
     add_sub(g, &c, OC_SUB_SGD, 2, 1, ns);
@@ -715,9 +748,9 @@ static int boundary_cases(step_gen *g)
     for (size_t k = 0; k < sizeof bad_state / sizeof bad_state[0]; k++) {
         c = base(OC_GUARD_SCALED, 1.0, INFINITY, 1);
         chain3(g, &c);
-        c.scale = bad_state[k].scale;
-        c.growth = bad_state[k].growth;
-        c.hyst = bad_state[k].hyst;
+        c.scale[0] = bad_state[k].scale;
+        c.growth[0] = bad_state[k].growth;
+        c.hyst[0] = bad_state[k].hyst;
         rc |= emit(g, &c, bad_state[k].what, "InvalidInput", "STEP-ERR-1", "invalid", -3, 0);
     }
     return rc;
@@ -772,6 +805,43 @@ static int group_cases(step_gen *g)
     return rc;
 }
 
+/* STEP-SCALER-1, STEP-SCALER-2, after every earlier case: every sub-optimizer's scaler state is
+ * checked (the SGD's, the second, out of LS-STATE-1); a chain of one in the scaled mode, whose
+ * one scaler follows a clean, an inf, a NaN and a clean iteration; and a chain whose scalers
+ * start apart (the Lion's backed off to 2^15 after two infs): the loss is scaled by the first one's
+ * 2^16, each sub-optimizer unscales with its own scale (the Lion's gradients come out doubled,
+ * as Megatron's do), and the first grows at the next clean iteration while the others count. */
+static int scaler_cases(step_gen *g)
+{
+    int rc = 0;
+    step_case c = base(OC_GUARD_SCALED, 1.0, INFINITY, 1);
+    chain3(g, &c);
+    c.growth[1] = -1;
+    rc |= emit(g, &c, "the SGD's own loss scaler's growth tracker = -1 (LS-STATE-1, "
+               "STEP-SCALER-2: every sub-optimizer's scaler is checked)", "InvalidInput",
+               "STEP-SCALER-2 STEP-ERR-1", "invalid", -3, 0);
+    c = base(OC_GUARD_SCALED, 1.0, INFINITY, 4);
+    static const size_t na[] = {12, 5};
+    add_sub(g, &c, OC_SUB_ADAM, 5, 2, na);
+    poison_at(&c, 1, 0, 0, 2, INFINITY);
+    poison_at(&c, 2, 0, 1, 4, NAN);
+    rc |= emit(g, &c, "fp16 scaled, one Adam sub-optimizer (one scaler), four iterations: clean, "
+               "+inf (the hysteresis absorbs it), NaN (the scale halves), clean", "Sequence",
+               "STEP-SCALER-1 STEP-UNSCALE-1 STEP-FOUND-INF-1 STEP-SKIP-1 STEP-CLIP-1 "
+               "STEP-TAKE-1 STEP-SCHED-1", "valid", -3, 0);
+    c = base(OC_GUARD_SCALED, 1.0, INFINITY, 2);
+    chain3(g, &c);
+    c.growth[0] = 1;
+    c.scale[2] = 0x1p15f;
+    c.hyst[2] = 0;
+    rc |= emit(g, &c, "fp16 scaled, the scalers apart: the Lion's at 2^15 (backed off once), the "
+               "loss scaled by the first one's 2^16; each sub-optimizer unscales with its own "
+               "scale (the Lion's gradients doubled), the first grows to 2^17 after the first "
+               "iteration and scales the second's loss", "Sequence",
+               "STEP-SCALER-2 STEP-UNSCALE-1 STEP-CLIP-1 STEP-TAKE-1", "valid", -3, 0);
+    return rc;
+}
+
 static void notes(family *f)
 {
     static const char *const n[][4] = {
@@ -804,7 +874,7 @@ static int gen_guarded_step(const gen_options *opt, const char *outdir)
         "STEP-ORDER-1", "STEP-UNSCALE-1", "STEP-FOUND-INF-1", "STEP-SCALER-1", "STEP-SKIP-1",
         "STEP-CLIP-1", "STEP-NORM-1", "STEP-TAKE-1", "STEP-SCHED-1", "STEP-BF16-1",
         "STEP-NONFINITE-1", "STEP-CFG-1", "STEP-ERR-1", "STEP-TOL-1", "STEP-TOL-2",
-        "STEP-CLIP-2", "STEP-GROUP-1", NULL};
+        "STEP-CLIP-2", "STEP-GROUP-1", "STEP-SCALER-2", NULL};
     family f;
     step_gen g = {.f = &f, .opt = opt, .rng = {opt->seed ^ (0x57e9ull << 32)}};
     mpfr_inits2(opt->prec, g.norm, g.mtp_norm, g.sum, g.t, g.c, (mpfr_ptr)0);
@@ -812,7 +882,7 @@ static int gen_guarded_step(const gen_options *opt, const char *outdir)
     if (rc == 0) {
         notes(&f);
         rc = valid_cases(&g) || invalid_cases(&g) || nonfinite_inf_norm_cases(&g) ||
-                     boundary_cases(&g) || group_cases(&g)
+                     boundary_cases(&g) || group_cases(&g) || scaler_cases(&g)
                  ? -1 : family_save(&f, outdir);
         family_free(&f);
     }
