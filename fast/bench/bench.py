@@ -13,6 +13,7 @@ a section during which it exceeded the core count is marked LOADED.
 import argparse
 import ctypes as C
 import datetime
+import json
 import os
 import platform
 import re
@@ -75,18 +76,20 @@ OC_FAST_CHUNK = 16384  # fast/include/optcert/fast.h: the elements of one chunk 
 class Section:
     """One part of RESULTS.md: the load before and after, its tables, its command."""
 
-    def __init__(self, title, command):
+    def __init__(self, title, command, timed=True):
         self.title, self.command, self.lines, self.goals = title, command, [], []
+        self.timed = timed
         self.load0, self.start = os.getloadavg()[0], utc_now()
 
     def close(self):
         self.load1, self.end = os.getloadavg()[0], utc_now()
-        self.loaded = max(self.load0, self.load1) > os.cpu_count()
+        self.loaded = self.timed and max(self.load0, self.load1) > os.cpu_count()
         return self
 
     def markdown(self):
         mark = (f"**LOADED** (1-minute load average above the {os.cpu_count()} cores)"
-                if self.loaded else "quiet enough (load average at most the core count)")
+                if self.loaded else "quiet enough (load average at most the core count)"
+                if self.timed else "counted, not timed: the load changes nothing here")
         out = [f"## {self.title}", "", "```sh", self.command, "```", "",
                f"Measured {self.start:%Y-%m-%d %H:%M}–{self.end:%H:%M} UTC on {MACHINE}. "
                f"Load average (1 min) "
@@ -707,6 +710,56 @@ def ranks_section(ranks):
     return sec.close()
 
 
+def layouts_section(ranks, buckets):
+    """Item 4: the layouts' per-rank work and bytes against the analytical lower bound, counted
+    from the layouts themselves (fast/layout through layout_dump: every rank's owned segments,
+    LAYOUT-OWN-1) over GPT-2 small, so no timing and no oversubscription."""
+    dump = os.path.join(ROOT, "build/fast/layout_dump")
+    kinds = ["zero1-flat", "fsdp2-dim0", "layerwise", "layerwise-lpt", "layerwise-numel",
+             "layerwise-megatron"]
+    shapes = gpt2_125m()
+    lines = "".join(f"{s[0]} {s[1] if len(s) > 1 else 1} {len(s)} 0\n" for s in shapes)
+    n = sum(s[0] * (s[1] if len(s) > 1 else 1) for s in shapes)
+    sec = Section("4c. Ranks: the layouts, per-rank work and bytes",
+                  cmd("layouts") + "\n# or directly, one layout (parameters on stdin, one "
+                  "\"DIM0 DIM1 NDIM SHARED\" line each):\nbuild/fast/layout_dump LAYOUT RANKS "
+                  "BUCKET_SIZE 0 < parameters", timed=False)
+    rows = []
+    for kind in kinds:
+        for bucket in buckets:
+            for r in ranks:
+                out = subprocess.run([dump, kind, str(r), str(bucket), "0"], input=lines,
+                                     capture_output=True, text=True)
+                if out.returncode != 0:
+                    rows.append([kind, str(bucket or "one"), str(r), "failed: " +
+                                 out.stderr.strip()[:120], "", "", "", ""])
+                    continue
+                own = [0] * r
+                for rank, _, _, length, _ in json.loads(out.stdout)["segments"]:
+                    own[rank] += length
+                work, bound = max(own), -(-n // r)
+                gathered = max(n - o for o in own)  # elements a rank receives in the all-gather
+                gbound = n - bound
+                rows.append([kind, str(bucket or "one"), str(r), f"{work / 1e6:.2f}",
+                             f"{work / bound:.3f}", f"{gathered * 4 / 1e6:.1f}",
+                             f"{gbound * 4 / 1e6:.1f}", f"{sum(own) / n:.3f}"])
+    sec.lines += [f"GPT-2 small ({n / 1e6:.1f} M parameters, {len(shapes)} tensors). Work: the "
+                  "most elements one rank steps (the element-wise step's time is proportional "
+                  "to it), against the bound ceil(N / R). Bytes: the most one rank receives when "
+                  "the updated fp32 parameters are gathered (N minus its own elements, 4 B each), "
+                  "against the bound (N - ceil(N / R)) x 4 B; a reduce-scatter of the gradients "
+                  "moves the same. Coverage: the owned elements over N (1.000: every element "
+                  "owned once). Counted, not timed: 8 ranks on 2 cores would time the machine, "
+                  "not the layout. The layer-wise layouts keep every tensor whole on one rank: "
+                  "their work cannot go below the largest tensor "
+                  f"({max(s[0] * (s[1] if len(s) > 1 else 1) for s in shapes) / 1e6:.2f} M "
+                  "elements, the tied embedding), and with buckets each bucket is dealt out "
+                  "on its own.", ""]
+    sec.lines += table(["layout", "bucket (elements)", "ranks", "work (M elem)", "work / bound",
+                        "gathered MB", "bound MB", "coverage"], rows)
+    return sec.close()
+
+
 def offload_section(rounds):
     """Item 5: the CPU-offloaded step's copy/compute overlap (offload_bench, LAYOUT-OFFLOAD-5)."""
     sec = Section("5. CPU offload: copy/compute overlap of the offloaded step",
@@ -743,7 +796,8 @@ def main():
     ap.add_argument("--lib", default=os.path.join(ROOT, "build/fast/liboptcert_fast_bench.so"))
     ap.add_argument("--pairs", type=int, default=7)
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
-    ap.add_argument("--only", default="limits,compute,guard,peers,ns,blas,nsblas,scaling,ranks,offload")
+    ap.add_argument("--only", default="limits,compute,guard,peers,ns,blas,nsblas,scaling,ranks,layouts,"
+                                      "offload")
     a = ap.parse_args()
     if a.pairs < 7:
         sys.exit("bench.py: --pairs must be at least 7 (spec/fast.md §6, protocol)")
@@ -768,6 +822,7 @@ def main():
              "nsblas": lambda: ns_blas_section(a.pairs),
              "scaling": lambda: scaling_section(lib, a.pairs, [10**7, 3 * 10**7, 10**8, 3 * 10**8, 10**9]),
              "ranks": lambda: ranks_section([1, 2, 3, 4, 8]),
+             "layouts": lambda: layouts_section([1, 2, 3, 4, 8], [0, 4 * 10**7]),
              "offload": lambda: offload_section(a.pairs)}
     for name in only:
         secs.append(steps[name]())

@@ -7,7 +7,8 @@
 set -eu
 cd "$(dirname "$0")/../.."
 [ -f build/fast/liboptcert_fast_bench.so ] && [ -x build/fast/ns_bench ] || ci/build.sh
-cmake --build build --target optcert_fast_bench ns_bench dist_muon_bench offload_bench >/dev/null
+cmake --build build --target optcert_fast_bench ns_bench dist_muon_bench offload_bench \
+    layout_dump >/dev/null
 PY=/opt/optcert-torch2/bin/python
 [ -x /opt/optcert-ds/bin/python ] && /opt/optcert-ds/bin/python -c 'import deepspeed' 2>/dev/null &&
     PY=/opt/optcert-ds/bin/python
