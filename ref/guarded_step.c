@@ -264,11 +264,8 @@ oc_status oc_guard_norm_and_clip(const oc_guard_config *cfg, size_t nsub, oc_sub
     return st;
 }
 
-/* STEP-TAKE-1: the sub-optimizer's own update of every parameter with counter step + 1. The
- * reference steps are called directly, not through the element-wise interface as check_sub
- * does: their buffer preconditions depend on the union member (s->hp.sgd.momentum), which WP's
- * memory model cannot relate to the same field read through the type-erased pointer
- * (proofs/NOTES.md, the element-wise interface). */
+/* STEP-TAKE-1: the sub-optimizer's own update of every parameter with counter step + 1,
+ * through its algorithm's element-wise interface. */
 /*@ requires \valid(s) && sub_ok(s) && sub_checked(s);
     requires s->params != \null ==> \separated(s->params + (0 .. s->nparams - 1), s);
     assigns s->step, errno, s->params[..].p[..], s->params[..].state[0 .. 2][..];
@@ -277,19 +274,15 @@ static oc_status step_sub(oc_sub_optimizer *s)
 {
     oc_status st = OC_OK;
     int64_t next = s->step + 1;
+    const oc_elementwise *ew = interface_of(s);
     /*@ loop invariant 0 <= i <= s->nparams;
         loop assigns i, st, errno, s->params[..].p[..], s->params[..].state[0 .. 2][..];
         loop variant s->nparams - i;
     */
     for (size_t i = 0; i < s->nparams && st == OC_OK; i++) {
         oc_guarded_param *q = &s->params[i];
-        if (s->kind == OC_SUB_ADAM)
-            st = oc_ref_adam_step(&s->hp.adam, next, q->n, q->p, q->state[0], q->state[1],
-                                  q->state[2], q->grad);
-        else if (s->kind == OC_SUB_SGD)
-            st = oc_ref_sgd_step(&s->hp.sgd, next, q->n, q->p, q->state[0], q->grad);
-        else
-            st = oc_ref_lion_step(&s->hp.lion, next, q->n, q->p, q->state[0], q->grad);
+        /*@ calls oc_adam_elementwise_step, oc_sgd_elementwise_step, oc_lion_elementwise_step; */
+        st = ew->step(&s->hp, next, q->n, q->p, q->state, q->grad);
     }
     if (st == OC_OK)
         s->step = next;

@@ -79,8 +79,9 @@ typedef enum oc_step_outcome {
 
 /*@ // ACSL for proofs/ (NOTES.md there, section ref/guarded_step.c).
     // The buffers the step of the sub-optimizer's kind reads and writes, valid and pairwise
-    // separated as that step requires (Lion: any kind but Adam and SGD, as step_sub runs it;
-    // check_sub rejects the others before any step).
+    // separated as that step requires (Lion: any kind but Adam and SGD; check_sub rejects the
+    // others before any step). SGD's momentum is read through the cast its element-wise step
+    // reads it through (WP's Typed+cast relates no union member to that cast: proofs/NOTES.md).
     predicate param_ok(oc_sub_optimizer *s, oc_guarded_param *q) =
         q->n <= 0x10000000 &&
         \valid(q->p + (0 .. q->n - 1)) && \valid(q->grad + (0 .. q->n - 1)) &&
@@ -95,7 +96,7 @@ typedef enum oc_step_outcome {
                            q->grad + (0 .. q->n - 1)))) &&
         (s->kind == OC_SUB_SGD ==>
             \separated(q->p + (0 .. q->n - 1), q->grad + (0 .. q->n - 1)) &&
-            (s->hp.sgd.momentum != 0.0 ==>
+            (((oc_sgd_hparams *)&s->hp)->momentum != 0.0 ==>
                 \valid(q->state[0] + (0 .. q->n - 1)) &&
                 \separated(q->state[0] + (0 .. q->n - 1), q->p + (0 .. q->n - 1),
                            q->grad + (0 .. q->n - 1)))) &&
@@ -144,7 +145,8 @@ typedef enum oc_step_outcome {
                 \valid(subs[k].params[i].grad + (0 .. subs[k].params[i].n - 1));
     // What check_sub establishes of a sub-optimizer.
     predicate sub_checked(oc_sub_optimizer *s) =
-        0 <= s->step < INT64_MAX && (s->nparams > 0 ==> s->params != \null);
+        0 <= s->step < INT64_MAX && (s->nparams > 0 ==> s->params != \null) &&
+        0 <= s->kind < OC_SUB_KIND_COUNT;
     predicate subs_checked(oc_sub_optimizer *subs, integer nsub) =
         nsub <= OC_GUARD_MAX_SUBS && params_bounded(subs, nsub) &&
         \forall integer k; 0 <= k < nsub ==> sub_checked(subs + k);
