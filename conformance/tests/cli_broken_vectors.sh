@@ -303,6 +303,14 @@ rejected guarded-step-megatron "guarded-step-megatron.json: tcId 5: sub-optimize
 # cast. Column 12: after outcome, norm, position and the three scalers' states (STEP-SCALER-2).
 tol guarded-step-megatron 5 value stored 12 1e300
 rejected guarded-step-megatron "guarded-step-megatron.json: tcId 5: expected step counter of sub-optimizer 0 in row 0 is not an integer in \[0, 2^62\]"
+# VEC-FMT-17, STEP-SCALER-2: one loss-scaler state per sub-optimizer, scalerState or
+# scalerStates but not both, and none in a mode without a scaler.
+fam guarded-step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['scalerStates'].pop()"
+rejected guarded-step-megatron "guarded-step-megatron.json: tcId 5: scalerStates needs one state per sub-optimizer (3)"
+fam guarded-step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['scalerState'] = t['scalerStates'][0]"
+rejected guarded-step-megatron "guarded-step-megatron.json: tcId 5: the scaled mode needs scalerState or scalerStates (one of them)"
+fam guarded-step-megatron "t = [t for t in tests if t['tcId'] == 6][0]; t['scalerState'] = {'scale': '0x1p+0', 'growthTracker': 0, 'hysteresisTracker': 2}"
+rejected guarded-step-megatron "guarded-step-megatron.json: tcId 6: a loss-scaler state in a mode without a scaler"
 rm -rf "$tmp/guarded-step-megatron"
 # VEC-FMT-18: a valid distributed clip case whose view names a rank outside its tp/pp/dp sizes.
 fam clip-megatron "t = [t for t in tests if t['tcId'] == 17][0]; t['views'][1]['pp'] = 2"

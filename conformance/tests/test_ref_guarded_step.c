@@ -475,7 +475,9 @@ static void test_abi_entry(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(e);
     CU_ASSERT(oc_abi3_has_option(e->options, "scaled") &&
               oc_abi3_has_option(e->options, "unchecked") &&
-              oc_abi3_has_option(e->options, "checked"));
+              oc_abi3_has_option(e->options, "checked") &&
+              oc_abi3_has_option(e->options, "groups") &&
+              oc_abi3_has_option(e->options, "scalers")); /* the whole list, none cut off */
     oc_guarded_step_fn ref_step = (oc_guarded_step_fn)e->entry;
     make_chain(&a, 0x1p16f);
     make_chain(&b, 0x1p16f);
