@@ -410,6 +410,13 @@ static json_t *optimizers_json(const step_case *c)
     return a;
 }
 
+/* Loss scaler s's state (VEC-FMT-17). */
+static json_t *scaler_state_json(const step_case *c, int s)
+{
+    return json_pack("{s:o,s:I,s:I}", "scale", hexfloat(c->scale[s]), "growthTracker",
+                     (json_int_t)c->growth[s], "hysteresisTracker", (json_int_t)c->hyst[s]);
+}
+
 static size_t grad_count(const step_case *c)
 {
     size_t n = 0;
@@ -495,18 +502,13 @@ static int emit(step_gen *g, step_case *c, const char *comment, const char *flag
         "{s:s,s:[s],s:o,s:s,s:I,s:I,s:i,s:o}", "comment", comment, "flags", flag, "specRules",
         jr, "result", result, "position", (json_int_t)c->position, "increment",
         (json_int_t)c->increment, "steps", c->steps, "optimizers", optimizers_json(c));
-    json_t *states = json_array();
-    for (int s = 0; c->cfg.mode == OC_GUARD_SCALED && s < nscalers(c); s++)
-        json_array_append_new(states, json_pack("{s:o,s:I,s:I}", "scale", hexfloat(c->scale[s]),
-                                                "growthTracker", (json_int_t)c->growth[s],
-                                                "hysteresisTracker", (json_int_t)c->hyst[s]));
-    if (c->cfg.mode != OC_GUARD_SCALED)
-        json_decref(states);
-    else if (c->cfg.sub_scalers)                                 /* STEP-SCALER-2 */
+    if (c->cfg.mode == OC_GUARD_SCALED && !c->cfg.sub_scalers)   /* STEP-SCALER-1 */
+        json_object_set_new(test, "scalerState", scaler_state_json(c, 0));
+    else if (c->cfg.mode == OC_GUARD_SCALED) {                      /* STEP-SCALER-2 */
+        json_t *states = json_array();
+        for (int s = 0; s < nscalers(c); s++)
+            json_array_append_new(states, scaler_state_json(c, s));
         json_object_set_new(test, "scalerStates", states);
-    else {
-        json_object_set_new(test, "scalerState", json_incref(json_array_get(states, 0)));
-        json_decref(states);
     }
     family_add_tensor(g->f, id, "state", "F32", 1, S, state, inputs, "state");
     row_writer w = {stored, exact, tol, 0};
