@@ -34,8 +34,7 @@ static int param_buffers(const oc_elementwise *ew, const oc_sub_optimizer *s,
     b[2] = q->state[0];
     b[3] = q->state[1];
     b[4] = q->state[2];
-    /*@ calls oc_adam_elementwise_state_count, oc_sgd_elementwise_state_count,
-              oc_lion_elementwise_state_count; */
+    /*@ calls OC_ELEMENTWISE_STATE_COUNTS; */
     return 2 + ew->state_count(&s->hp);
 }
 
@@ -84,7 +83,7 @@ static oc_status check_sub(const oc_sub_optimizer *s, size_t counted)
     const oc_elementwise *ew = interface_of(s);
     if (ew == NULL)
         return OC_ERR_BAD_PROFILE;
-    /*@ calls oc_adam_elementwise_check, oc_sgd_elementwise_check, oc_lion_elementwise_check; */
+    /*@ calls OC_ELEMENTWISE_CHECKS; */
     st = ew->check(&s->hp, s->step + 1); /* the algorithm's ERR rule */
     if (st != OC_OK)
         return st;
@@ -281,7 +280,7 @@ static oc_status step_sub(oc_sub_optimizer *s)
     */
     for (size_t i = 0; i < s->nparams && st == OC_OK; i++) {
         oc_guarded_param *q = &s->params[i];
-        /*@ calls oc_adam_elementwise_step, oc_sgd_elementwise_step, oc_lion_elementwise_step; */
+        /*@ calls OC_ELEMENTWISE_STEPS; */
         st = ew->step(&s->hp, next, q->n, q->p, q->state, q->grad);
     }
     if (st == OC_OK)

@@ -81,8 +81,7 @@ static int state_count_of(hparams_view h)
 {
     if (h.ew == NULL)
         return -1;
-    /*@ calls oc_adam_elementwise_state_count, oc_sgd_elementwise_state_count,
-              oc_lion_elementwise_state_count; */
+    /*@ calls OC_ELEMENTWISE_STATE_COUNTS; */
     return h.ew->state_count(h.hp);
 }
 
@@ -263,7 +262,7 @@ static void write_back(size_t off, size_t len, oc_format pf, tensor_view param, 
 static oc_status chunk_step(hparams_view h, int64_t step, size_t n, float *w0, float *const *ws,
                             const float *g)
 {
-    /*@ calls oc_adam_elementwise_step, oc_sgd_elementwise_step, oc_lion_elementwise_step; */
+    /*@ calls OC_ELEMENTWISE_STEPS; */
     return h.ew->step(h.hp, step, n, w0, ws, g);
 }
 
@@ -343,7 +342,7 @@ static oc_status mixed_check(hparams_view h, const oc_storage *s, int64_t step, 
     if (nstate < 0)
         return OC_ERR_BAD_PROFILE;
     oc_status st;
-    /*@ calls oc_adam_elementwise_check, oc_sgd_elementwise_check, oc_lion_elementwise_check; */
+    /*@ calls OC_ELEMENTWISE_CHECKS; */
     st = h.ew->check(h.hp, step); /* its ERR rule */
     if (st != OC_OK || n == 0) /* with n = 0 state may be NULL: nothing more to check */
         return st;

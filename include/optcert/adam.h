@@ -146,26 +146,37 @@ oc_status oc_ref_adam_step(const oc_adam_hparams *hp, int64_t step, size_t n,
 /* The element-wise interface (optcert/elementwise.h: oc_elementwise_adam) that mixed precision
  * (MP-STORE-1) and the guarded step (STEP-ERR-1, STEP-TAKE-1) call: hp is an oc_adam_hparams; the
  * state is m, v and, with AMSGrad, vmax (ADAM-AMS-1). */
-/*@ requires \valid_read((oc_adam_hparams *)hp);
+/* Its facts for the proofs of the callers, which the build composes over every element-wise
+ * algorithm (cmake/registry.cmake, optcert_elementwise_logic): hp readable, the state count and
+ * the buffers of one tensor that its step reads and writes (p, the states s0..s2, g: m, v and, with AMSGrad, vmax),
+ * valid and separated as the step requires. */
+/*@ predicate oc_adam_hp_readable(void *hp) = \valid_read((oc_adam_hparams *)hp);
+    logic integer oc_adam_state_count(void *hp) = ((oc_adam_hparams *)hp)->amsgrad != 0 ? 3 : 2;
+    predicate oc_adam_buffers_ok(void *hp, integer n, float *p, float *s0, float *s1, float *s2,
+                                 float *g) =
+        \valid(s0 + (0 .. n - 1)) && \valid(s1 + (0 .. n - 1)) &&
+        \separated(p + (0 .. n - 1), s0 + (0 .. n - 1), s1 + (0 .. n - 1), g + (0 .. n - 1)) &&
+        (((oc_adam_hparams *)hp)->amsgrad != 0 ==>
+            \valid(s2 + (0 .. n - 1)) &&
+            \separated(s2 + (0 .. n - 1), p + (0 .. n - 1), s0 + (0 .. n - 1), s1 + (0 .. n - 1),
+                       g + (0 .. n - 1)));
+*/
+
+/*@ requires oc_adam_hp_readable(hp);
     assigns \nothing;
-    ensures \result == (((oc_adam_hparams *)hp)->amsgrad != 0 ? 3 : 2);
+    ensures \result == oc_adam_state_count(hp);
 */
 int oc_adam_elementwise_state_count(const void *hp);
 
-/*@ requires \valid_read((oc_adam_hparams *)hp);
+/*@ requires oc_adam_hp_readable(hp);
     assigns \nothing;
 */
 oc_status oc_adam_elementwise_check(const void *hp, int64_t step);
 
-/*@ requires \valid_read((oc_adam_hparams *)hp);
+/*@ requires oc_adam_hp_readable(hp);
     requires n <= 0x10000000;
     requires \valid_read(state + (0 .. 2)) && \valid(p + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
-    requires \valid(state[0] + (0 .. n-1)) && \valid(state[1] + (0 .. n-1));
-    requires \separated(p + (0 .. n-1), state[0] + (0 .. n-1), state[1] + (0 .. n-1),
-                        g + (0 .. n-1));
-    requires ((oc_adam_hparams *)hp)->amsgrad != 0 ==> \valid(state[2] + (0 .. n-1)) &&
-             \separated(state[2] + (0 .. n-1), p + (0 .. n-1), state[0] + (0 .. n-1),
-                        state[1] + (0 .. n-1), g + (0 .. n-1));
+    requires oc_adam_buffers_ok(hp, n, p, state[0], state[1], state[2], g);
     assigns p[0 .. n-1], state[0][0 .. n-1], state[1][0 .. n-1], state[2][0 .. n-1], errno;
 */
 oc_status oc_adam_elementwise_step(const void *hp, int64_t step, size_t n, float *p,

@@ -19,18 +19,9 @@ typedef struct oc_elementwise {
                       const float *g);
 } oc_elementwise;
 
-/* The descriptors the reference defines (ref/adam.c, sgd.c, lion.c), named here for the ACSL
- * below: the proofs of the callers (proofs/parts/mixed.toml, guarded_step.toml) follow each
- * indirect call into the functions a `calls` clause lists, so a new element-wise family adds
- * its descriptor here and its functions to those clauses. */
-extern const oc_elementwise oc_elementwise_adam, oc_elementwise_sgd, oc_elementwise_lion;
-
-/*@ // ew is algorithm alg's interface; NULL for an algorithm without one.
-    predicate interface_of(oc_algorithm alg, oc_elementwise *ew) =
-        alg == OC_ALG_ADAM ? ew == &oc_elementwise_adam :
-        alg == OC_ALG_SGD ? ew == &oc_elementwise_sgd :
-        alg == OC_ALG_LION ? ew == &oc_elementwise_lion : ew == \null;
-*/
+/* For the proofs of the callers (proofs/parts/mixed.toml, guarded_step.toml), which follow each
+ * indirect call into the functions its `calls` clause lists (OC_ELEMENTWISE_STEPS, ...), the
+ * build names every descriptor in the predicate interface_of (optcert/mixed.h includes it). */
 
 /* The interface of algorithm alg, NULL if it has none. */
 /*@ assigns \nothing;

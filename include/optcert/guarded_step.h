@@ -11,6 +11,7 @@
 #include "optcert/clip.h"
 #include "optcert/lion.h"
 #include "optcert/loss_scale.h"
+#include "optcert/mixed.h" /* the element-wise algorithms' ACSL (buffers_ok) */
 #include "optcert/sgd.h"
 #include "optcert/status.h"
 
@@ -79,31 +80,15 @@ typedef enum oc_step_outcome {
 
 /*@ // ACSL for proofs/ (NOTES.md there, section ref/guarded_step.c).
     // The buffers the step of the sub-optimizer's kind reads and writes, valid and pairwise
-    // separated as that step requires (Lion: any kind but Adam and SGD; check_sub rejects the
-    // others before any step). SGD's momentum is read through the cast its element-wise step
-    // reads it through (WP's Typed+cast relates no union member to that cast: proofs/NOTES.md).
+    // separated as that step requires (buffers_ok, optcert/mixed.h; a kind is its algorithm's
+    // oc_algorithm value). The hyper-parameters are read through the cast the element-wise
+    // step reads them through (WP's Typed+cast relates no union member to that cast:
+    // proofs/NOTES.md).
     predicate param_ok(oc_sub_optimizer *s, oc_guarded_param *q) =
         q->n <= 0x10000000 &&
         \valid(q->p + (0 .. q->n - 1)) && \valid(q->grad + (0 .. q->n - 1)) &&
-        (s->kind == OC_SUB_ADAM ==>
-            \valid(q->state[0] + (0 .. q->n - 1)) && \valid(q->state[1] + (0 .. q->n - 1)) &&
-            \separated(q->p + (0 .. q->n - 1), q->state[0] + (0 .. q->n - 1),
-                       q->state[1] + (0 .. q->n - 1), q->grad + (0 .. q->n - 1)) &&
-            (s->hp.adam.amsgrad != 0 ==>
-                \valid(q->state[2] + (0 .. q->n - 1)) &&
-                \separated(q->state[2] + (0 .. q->n - 1), q->p + (0 .. q->n - 1),
-                           q->state[0] + (0 .. q->n - 1), q->state[1] + (0 .. q->n - 1),
-                           q->grad + (0 .. q->n - 1)))) &&
-        (s->kind == OC_SUB_SGD ==>
-            \separated(q->p + (0 .. q->n - 1), q->grad + (0 .. q->n - 1)) &&
-            (((oc_sgd_hparams *)&s->hp)->momentum != 0.0 ==>
-                \valid(q->state[0] + (0 .. q->n - 1)) &&
-                \separated(q->state[0] + (0 .. q->n - 1), q->p + (0 .. q->n - 1),
-                           q->grad + (0 .. q->n - 1)))) &&
-        (s->kind != OC_SUB_ADAM && s->kind != OC_SUB_SGD ==>
-            \valid(q->state[0] + (0 .. q->n - 1)) &&
-            \separated(q->p + (0 .. q->n - 1), q->state[0] + (0 .. q->n - 1),
-                       q->grad + (0 .. q->n - 1)));
+        buffers_ok(s->kind, (void *)&s->hp, q->n, q->p, q->state[0], q->state[1], q->state[2],
+                   q->grad);
     // A sub-optimizer's parameters: the array NULL or readable, every parameter's buffers ok.
     predicate sub_ok(oc_sub_optimizer *s) =
         (s->params == \null || \valid_read(s->params + (0 .. s->nparams - 1))) &&

@@ -88,20 +88,32 @@ oc_status oc_ref_lion_step(const oc_lion_hparams *hp, int64_t step, size_t n, fl
 /* The element-wise interface (optcert/elementwise.h: oc_elementwise_lion) that mixed precision
  * (MP-STORE-1) and the guarded step (STEP-ERR-1, STEP-TAKE-1) call: hp is an oc_lion_hparams; the
  * state is m. */
+/* Its facts for the proofs of the callers, which the build composes over every element-wise
+ * algorithm (cmake/registry.cmake, optcert_elementwise_logic): hp readable, the state count and
+ * the buffers of one tensor that its step reads and writes (p, the states s0..s2, g: m),
+ * valid and separated as the step requires. */
+/*@ predicate oc_lion_hp_readable(void *hp) = \valid_read((oc_lion_hparams *)hp);
+    logic integer oc_lion_state_count(void *hp) = 1;
+    predicate oc_lion_buffers_ok(void *hp, integer n, float *p, float *s0, float *s1, float *s2,
+                                 float *g) =
+        \valid(s0 + (0 .. n - 1)) &&
+        \separated(p + (0 .. n - 1), s0 + (0 .. n - 1), g + (0 .. n - 1));
+*/
+
 /*@ assigns \nothing;
-    ensures \result == 1;
+    ensures \result == oc_lion_state_count(hp);
 */
 int oc_lion_elementwise_state_count(const void *hp);
 
-/*@ requires \valid_read((oc_lion_hparams *)hp);
+/*@ requires oc_lion_hp_readable(hp);
     assigns \nothing;
 */
 oc_status oc_lion_elementwise_check(const void *hp, int64_t step);
 
-/*@ requires \valid_read((oc_lion_hparams *)hp) && \valid_read(state);
+/*@ requires oc_lion_hp_readable(hp) && \valid_read(state);
     requires n <= 0x10000000;
-    requires \valid(p + (0 .. n-1)) && \valid(state[0] + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
-    requires \separated(p + (0 .. n-1), state[0] + (0 .. n-1), g + (0 .. n-1));
+    requires \valid(p + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
+    requires oc_lion_buffers_ok(hp, n, p, state[0], \null, \null, g); // the one state, m
     assigns p[0 .. n-1], state[0][0 .. n-1];
 */
 oc_status oc_lion_elementwise_step(const void *hp, int64_t step, size_t n, float *p,

@@ -25,18 +25,18 @@ typedef enum oc_algorithm {
 
 #define OC_MIXED_MAX_STATE 3
 
-/* ACSL (proofs/NOTES.md). The hyper-parameters hp of algorithm alg are readable;
- * state_count is oc_algorithm_state_count; args_ok holds when none of the argument checks
- * of oc_mixed_check rejects (those before the algorithm's own check and the buffers). */
-/*@ predicate hp_readable(oc_algorithm alg, void *hp) =
-        (alg == OC_ALG_ADAM ==> \valid_read((oc_adam_hparams *)hp)) &&
-        (alg == OC_ALG_SGD ==> \valid_read((oc_sgd_hparams *)hp)) &&
-        (alg == OC_ALG_LION ==> \valid_read((oc_lion_hparams *)hp));
-    logic integer state_count(oc_algorithm alg, void *hp) =
-        alg == OC_ALG_ADAM ? (((oc_adam_hparams *)hp)->amsgrad != 0 ? 3 : 2) :
-        alg == OC_ALG_SGD ? (((oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0) :
-        alg == OC_ALG_LION ? 1 : -1;
-    predicate args_ok(oc_algorithm alg, void *hp, oc_storage *s, size_t n, float *master,
+#ifdef __FRAMAC__
+/* ACSL over every element-wise algorithm (proofs/NOTES.md): interface_of, hp_readable (the
+ * hyper-parameters hp of algorithm alg are readable), state_count (oc_algorithm_state_count),
+ * buffers_ok, and the interface's functions for `calls` clauses, generated from the
+ * algorithms' descriptors and their headers' facts (cmake/registry.cmake); the proofs read the
+ * copy in proofs/registry/. */
+#include "elementwise_logic.h"
+#endif
+
+/* ACSL (proofs/NOTES.md). args_ok holds when none of the argument checks of oc_mixed_check
+ * rejects (those before the algorithm's own check and the buffers). */
+/*@ predicate args_ok(oc_algorithm alg, void *hp, oc_storage *s, size_t n, float *master,
                       void **state) =
         s != \null && hp != \null && (n > 0 ==> state != \null) && 0 <= s->param < OC_FMT_COUNT &&
         0 <= s->state < OC_FMT_COUNT && (s->param == OC_FMT_F32 <==> master == \null) &&

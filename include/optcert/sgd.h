@@ -114,23 +114,34 @@ oc_status oc_ref_sgd_step(const oc_sgd_hparams *hp, int64_t step, size_t n, floa
 /* The element-wise interface (optcert/elementwise.h: oc_elementwise_sgd) that mixed precision
  * (MP-STORE-1) and the guarded step (STEP-ERR-1, STEP-TAKE-1) call: hp is an oc_sgd_hparams; the
  * state is buf with momentum (SGD-BUF-1). */
-/*@ requires \valid_read((oc_sgd_hparams *)hp);
+/* Its facts for the proofs of the callers, which the build composes over every element-wise
+ * algorithm (cmake/registry.cmake, optcert_elementwise_logic): hp readable, the state count and
+ * the buffers of one tensor that its step reads and writes (p, the states s0..s2, g: buf with momentum),
+ * valid and separated as the step requires. */
+/*@ predicate oc_sgd_hp_readable(void *hp) = \valid_read((oc_sgd_hparams *)hp);
+    logic integer oc_sgd_state_count(void *hp) = ((oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0;
+    predicate oc_sgd_buffers_ok(void *hp, integer n, float *p, float *s0, float *s1, float *s2,
+                                float *g) =
+        \separated(p + (0 .. n - 1), g + (0 .. n - 1)) &&
+        (((oc_sgd_hparams *)hp)->momentum != 0.0 ==>
+            \valid(s0 + (0 .. n - 1)) && \separated(s0 + (0 .. n - 1), p + (0 .. n - 1), g + (0 .. n - 1)));
+*/
+
+/*@ requires oc_sgd_hp_readable(hp);
     assigns \nothing;
-    ensures \result == (((oc_sgd_hparams *)hp)->momentum != 0.0 ? 1 : 0);
+    ensures \result == oc_sgd_state_count(hp);
 */
 int oc_sgd_elementwise_state_count(const void *hp);
 
-/*@ requires \valid_read((oc_sgd_hparams *)hp);
+/*@ requires oc_sgd_hp_readable(hp);
     assigns \nothing;
 */
 oc_status oc_sgd_elementwise_check(const void *hp, int64_t step);
 
-/*@ requires \valid_read((oc_sgd_hparams *)hp);
+/*@ requires oc_sgd_hp_readable(hp);
     requires n <= 0x10000000;
     requires \valid_read(state) && \valid(p + (0 .. n-1)) && \valid_read(g + (0 .. n-1));
-    requires \separated(p + (0 .. n-1), g + (0 .. n-1));
-    requires ((oc_sgd_hparams *)hp)->momentum != 0.0 ==> \valid(state[0] + (0 .. n-1)) &&
-             \separated(state[0] + (0 .. n-1), p + (0 .. n-1), g + (0 .. n-1));
+    requires oc_sgd_buffers_ok(hp, n, p, state[0], \null, \null, g); // the one state, buf
     assigns p[0 .. n-1], state[0][0 .. n-1];
 */
 oc_status oc_sgd_elementwise_step(const void *hp, int64_t step, size_t n, float *p,
