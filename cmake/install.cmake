@@ -29,6 +29,9 @@ foreach(backend optcert_fast_cpu_plugin optcert_fast_cuda_plugin)
   endif()
 endforeach()
 install(DIRECTORY include/optcert DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The element-wise algorithms' ACSL (cmake/registry.cmake) beside optcert/mixed.h, which includes it
+# under __FRAMAC__: Frama-C then reads the installed headers' contracts as the proofs do.
+install(FILES ${OPTCERT_REGISTRY_DIR}/elementwise_logic.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/optcert)
 install(DIRECTORY vectors/ DESTINATION ${OPTCERT_INSTALL_DATADIR}/vectors PATTERN gen EXCLUDE)
 
 install(EXPORT optcertTargets NAMESPACE optcert:: DESTINATION ${OPTCERT_INSTALL_CMAKEDIR})

@@ -17,6 +17,14 @@ prefix=$tmp/prefix
 optcert=$prefix/bin/optcert
 [ -f "$prefix/include/optcert/impl.h" ] || fail "no include/optcert/impl.h"
 [ -d "$prefix/share/optcert/vectors/gen" ] && fail "the generator's sources were installed"
+# The installed headers' contracts read as the proofs read them: optcert/mixed.h includes the
+# generated element-wise ACSL under __FRAMAC__ (cmake/install.cmake installs it beside it).
+[ -f "$prefix/include/optcert/elementwise_logic.h" ] || fail "no include/optcert/elementwise_logic.h"
+if command -v frama-c >/dev/null; then
+    printf '#include "optcert/guarded_step.h"\n#include "optcert/elementwise.h"\n' >"$tmp/acsl.c"
+    frama-c -cpp-extra-args="-I$prefix/include" "$tmp/acsl.c" >"$tmp/out" 2>&1 &&
+        ! grep -q "annot-error" "$tmp/out" || fail "Frama-C does not read the installed headers"
+fi
 
 # The installed optcert reads the installed vectors, not the source tree's.
 "$optcert" vectors check >"$tmp/out" || fail "installed vectors do not match their manifest"
