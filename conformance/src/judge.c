@@ -73,12 +73,20 @@ static const oc_family_entry *listed(const oc_impl_v3 *impl, const char *family,
     return e;
 }
 
+/* The options case c needs of its family's entry (VEC-ABI-2): need[o] is the algorithm's option
+ * o when the case needs it, else NULL. */
+static void needed_options(const oc_case *c, const char *need[OC_MAX_OPTIONS])
+{
+    unsigned bits = c->algo->needs ? c->algo->needs(&c->hp) : 0;
+    for (int o = 0; o < OC_MAX_OPTIONS; o++)
+        need[o] = bits & (1u << o) ? c->algo->options[o] : NULL;
+}
+
 oc_claim oc_impl_runner(const oc_impl_v3 *impl, const oc_case *c, oc_runner *r)
 {
     char base[128];
     int resume, mixed;
-    const char *need[OC_MAX_OPTIONS] = {NULL};
-    unsigned bits = c->algo->needs ? c->algo->needs(&c->hp) : 0;
+    const char *need[OC_MAX_OPTIONS];
     *r = (oc_runner){.ctx = impl->ctx};
     if (!c->family)
         return OC_UNCLAIMED_ALGORITHM;
@@ -88,12 +96,10 @@ oc_claim oc_impl_runner(const oc_impl_v3 *impl, const oc_case *c, oc_runner *r)
     const oc_known_family *k = oc_known_family_find(base);
     if (!k || strcmp(k->algorithm, c->algo->name) != 0)
         return OC_UNCLAIMED_ALGORITHM;
-    for (int o = 0; o < OC_MAX_OPTIONS; o++)
-        if (bits & (1u << o))
-            need[o] = c->algo->options[o];
+    needed_options(c, need);
     const oc_family_entry *e = listed(impl, base, need, OC_MAX_OPTIONS);
     if (!e)
-        return OC_UNCLAIMED_ALGORITHM;
+        return oc_abi3_find(impl, base) ? OC_UNCLAIMED_OPTION : OC_UNCLAIMED_ALGORITHM;
     r->entry = e->entry;
     if (resume && !(e = oc_abi3_find(impl, c->family)))
         return OC_UNCLAIMED_RESUME; /* VEC-ABI-3 */
@@ -628,6 +634,23 @@ static void judge_run(const oc_case *c, const oc_outputs *o, oc_status st, int d
     }
 }
 
+/* The skip detail of a case whose family impl lists without an option the case needs. */
+static void unlisted_options(const oc_impl_v3 *impl, const oc_case *c, char *out, size_t size)
+{
+    char base[128], names[OC_OPTIONS_TEXT] = "";
+    int resume, mixed, n = 0;
+    const char *need[OC_MAX_OPTIONS];
+    oc_family_base(c->family, base, sizeof base, &resume, &mixed);
+    needed_options(c, need);
+    const oc_family_entry *e = oc_abi3_find(impl, base);
+    for (int o = 0; o < OC_MAX_OPTIONS; o++)
+        if (need[o] && !oc_abi3_has_option(e->options, need[o]))
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s'%s'",
+                     n++ ? ", " : "", need[o]);
+    snprintf(out, size, "not claimed by the implementation (the case needs option%s %s, which its "
+             "%s entry does not list: VEC-ABI-1)", n > 1 ? "s" : "", names, base);
+}
+
 void oc_certify_case(const oc_impl_v3 *impl, const oc_case *c, oc_class cls, oc_case_result *r)
 {
     oc_runner run;
@@ -639,6 +662,8 @@ void oc_certify_case(const oc_impl_v3 *impl, const oc_case *c, oc_class cls, oc_
         if (claim == OC_UNCLAIMED_ALGORITHM)
             snprintf(r->detail, sizeof r->detail, "not claimed by the implementation (no %s "
                      "capability for this profile)", c->algo->name);
+        else if (claim == OC_UNCLAIMED_OPTION)
+            unlisted_options(impl, c, r->detail, sizeof r->detail);
         else if (claim == OC_UNCLAIMED_RESUME)
             snprintf(r->detail, sizeof r->detail, "not claimed by the implementation (no "
                      "resume entry point, VEC-ABI-3)");

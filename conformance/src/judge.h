@@ -111,7 +111,8 @@ void *oc_guarded_copy(const void *orig, size_t bytes);
 /* Whether impl lists what case c needs (VEC-ABI-1..3), and if not, what it lacks. */
 typedef enum oc_claim {
     OC_CLAIMED,
-    OC_UNCLAIMED_ALGORITHM, /* the family (without "resume-", "-mixed") with the case's options */
+    OC_UNCLAIMED_ALGORITHM, /* the family (without "resume-", "-mixed") */
+    OC_UNCLAIMED_OPTION,    /* the family, but not every option the case needs (VEC-ABI-1) */
     OC_UNCLAIMED_RESUME,    /* the "resume-" family */
     OC_UNCLAIMED_MIXED,     /* the "-mixed" family with the case's storage option */
 } oc_claim;

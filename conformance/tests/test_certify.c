@@ -309,7 +309,8 @@ static void test_abi3_checks(void)
 
 /* VEC-ABI-1: a case runs on the entries of the families it needs, listed with its options: an
  * adam-torch-mixed case on adam-torch's entry (its amsgrad and maximize options) and, in 16-bit
- * storage, on adam-torch-mixed's (its storage option). */
+ * storage, on adam-torch-mixed's (its storage option); a case needing an option the entry does
+ * not list is skipped, the skip naming it. */
 static void test_abi3_runners(void)
 {
     oc_entry_point adam = test_ref_entry("adam-torch"), mixed = test_ref_entry("adam-torch-mixed");
@@ -329,16 +330,42 @@ static void test_abi3_runners(void)
         const oc_case *c = &fam.cases[k];
         int fp32 = c->storage.param == OC_FMT_F32 && c->storage.state == OC_FMT_F32;
         int listed = (c->storage.param == OC_FMT_BF16 && c->storage.state != OC_FMT_F16) || fp32;
-        oc_claim want = c->hp.adam.maximize ? OC_UNCLAIMED_ALGORITHM
+        oc_claim want = c->hp.adam.maximize ? OC_UNCLAIMED_OPTION
                         : listed            ? OC_CLAIMED
                                             : OC_UNCLAIMED_MIXED;
         oc_runner r;
         CU_ASSERT_EQUAL(oc_impl_runner(&t, c, &r), want);
+
         CU_ASSERT(want != OC_CLAIMED || (r.entry == adam && r.mixed == mixed && !r.state_io));
         CU_ASSERT_EQUAL(oc_impl_runner(&no_base, c, &r), OC_UNCLAIMED_ALGORITHM);
         claims[want]++;
     }
     CU_ASSERT(claims[OC_CLAIMED] > 0 && claims[OC_UNCLAIMED_MIXED] > 0);
+    oc_family_free(&fam);
+    /* The guarded step listed with mode checked alone: a scaled case is skipped, naming the
+     * option it needs and the entry. */
+    snprintf(path, sizeof path, "%s/guarded-step-megatron/guarded-step-megatron.json",
+             vector_dir());
+    CU_ASSERT_EQUAL_FATAL(oc_family_load(path, &fam, &d), OC_OK);
+    size_t scaled = 0, checked = 0;
+    for (size_t k = 0; k < fam.ncases; k++) {
+        const oc_case *c = &fam.cases[k];
+        oc_runner r;
+        oc_case_result res;
+        oc_claim claim = oc_impl_runner(&t, c, &r);
+        if (c->hp.step.guard.mode == OC_GUARD_SCALED) {
+            scaled++;
+            CU_ASSERT_EQUAL(claim, OC_UNCLAIMED_OPTION);
+            oc_certify_case(&t, c, OC_CLASS_FP32, &res);
+            CU_ASSERT_EQUAL(res.verdict, OC_SKIP);
+            CU_ASSERT_PTR_NOT_NULL(strstr(res.detail, "'scaled'"));
+            CU_ASSERT_PTR_NOT_NULL(strstr(res.detail, "which its guarded-step-megatron entry "
+                                                      "does not list"));
+        } else if (c->hp.step.guard.mode == OC_GUARD_CHECKED && claim == OC_CLAIMED) {
+            checked++;
+        }
+    }
+    CU_ASSERT(scaled > 0 && checked > 0);
     oc_family_free(&fam);
 }
 
