@@ -60,7 +60,7 @@ int main(void)
         fill(g[k], -1e4f, 1e4f);
         params[k] = (oc_guarded_param){(size_t)Frama_C_interval(0, N), p[k],
                                        {s[k][0], s[k][1], s[k][2]}, g[k]};
-        subs[k] = (oc_sub_optimizer){.kind = (oc_sub_kind)k,
+        subs[k] = (oc_sub_optimizer){.kind = (oc_algorithm)k,
                                      .step = Frama_C_long_long_interval(0, 1000000000LL),
                                      .nparams = 1, .params = &params[k]};
     }

@@ -9,20 +9,20 @@
 #include "optcert/guarded_step.h"
 
 /* The sub-optimizer's algorithm, as its element-wise interface (optcert/elementwise.h); NULL
- * for a kind without one. oc_sub_kind numbers the algorithms as oc_algorithm does (STEP-CFG-1). */
+ * for a kind without one (STEP-CFG-1). */
 /*@ requires \valid_read(s);
     assigns \nothing;
-    ensures interface: interface_of((oc_algorithm)s->kind, (oc_elementwise *)\result);
+    ensures interface: interface_of(s->kind, (oc_elementwise *)\result);
 */
 static const oc_elementwise *interface_of(const oc_sub_optimizer *s)
 {
-    return oc_elementwise_of((oc_algorithm)s->kind);
+    return oc_elementwise_of(s->kind);
 }
 
 /* A parameter's buffers, the ones its sub-optimizer's step reads or writes (the parameter, its
  * gradient, then the algorithm's state layout); returns how many. */
 /*@ requires \valid_read(s) && \valid_read(q) && \valid(b + (0 .. 4));
-    requires ew != \null && interface_of((oc_algorithm)s->kind, (oc_elementwise *)ew);
+    requires ew != \null && interface_of(s->kind, (oc_elementwise *)ew);
     assigns b[0 .. 4];
     ensures 2 <= \result <= 5;
 */
@@ -41,7 +41,7 @@ static int param_buffers(const oc_elementwise *ew, const oc_sub_optimizer *s,
 /* STEP-ERR-1: the checks the sub-optimizer's own step makes (buffers present, aligned and
  * pairwise disjoint), made before anything is written, so that no step can fail halfway. */
 /*@ requires \valid_read(s) && \valid_read(q);
-    requires ew != \null && interface_of((oc_algorithm)s->kind, (oc_elementwise *)ew);
+    requires ew != \null && interface_of(s->kind, (oc_elementwise *)ew);
     assigns \nothing;
 */
 static oc_status check_param(const oc_elementwise *ew, const oc_sub_optimizer *s,

@@ -236,12 +236,12 @@ static oc_status naive_sub_step(const oc_sub_optimizer *s, const oc_guarded_para
 {
     static const oc_guarded_param none = {0, NULL, {NULL, NULL, NULL}, NULL};
     const oc_guarded_param *b = q ? q : &none;
-    if (s->kind == OC_SUB_ADAM)
+    if (s->kind == OC_ALG_ADAM)
         return naive_adam_step(NULL, &s->hp.adam, s->step + 1, b->n, b->p, b->state[0],
                                b->state[1], b->state[2], b->grad);
-    if (s->kind == OC_SUB_SGD)
+    if (s->kind == OC_ALG_SGD)
         return naive_sgd_step(NULL, &s->hp.sgd, s->step + 1, b->n, b->p, b->state[0], b->grad);
-    if (s->kind == OC_SUB_LION)
+    if (s->kind == OC_ALG_LION)
         return naive_lion_step(NULL, &s->hp.lion, s->step + 1, b->n, b->p, b->state[0], b->grad);
     return OC_ERR_BAD_PROFILE;
 }

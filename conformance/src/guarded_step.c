@@ -41,7 +41,7 @@ static int step_nstate(const oc_hparams *hp) { return (void)hp, 1; }
 
 static int sub_nstate(const oc_sub_optimizer *s)
 {
-    return s->kind == OC_SUB_ADAM ? 3 : s->kind == OC_SUB_SGD ? (s->hp.sgd.momentum != 0 ? 2 : 1) : 2;
+    return s->kind == OC_ALG_ADAM ? 3 : s->kind == OC_ALG_SGD ? (s->hp.sgd.momentum != 0 ? 2 : 1) : 2;
 }
 
 static oc_status step_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
@@ -126,9 +126,9 @@ static oc_status load_sub_groups(const char *path, int tcid, json_t *o, size_t k
  * hyper-parameters are read by the sub-optimizer's own family's reader. */
 static oc_status load_sub(const char *path, int tcid, json_t *o, step_meta *m, oc_diag *d)
 {
-    static const oc_algo *const algo[OC_SUB_KIND_COUNT] = {&oc_algo_adam, &oc_algo_sgd,
+    static const oc_algo *const algo[OC_ALG_COUNT] = {&oc_algo_adam, &oc_algo_sgd,
                                                            &oc_algo_lion};
-    static const char *const kinds[OC_SUB_KIND_COUNT] = {"adam", "sgd", "lion"};
+    static const char *const kinds[OC_ALG_COUNT] = {"adam", "sgd", "lion"};
     const char *kind = json_string_value(json_object_get(o, "kind"));
     const char *profile = json_string_value(json_object_get(o, "profile"));
     json_t *params = json_object_get(o, "params"), *v;
@@ -138,9 +138,9 @@ static oc_status load_sub(const char *path, int tcid, json_t *o, step_meta *m, o
     int64_t x;
     size_t i;
     int k = 0;
-    while (kind && k < OC_SUB_KIND_COUNT && strcmp(kind, kinds[k]) != 0)
+    while (kind && k < OC_ALG_COUNT && strcmp(kind, kinds[k]) != 0)
         k++;
-    if (!kind || k == OC_SUB_KIND_COUNT || !profile || !json_is_array(params) ||
+    if (!kind || k == OC_ALG_COUNT || !profile || !json_is_array(params) ||
         json_array_size(params) > MAX_PARAMS - m->nparams)
         return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: optimizers[] needs kind (adam, sgd, lion), "
                        "profile, hparams, step, params (%d in all at most)", path, tcid, MAX_PARAMS);
@@ -148,10 +148,10 @@ static oc_status load_sub(const char *path, int tcid, json_t *o, step_meta *m, o
     if ((st = algo[k]->parse(path, profile, json_object_get(o, "hparams"), &hp, d)) ||
         (st = oc_get_int(path, tcid, o, "step", 0, INT64_MAX, &x, d)))
         return st;
-    s->kind = (oc_sub_kind)k;
-    if (k == OC_SUB_ADAM)
+    s->kind = (oc_algorithm)k;
+    if (k == OC_ALG_ADAM)
         s->hp.adam = hp.adam;
-    else if (k == OC_SUB_SGD)
+    else if (k == OC_ALG_SGD)
         s->hp.sgd = hp.sgd;
     else
         s->hp.lion = hp.lion;
@@ -311,15 +311,15 @@ static double group_norm(const oc_case *c, size_t r)
 static oc_status step_cap_tolerances(const char *path, const oc_case *c, oc_tolcap_stats *stats,
                                      oc_diag *d)
 {
-    static const oc_algo *const algo[OC_SUB_KIND_COUNT] = {&oc_algo_adam, &oc_algo_sgd,
+    static const oc_algo *const algo[OC_ALG_COUNT] = {&oc_algo_adam, &oc_algo_sgd,
                                                            &oc_algo_lion};
     const step_meta *m = meta(c);
     const oc_guard_config *cfg = &c->hp.step.guard;
     for (size_t k = 0; k < m->nsub; k++) {
         const oc_sub_optimizer *u = &m->sub[k];
-        if ((u->kind == OC_SUB_ADAM && (u->hp.adam.profile != OC_ADAM_TORCH || u->hp.adam.amsgrad ||
+        if ((u->kind == OC_ALG_ADAM && (u->hp.adam.profile != OC_ADAM_TORCH || u->hp.adam.amsgrad ||
                                         u->hp.adam.maximize)) ||
-            (u->kind == OC_SUB_SGD && u->hp.sgd.profile != OC_SGD_TORCH))
+            (u->kind == OC_ALG_SGD && u->hp.sgd.profile != OC_SGD_TORCH))
             return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: sub-optimizer %zu is outside what "
                            "STEP-TOL-2 derives bounds for (Adam torch without amsgrad or maximize, "
                            "SGD torch, Lion)", path, c->tcid, k);
@@ -547,7 +547,7 @@ static const char *step_quantity(const oc_case *c, int k, size_t j)
 {
     static const char *const head[HEAD_FIXED] = {"outcome", "norm", "position"};
     static const char *const scaler[3] = {"scale", "growthTracker", "hysteresisTracker"};
-    static const char *const names[OC_SUB_KIND_COUNT][4] = {
+    static const char *const names[OC_ALG_COUNT][4] = {
         {"p", "m", "v", "vmax"}, {"p", "buf"}, {"p", "m"}};
     const step_meta *m = meta(c);
     size_t i = j % c->n, at = head_width(m) + m->nsub;

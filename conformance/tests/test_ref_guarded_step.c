@@ -33,11 +33,11 @@ static void make_chain(chain *c, float grad_scale)
         }
     for (int i = 0; i < NPAR; i++)
         c->params[i] = (oc_guarded_param){N, c->p[i], {c->s[i][0], c->s[i][1], NULL}, c->g[i]};
-    c->subs[0] = (oc_sub_optimizer){.kind = OC_SUB_ADAM, .step = 4, .nparams = 2, .params = &c->params[0]};
+    c->subs[0] = (oc_sub_optimizer){.kind = OC_ALG_ADAM, .step = 4, .nparams = 2, .params = &c->params[0]};
     c->subs[0].hp.adam = (oc_adam_hparams){OC_ADAM_TORCH, 1e-3, 0.9, 0.999, 1e-8, 0.01, 0, 1, 1, 0, 0};
-    c->subs[1] = (oc_sub_optimizer){.kind = OC_SUB_SGD, .step = 4, .nparams = 1, .params = &c->params[2]};
+    c->subs[1] = (oc_sub_optimizer){.kind = OC_ALG_SGD, .step = 4, .nparams = 1, .params = &c->params[2]};
     c->subs[1].hp.sgd = (oc_sgd_hparams){OC_SGD_TORCH, 0.1, 0.9, 0, 0, 0, 0};
-    c->subs[2] = (oc_sub_optimizer){.kind = OC_SUB_LION, .step = 4, .nparams = 1, .params = &c->params[3]};
+    c->subs[2] = (oc_sub_optimizer){.kind = OC_ALG_LION, .step = 4, .nparams = 1, .params = &c->params[3]};
     c->subs[2].hp.lion = (oc_lion_hparams){OC_LION_TORCH, 1e-4, 0.9, 0.99, 0.1};
 }
 

@@ -222,7 +222,7 @@ oc_bench_guard *oc_bench_guard_new(size_t ntensors, const oc_fast_tensor *t, dou
                                .skip_threshold = INFINITY};
     b->scaler = (oc_loss_scaler){OC_LS_MEGATRON, 65536.0f, 1.0f, 2.0f, 0.5f, 1000, 2};
     b->state = (oc_loss_scale_state){65536.0f, 0, 2};
-    b->sub.kind = OC_SUB_ADAM;
+    b->sub.kind = OC_ALG_ADAM;
     b->sub.hp.adam = (oc_adam_hparams){OC_ADAM_TORCH, 1e-3, 0.9, 0.95, 1e-8, 0.1, 0.0, 1.0, 1, 0, 0};
     b->sub.nparams = ntensors;
     b->sub.params = b->params;

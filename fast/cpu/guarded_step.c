@@ -80,9 +80,8 @@ static oc_status step_sub(oc_sub_optimizer *s, const oc_fast_opts *o, int grad_b
 {
     oc_fast_tensor t[OC_GUARD_MAX_PARAMS];
     int64_t next = s->step + 1;
-    /* The algorithm's state layout (optcert/elementwise.h; oc_sub_kind numbers the algorithms as
-     * oc_algorithm does). */
-    const int nstate = oc_algorithm_state_count((oc_algorithm)s->kind, &s->hp);
+    /* The algorithm's state layout (optcert/elementwise.h). */
+    const int nstate = oc_algorithm_state_count(s->kind, &s->hp);
     for (size_t i = 0; i < s->nparams; i++) {
         oc_guarded_param *q = &s->params[i];
         t[i] = (oc_fast_tensor){q->n, q->p, q->grad, {NULL, NULL, NULL}, NULL};

@@ -188,8 +188,8 @@ oc_status oc_fast_lion_step(const oc_lion_hparams *hp, int64_t step, const oc_fa
 oc_status oc_fast_sub_step(const oc_sub_optimizer *s, int64_t step, const oc_fast_opts *o,
                            size_t nt, const oc_fast_tensor *t, int grad_back)
 {
-    return s->kind == OC_SUB_ADAM  ? adam_step(&s->hp.adam, step, o, nt, t, NULL, grad_back)
-           : s->kind == OC_SUB_SGD ? sgd_step(&s->hp.sgd, step, o, nt, t, NULL, grad_back)
+    return s->kind == OC_ALG_ADAM  ? adam_step(&s->hp.adam, step, o, nt, t, NULL, grad_back)
+           : s->kind == OC_ALG_SGD ? sgd_step(&s->hp.sgd, step, o, nt, t, NULL, grad_back)
                                    : lion_step(&s->hp.lion, step, o, nt, t, NULL, grad_back);
 }
 

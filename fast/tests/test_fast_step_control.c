@@ -281,9 +281,9 @@ static void chain_init(chain *c, float gscale)
                                           c->buf[3] + off[i]};
     oc_adam_hparams adam = adamw;
     adam.amsgrad = 0;
-    c->subs[0] = (oc_sub_optimizer){.kind = OC_SUB_ADAM, .hp.adam = adam, .step = 4,
+    c->subs[0] = (oc_sub_optimizer){.kind = OC_ALG_ADAM, .hp.adam = adam, .step = 4,
                                     .nparams = 2, .params = c->params};
-    c->subs[1] = (oc_sub_optimizer){.kind = OC_SUB_LION,
+    c->subs[1] = (oc_sub_optimizer){.kind = OC_ALG_LION,
                                     .hp.lion = {OC_LION_TORCH, 1e-4, 0.9, 0.99, 0.1},
                                     .step = 7, .nparams = 1, .params = c->params + 2};
 }

@@ -47,8 +47,6 @@ typedef struct oc_guard_config {
     int sub_scalers;
 } oc_guard_config;
 
-typedef enum oc_sub_kind { OC_SUB_ADAM = 0, OC_SUB_SGD, OC_SUB_LION, OC_SUB_KIND_COUNT } oc_sub_kind;
-
 /* One parameter of a sub-optimizer: its fp32 master value, optimizer state and main gradient. */
 typedef struct oc_guarded_param {
     size_t n;
@@ -59,7 +57,7 @@ typedef struct oc_guarded_param {
 
 /* One sub-optimizer of a chained optimizer (a single optimizer is a chain of one). */
 typedef struct oc_sub_optimizer {
-    oc_sub_kind kind;
+    oc_algorithm kind; /* its algorithm (optcert/mixed.h), whose member of hp is read */
     union {
         oc_adam_hparams adam;
         oc_sgd_hparams sgd;
@@ -131,7 +129,7 @@ typedef enum oc_step_outcome {
     // What check_sub establishes of a sub-optimizer.
     predicate sub_checked(oc_sub_optimizer *s) =
         0 <= s->step < INT64_MAX && (s->nparams > 0 ==> s->params != \null) &&
-        0 <= s->kind < OC_SUB_KIND_COUNT;
+        0 <= s->kind < OC_ALG_COUNT;
     predicate subs_checked(oc_sub_optimizer *subs, integer nsub) =
         nsub <= OC_GUARD_MAX_SUBS && params_bounded(subs, nsub) &&
         \forall integer k; 0 <= k < nsub ==> sub_checked(subs + k);

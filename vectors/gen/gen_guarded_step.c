@@ -24,7 +24,7 @@
 #define SECOND_ORDER (1 + 0x1p-12) /* STEP-TOL-2: the products of two small errors */
 
 typedef struct gsub {
-    oc_sub_kind kind;
+    oc_algorithm kind;
     oc_adam_hparams adam;
     oc_sgd_hparams sgd;
     oc_lion_hparams lion;
@@ -63,12 +63,12 @@ typedef struct step_gen {
     mpfr_t norm, mtp_norm, sum, t, c;
 } step_gen;
 
-static const char *const kind_names[OC_SUB_KIND_COUNT] = {"adam", "sgd", "lion"};
+static const char *const kind_names[OC_ALG_COUNT] = {"adam", "sgd", "lion"};
 static const char *const mode_names[OC_GUARD_MODE_COUNT] = {"scaled", "unchecked", "checked"};
 
 static int nstate(const gsub *u)
 {
-    return u->kind == OC_SUB_ADAM ? 3 : u->kind == OC_SUB_SGD ? (u->sgd.momentum != 0 ? 2 : 1) : 2;
+    return u->kind == OC_ALG_ADAM ? 3 : u->kind == OC_ALG_SGD ? (u->sgd.momentum != 0 ? 2 : 1) : 2;
 }
 
 /* ---- configurations ---- */
@@ -89,7 +89,7 @@ static oc_lion_hparams lion_hp(void)
 
 /* A sub-optimizer of the given kind with np parameters of the given sizes and a random state
  * as after `step` updates. */
-static void add_sub(step_gen *g, step_case *c, oc_sub_kind kind, int64_t step, int np,
+static void add_sub(step_gen *g, step_case *c, oc_algorithm kind, int64_t step, int np,
                     const size_t *n)
 {
     gsub *u = &c->sub[c->nsub++];
@@ -109,7 +109,7 @@ static void add_sub(step_gen *g, step_case *c, oc_sub_kind kind, int64_t step, i
             s[0] = rng_mag(&g->rng, -3, 1, 1);
             if (step > 0) {
                 s[1] = rng_mag(&g->rng, -8, -4, 1);
-                s[2] = kind == OC_SUB_ADAM ? rng_mag(&g->rng, -14, -8, 0) : 0;
+                s[2] = kind == OC_ALG_ADAM ? rng_mag(&g->rng, -14, -8, 0) : 0;
             }
         }
     }
@@ -142,9 +142,9 @@ static step_case base(oc_guard_mode mode, double clip, double threshold, int ste
 static void chain3(step_gen *g, step_case *c)
 {
     static const size_t na[] = {12, 5}, ns[] = {9}, nl[] = {7};
-    add_sub(g, c, OC_SUB_ADAM, 5, 2, na);
-    add_sub(g, c, OC_SUB_SGD, 3, 1, ns);
-    add_sub(g, c, OC_SUB_LION, 2, 1, nl);
+    add_sub(g, c, OC_ALG_ADAM, 5, 2, na);
+    add_sub(g, c, OC_ALG_SGD, 3, 1, ns);
+    add_sub(g, c, OC_ALG_LION, 2, 1, nl);
 }
 
 /* ---- STEP-TOL-2: what an error eg of the clipped gradient does to one element ---- */
@@ -157,7 +157,7 @@ static void grad_sensitivity(const gsub *u, int64_t t, const float *s, const dou
     memset(add, 0, GEN_MAX_STATE * sizeof *add);
     if (eg == 0)
         return;
-    if (u->kind == OC_SUB_ADAM) { /* torch profile: p -= lr (m/bc1) / (sqrt(v/bc2) + eps) */
+    if (u->kind == OC_ALG_ADAM) { /* torch profile: p -= lr (m/bc1) / (sqrt(v/bc2) + eps) */
         const oc_adam_hparams *h = &u->adam;
         double l2 = h->decoupled ? 0 : h->weight_decay;
         double ge = fabs((double)g + l2 * s[0]) + l2 * E[0];
@@ -171,7 +171,7 @@ static void grad_sensitivity(const gsub *u, int64_t t, const float *s, const dou
         add[0] = h->lr * lip * eg;
         add[1] = (1 - h->beta1) * eg;
         add[2] = (1 - h->beta2) * (2 * ge + eg) * eg;
-    } else if (u->kind == OC_SUB_SGD) { /* torch: buf = mu buf + (1 - damp) g, p -= lr d */
+    } else if (u->kind == OC_ALG_SGD) { /* torch: buf = mu buf + (1 - damp) g, p -= lr d */
         const oc_sgd_hparams *h = &u->sgd;
         double eb = h->momentum == 0 ? 0 : (t == 1 ? 1 : 1 - h->dampening) * eg;
         double ed = h->momentum == 0 ? eg : h->nesterov ? eg + h->momentum * eb : eb;
@@ -389,8 +389,8 @@ static json_t *optimizers_json(const step_case *c)
         json_t *n = json_array();
         for (int i = 0; i < u->np; i++)
             json_array_append_new(n, json_integer((json_int_t)u->n[i]));
-        json_t *hp = u->kind == OC_SUB_ADAM ? gen_adam_hparams_json(&u->adam)
-                     : u->kind == OC_SUB_SGD ? gen_sgd_hparams_json(&u->sgd)
+        json_t *hp = u->kind == OC_ALG_ADAM ? gen_adam_hparams_json(&u->adam)
+                     : u->kind == OC_ALG_SGD ? gen_sgd_hparams_json(&u->sgd)
                                              : gen_lion_hparams_json(&u->lion);
         json_t *o = json_pack("{s:s,s:s,s:o,s:I,s:o}", "kind", kind_names[u->kind], "profile",
                               "torch", "hparams", hp, "step", (json_int_t)u->step, "params", n);
@@ -439,8 +439,8 @@ static int make_steppers(step_gen *g, step_case *c)
 {
     for (int k = 0; k < c->nsub; k++) {
         gsub *u = &c->sub[k];
-        int rc = u->kind == OC_SUB_ADAM  ? gen_adam_stepper(&u->adam, g->opt->prec, &u->st)
-                 : u->kind == OC_SUB_SGD ? gen_sgd_stepper(&u->sgd, g->opt->prec, &u->st)
+        int rc = u->kind == OC_ALG_ADAM  ? gen_adam_stepper(&u->adam, g->opt->prec, &u->st)
+                 : u->kind == OC_ALG_SGD ? gen_sgd_stepper(&u->sgd, g->opt->prec, &u->st)
                                          : gen_lion_stepper(&u->lion, g->opt->prec, &u->st);
         if (rc != 0)
             return -1;
@@ -451,8 +451,8 @@ static int make_steppers(step_gen *g, step_case *c)
 static void free_steppers(step_case *c)
 {
     for (int k = 0; k < c->nsub; k++)
-        (c->sub[k].kind == OC_SUB_ADAM  ? gen_adam_stepper_free
-         : c->sub[k].kind == OC_SUB_SGD ? gen_sgd_stepper_free
+        (c->sub[k].kind == OC_ALG_ADAM  ? gen_adam_stepper_free
+         : c->sub[k].kind == OC_ALG_SGD ? gen_sgd_stepper_free
                                         : gen_lion_stepper_free)(&c->sub[k].st);
 }
 
@@ -589,7 +589,7 @@ static int valid_cases(step_gen *g)
     {
         step_case c = base(OC_GUARD_CHECKED, 0x1p-24, INFINITY, 1);
         static const size_t n[] = {16};
-        add_sub(g, &c, OC_SUB_SGD, 3, 1, n);
+        add_sub(g, &c, OC_ALG_SGD, 3, 1, n);
         rc |= emit(g, &c, "total norm about 1e-8: the 1e-6 of the coefficient dominates it",
                    "TinyNorm", "STEP-CLIP-1 STEP-BF16-1 STEP-TAKE-1", "valid", -30, -28);
     }
@@ -603,8 +603,8 @@ static int valid_cases(step_gen *g)
     {
         step_case c = base(OC_GUARD_UNCHECKED, 1.0, INFINITY, 1);
         static const size_t na[] = {6}, ns[] = {5};
-        add_sub(g, &c, OC_SUB_ADAM, 4, 1, na);
-        add_sub(g, &c, OC_SUB_SGD, 2, 1, ns);
+        add_sub(g, &c, OC_ALG_ADAM, 4, 1, na);
+        add_sub(g, &c, OC_ALG_SGD, 2, 1, ns);
         poison_at(&c, 0, 1, 0, 2, NAN);
         rc |= emit(g, &c, "bf16 unchecked (Megatron): a NaN gradient is not detected, the norm "
                    "is NaN, nothing is clipped, the NaN reaches the SGD's weight", "Unchecked",
@@ -694,8 +694,8 @@ static int nonfinite_inf_norm_cases(step_gen *g)
         step_case c = base(OC_GUARD_UNCHECKED, 1.0, k[i].threshold, 1);
         c.cfg.inf_norm = 1;
         static const size_t na[] = {6}, ns[] = {5};
-        add_sub(g, &c, OC_SUB_ADAM, 4, 1, na);
-        add_sub(g, &c, OC_SUB_SGD, 2, 1, ns);
+        add_sub(g, &c, OC_ALG_ADAM, 4, 1, na);
+        add_sub(g, &c, OC_ALG_SGD, 2, 1, ns);
         poison_at(&c, 0, 1, 0, 2, k[i].value);
         rc |= emit(g, &c, k[i].what, "Unchecked", "STEP-BF16-1 STEP-NONFINITE-1 STEP-NORM-1",
                    "valid", -3, 0);
@@ -714,8 +714,8 @@ static int boundary_cases(step_gen *g)
     step_case c = base(OC_GUARD_SCALED, 1.0, INFINITY, 2);
     c.scaler.initial_scale = c.scale[0] = c.scale[1] = 1.0f;
     static const size_t na[] = {6}, ns[] = {5};
-    add_sub(g, &c, OC_SUB_ADAM, 4, 1, na);
-    add_sub(g, &c, OC_SUB_SGD, 2, 1, ns);
+    add_sub(g, &c, OC_ALG_ADAM, 4, 1, na);
+    add_sub(g, &c, OC_ALG_SGD, 2, 1, ns);
     c.sub[1].sgd.momentum = 0;
     rc |= emit(g, &c, "fp16 scaled at scale 1 (the gradients are unscaled by 1), an SGD without "
                "momentum: two clipped steps", "Clip",
@@ -824,7 +824,7 @@ static int scaler_cases(step_gen *g)
                "STEP-SCALER-2 STEP-ERR-1", "invalid", -3, 0);
     c = base(OC_GUARD_SCALED, 1.0, INFINITY, 4);
     static const size_t na[] = {12, 5};
-    add_sub(g, &c, OC_SUB_ADAM, 5, 2, na);
+    add_sub(g, &c, OC_ALG_ADAM, 5, 2, na);
     poison_at(&c, 1, 0, 0, 2, INFINITY);
     poison_at(&c, 2, 0, 1, 4, NAN);
     rc |= emit(g, &c, "fp16 scaled, one Adam sub-optimizer (one scaler), four iterations: clean, "
