@@ -24,6 +24,30 @@ float oc_fast_to_f32(double x);
 oc_status oc_fast_clip_norm_unscaled(const oc_clip_config *c, size_t nviews,
                                      const oc_clip_view *views, float inv_scale, double *partial);
 
+/* o, or the default options when o is NULL. */
+const oc_fast_opts *oc_fast_opts_or_default(const oc_fast_opts *o);
+
+/* One chunk's update; returns non-zero when a gradient of the chunk was non-finite. */
+typedef unsigned (*oc_fast_range_fn)(const void *ctx, const oc_fast_range *r);
+/* FAST-MT-1: f on every chunk of OC_FAST_CHUNK elements of every tensor, the chunks shared among
+ * the threads; grad_back: FAST-STEP-2's fused pass (no model copy, the gradient written back);
+ * *found_nonfinite (when not NULL): whether f flagged a chunk. */
+oc_status oc_fast_for_each_chunk(size_t nt, const oc_fast_tensor *t, const oc_fast_opts *o,
+                                 int grad_back, oc_fast_range_fn f, const void *ctx,
+                                 int *found_nonfinite);
+
+/* An element-wise algorithm's fused multi-tensor step as mixed precision and the guarded step
+ * call it (FAST-STEP-1, -2): hp its hyper-parameters, grad_back as oc_fast_sub_step. Each
+ * algorithm's file defines `const oc_fast_elementwise oc_fast_elementwise_<fam> = {...}` at
+ * the start of a line; the build lists them (cmake/registry.cmake, fast_elementwise_registry.h). */
+typedef struct oc_fast_elementwise {
+    oc_algorithm alg;
+    oc_status (*step)(const void *hp, int64_t step, const oc_fast_opts *o, size_t nt,
+                      const oc_fast_tensor *t, int *found_nonfinite, int grad_back);
+} oc_fast_elementwise;
+/* Algorithm alg's, NULL if it has none. */
+const oc_fast_elementwise *oc_fast_elementwise_of(oc_algorithm alg);
+
 /* FAST-STEP-2: the multi-tensor step of sub-optimizer s (its kind and hyper-parameters) with
  * counter `step`; grad_back: no model copy, each gradient the update used, (g * inv_scale) *
  * clip_coeff, written back over g. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include "optcert/buffers.h"
 #include "optcert/fast.h"
+#include "internal.h"
 #include "../common/elementwise.h"
 
 /* MP-ERR-1 before the buffers, in the reference's order of statuses; fp16 state is not a
@@ -54,11 +55,8 @@ static oc_status wide_state_status(size_t n, const void *param, size_t param_byt
 static oc_status run(oc_algorithm alg, const void *hp, int64_t step, const oc_fast_opts *o,
                      size_t nt, const oc_fast_tensor *t)
 {
-    switch (alg) {
-    case OC_ALG_ADAM: return oc_fast_adam_step(hp, step, o, nt, t, NULL);
-    case OC_ALG_SGD: return oc_fast_sgd_step(hp, step, o, nt, t, NULL);
-    default: return oc_fast_lion_step(hp, step, o, nt, t, NULL);
-    }
+    const oc_fast_elementwise *e = oc_fast_elementwise_of(alg);
+    return e ? e->step(hp, step, o, nt, t, NULL, 0) : OC_ERR_BAD_PROFILE;
 }
 
 oc_status oc_fast_mixed_step(oc_algorithm alg, const void *hp, const oc_storage *s,
