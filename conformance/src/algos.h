@@ -1,6 +1,6 @@
 /* The algorithm families the harness knows: how to read their hyper-parameters, which state
- * tensors they carry, and how to call an implementation's entry point for them. Adding an
- * algorithm means adding one descriptor here (and its spec, reference and generator). */
+ * tensors they carry, and how to call an implementation's entry point for them. An algorithm
+ * adds its descriptor in its own file, conformance/src/<fam>.c (CONTRIBUTING.md, step 6). */
 #ifndef OPTCERT_ALGOS_H
 #define OPTCERT_ALGOS_H
 
@@ -109,6 +109,9 @@ typedef struct oc_algo {
      * redo it (VEC-TOL-1's cap alone). stats may be NULL. */
     oc_status (*cap_tolerances)(const char *path, const struct oc_case *c,
                                 struct oc_tolcap_stats *stats, oc_diag *d);
+    /* Element-wise algorithms: the error model of one element's step that their cap, the AdamW
+     * routes' and the guarded step's are built from (tolcap.h); NULL elsewhere. */
+    const struct oc_tolcap_model *tolcap;
     /* VEC-ABI-1: the reference's entry point for the algorithm's families, of the type
      * include/optcert/impl.h gives them, running the mutant its table's context selects
      * (ref_impl.h); the reference lists every family of the algorithm with it. */
@@ -133,6 +136,12 @@ oc_status oc_get_hex_array(const char *path, int tcid, json_t *a, size_t n, floa
 
 /* The descriptor named `name`, or NULL. */
 const oc_algo *oc_algo_find(const char *name);
+/* The "unknown profile" error of algorithm algo's parser (VEC-FMT-1). */
+oc_status oc_bad_profile(const char *path, const char *algo, const char *profile, oc_diag *d);
+/* The element-wise algorithms' catalogues: their own mutants 0 .. own - 1, then the
+ * mixed-precision ones (spec/mixed.md), OC_MIXED_MUTANTS of them; mu's name for mu >= own. */
+#define OC_MIXED_MUTANTS (OC_MIXED_MUTANT_COUNT - 1)
+const char *oc_elementwise_mutant_name(int mu, int own);
 
 /* The reference with every algorithm correct: every family of the vector set
  * (families_registry.h). */

@@ -39,9 +39,17 @@ static size_t head_width(const step_meta *m) { return HEAD_FIXED + 3 * m->nscale
 static const char *step_mutant(int mu) { return oc_guard_mutant_name((oc_guard_mutant)mu); }
 static int step_nstate(const oc_hparams *hp) { return (void)hp, 1; }
 
-static int sub_nstate(const oc_sub_optimizer *s)
+/* The tensors a parameter of sub-optimizer s carries in the rows: p, then its algorithm's state
+ * (oc_algorithm_state_count: MP-STORE-1's layout). */
+static int sub_nstate(const oc_sub_optimizer *s) { return 1 + oc_algorithm_state_count(s->kind, &s->hp); }
+
+/* The harness's descriptor of element-wise algorithm alg (its .alg), NULL if none. */
+static const oc_algo *elementwise_algo(oc_algorithm alg)
 {
-    return s->kind == OC_ALG_ADAM ? 3 : s->kind == OC_ALG_SGD ? (s->hp.sgd.momentum != 0 ? 2 : 1) : 2;
+    for (int i = 0; i < OC_NALGOS; i++)
+        if (oc_algos[i]->alg == alg && alg != OC_ALG_COUNT)
+            return oc_algos[i];
+    return NULL;
 }
 
 static oc_status step_parse(const char *path, const char *profile, json_t *h, oc_hparams *u,
@@ -126,9 +134,6 @@ static oc_status load_sub_groups(const char *path, int tcid, json_t *o, size_t k
  * hyper-parameters are read by the sub-optimizer's own family's reader. */
 static oc_status load_sub(const char *path, int tcid, json_t *o, step_meta *m, oc_diag *d)
 {
-    static const oc_algo *const algo[OC_ALG_COUNT] = {&oc_algo_adam, &oc_algo_sgd,
-                                                           &oc_algo_lion};
-    static const char *const kinds[OC_ALG_COUNT] = {"adam", "sgd", "lion"};
     const char *kind = json_string_value(json_object_get(o, "kind"));
     const char *profile = json_string_value(json_object_get(o, "profile"));
     json_t *params = json_object_get(o, "params"), *v;
@@ -137,24 +142,20 @@ static oc_status load_sub(const char *path, int tcid, json_t *o, step_meta *m, o
     oc_status st;
     int64_t x;
     size_t i;
-    int k = 0;
-    while (kind && k < OC_ALG_COUNT && strcmp(kind, kinds[k]) != 0)
-        k++;
-    if (!kind || k == OC_ALG_COUNT || !profile || !json_is_array(params) ||
+    const oc_algo *a = kind ? oc_algo_find(kind) : NULL;
+    if (!a || a->alg == OC_ALG_COUNT || !profile || !json_is_array(params) ||
         json_array_size(params) > MAX_PARAMS - m->nparams)
-        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: optimizers[] needs kind (adam, sgd, lion), "
-                       "profile, hparams, step, params (%d in all at most)", path, tcid, MAX_PARAMS);
+        return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: optimizers[] needs kind (an element-wise "
+                       "algorithm), profile, hparams, step, params (%d in all at most)", path, tcid,
+                       MAX_PARAMS);
     memset(&hp, 0, sizeof hp);
-    if ((st = algo[k]->parse(path, profile, json_object_get(o, "hparams"), &hp, d)) ||
+    if ((st = a->parse(path, profile, json_object_get(o, "hparams"), &hp, d)) ||
         (st = oc_get_int(path, tcid, o, "step", 0, INT64_MAX, &x, d)))
         return st;
-    s->kind = (oc_algorithm)k;
-    if (k == OC_ALG_ADAM)
-        s->hp.adam = hp.adam;
-    else if (k == OC_ALG_SGD)
-        s->hp.sgd = hp.sgd;
-    else
-        s->hp.lion = hp.lion;
+    s->kind = a->alg;
+    /* the member a->parse filled: every member of either union starts at the union's address */
+    _Static_assert(sizeof s->hp <= sizeof hp, "oc_hparams holds every sub-optimizer's hp");
+    memcpy(&s->hp, &hp, sizeof s->hp);
     s->step = x;
     s->nparams = json_array_size(params);
     m->first[m->nsub++] = m->nparams;
@@ -311,18 +312,17 @@ static double group_norm(const oc_case *c, size_t r)
 static oc_status step_cap_tolerances(const char *path, const oc_case *c, oc_tolcap_stats *stats,
                                      oc_diag *d)
 {
-    static const oc_algo *const algo[OC_ALG_COUNT] = {&oc_algo_adam, &oc_algo_sgd,
-                                                           &oc_algo_lion};
     const step_meta *m = meta(c);
     const oc_guard_config *cfg = &c->hp.step.guard;
     for (size_t k = 0; k < m->nsub; k++) {
-        const oc_sub_optimizer *u = &m->sub[k];
-        if ((u->kind == OC_ALG_ADAM && (u->hp.adam.profile != OC_ADAM_TORCH || u->hp.adam.amsgrad ||
-                                        u->hp.adam.maximize)) ||
-            (u->kind == OC_ALG_SGD && u->hp.sgd.profile != OC_SGD_TORCH))
+        oc_hparams hp;
+        memset(&hp, 0, sizeof hp);
+        memcpy(&hp, &m->sub[k].hp, sizeof m->sub[k].hp); /* its algorithm's member */
+        const oc_algo *a = elementwise_algo(m->sub[k].kind);
+        if (!oc_tolcap_sensitivity_defined(a, &hp))
             return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: sub-optimizer %zu is outside what "
-                           "STEP-TOL-2 derives bounds for (Adam torch without amsgrad or maximize, "
-                           "SGD torch, Lion)", path, c->tcid, k);
+                           "STEP-TOL-2 derives bounds for (%s: %s)", path, c->tcid, k, a->name,
+                           a->tolcap->sensitivity_domain);
     }
     size_t mtp_elements = 0;
     for (size_t q = 0; q < m->nparams; q++)
@@ -341,7 +341,7 @@ static oc_status step_cap_tolerances(const char *path, const oc_case *c, oc_tolc
         size_t col = head_width(m) + m->nsub, sv = 0;
         for (size_t k = 0; k < m->nsub && s == OC_OK; k++) {
             const oc_sub_optimizer *sub = &m->sub[k];
-            const oc_algo *a = algo[sub->kind];
+            const oc_algo *a = elementwise_algo(sub->kind);
             const int ns = sub_nstate(sub);
             const double counter = row[head_width(m) + k]; /* golden: checked before the cast */
             if (!(counter >= 0 && counter <= 0x1p62 && counter == floor(counter))) {
@@ -547,8 +547,6 @@ static const char *step_quantity(const oc_case *c, int k, size_t j)
 {
     static const char *const head[HEAD_FIXED] = {"outcome", "norm", "position"};
     static const char *const scaler[3] = {"scale", "growthTracker", "hysteresisTracker"};
-    static const char *const names[OC_ALG_COUNT][4] = {
-        {"p", "m", "v", "vmax"}, {"p", "buf"}, {"p", "m"}};
     const step_meta *m = meta(c);
     size_t i = j % c->n, at = head_width(m) + m->nsub;
     (void)k;
@@ -562,7 +560,7 @@ static const char *step_quantity(const oc_case *c, int k, size_t j)
         for (size_t q = m->first[s]; q < m->first[s] + m->sub[s].nparams; q++) {
             size_t ns = (size_t)sub_nstate(&m->sub[s]);
             if (i < at + (ns + 1) * m->n[q])
-                return i < at + ns * m->n[q] ? names[m->sub[s].kind][(i - at) / m->n[q]] : "grad";
+                return i < at + ns * m->n[q] ? elementwise_algo(m->sub[s].kind)->state_names[(i - at) / m->n[q]] : "grad";
             at += (ns + 1) * m->n[q];
         }
     return "?";

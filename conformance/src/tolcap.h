@@ -24,12 +24,33 @@ oc_status oc_tolcap_check(const char *path, const oc_case *c, oc_tolcap_stats *s
 oc_status oc_tolcap_elementwise(const char *path, const oc_case *c, oc_tolcap_stats *stats,
                                 oc_diag *d);
 
+/* The error model of an element-wise algorithm's step, in the algorithm's own file
+ * (conformance/src/<fam>.c, with the constants of tolcap_model.h) and named by its descriptor's
+ * .tolcap. */
+typedef struct oc_tolcap_model {
+    /* VEC-TOL-2: one element's step t; before[a], after[a] the golden stored values of
+     * algorithm state a (p first) before and after the step (after: before any 16-bit
+     * narrowing), g the gradient, E[a] the carried bound, replaced by the step's. */
+    void (*element)(const oc_hparams *hp, int64_t t, const double *before, const double *after,
+                    double g, double *E);
+    /* STEP-TOL-2 (b): whether grad_sensitivity derives a bound for hp, and add[k] (zeroed by
+     * the caller), what an error eg != 0 of the gradient g adds to output k's bound, from the
+     * golden state before the step and its bounds E. */
+    int (*sensitivity_defined)(const oc_hparams *hp);
+    const char *sensitivity_domain; /* where it is defined, in words */
+    void (*grad_sensitivity)(const oc_hparams *hp, int64_t t, const double *before,
+                             const double *E, double g, double eg, double *add);
+} oc_tolcap_model;
+
 /* Pieces for the families whose outputs contain such steps (AdamW routes, the guarded step).
- * a is oc_algo_adam, oc_algo_sgd or oc_algo_lion; before/after the golden values of the
+ * a is an element-wise algorithm (its .tolcap); before/after the golden values of the
  * algorithm's state (p first) before and after step t of one element with gradient g; E the
  * carried bounds (OC_MAX_STATE entries), replaced by the step's, widened by the slack. */
 void oc_tolcap_element(const oc_algo *a, const oc_hparams *hp, int64_t t, const double *before,
                        const double *after, double g, double *E);
+/* STEP-TOL-2 (b): whether oc_tolcap_grad_sensitivity derives a bound for algorithm a with hp
+ * (a NULL: no). */
+int oc_tolcap_sensitivity_defined(const oc_algo *a, const oc_hparams *hp);
 /* STEP-TOL-2 (b): add[k], what an error eg of the gradient g adds to output k's bound. */
 void oc_tolcap_grad_sensitivity(const oc_algo *a, const oc_hparams *hp, int64_t t,
                                 const double *before, const double *E, double g, double eg,

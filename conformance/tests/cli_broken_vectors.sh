@@ -293,10 +293,14 @@ inline_capped adafactor-torch 5 224
 inline_capped adafactor-transformers 17 79
 inline_capped adafactor-optax 3 2
 inline_capped adafactor-paper 6 91
-# VEC-FMT-18: a valid guarded-step case whose Adam STEP-TOL-2 derives no bound for (amsgrad);
+# VEC-FMT-18: a valid guarded-step case whose Adam STEP-TOL-2 derives no bound for (maximize);
 # SGD's ema profile likewise.
+fam guarded-step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['optimizers'][0]['hparams']['maximize'] = True"
+rejected guarded-step-megatron "guarded-step-megatron.json: tcId 5: sub-optimizer 0 is outside what STEP-TOL-2 derives bounds for (adam: torch, without amsgrad or maximize)"
+# VEC-FMT-17: with amsgrad an Adam sub-optimizer's rows carry vmax too (its state layout,
+# MP-STORE-1), which these rows lack.
 fam guarded-step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['optimizers'][0]['hparams']['amsgrad'] = True"
-rejected guarded-step-megatron "guarded-step-megatron.json: tcId 5: sub-optimizer 0 is outside what STEP-TOL-2 derives bounds for"
+rejected guarded-step-megatron "tensor '5/state' has the wrong shape"
 fam guarded-step-megatron "t = [t for t in tests if t['tcId'] == 5][0]; t['optimizers'][1]['profile'] = 'ema'"
 rejected guarded-step-megatron "guarded-step-megatron.json: tcId 5: sub-optimizer 1 is outside what STEP-TOL-2 derives bounds for"
 # A golden step counter that is no integer (read as the bias correction's t): refused before any

@@ -19,7 +19,8 @@ optcert=$prefix/bin/optcert
 [ -d "$prefix/share/optcert/vectors/gen" ] && fail "the generator's sources were installed"
 # The installed headers' contracts read as the proofs read them: optcert/mixed.h includes the
 # generated element-wise ACSL under __FRAMAC__ (cmake/install.cmake installs it beside it).
-[ -f "$prefix/include/optcert/elementwise_logic.h" ] || fail "no include/optcert/elementwise_logic.h"
+logic=elementwise_logic.h
+[ -f "$prefix/include/optcert/$logic" ] || fail "no $logic beside the installed optcert/mixed.h"
 if command -v frama-c >/dev/null; then
     printf '#include "optcert/guarded_step.h"\n#include "optcert/elementwise.h"\n' >"$tmp/acsl.c"
     frama-c -cpp-extra-args="-I$prefix/include" "$tmp/acsl.c" >"$tmp/out" 2>&1 &&
