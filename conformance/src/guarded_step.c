@@ -43,6 +43,16 @@ static int step_nstate(const oc_hparams *hp) { return (void)hp, 1; }
  * (oc_algorithm_state_count: MP-STORE-1's layout). */
 static int sub_nstate(const oc_sub_optimizer *s) { return 1 + oc_algorithm_state_count(s->kind, &s->hp); }
 
+/* Sub-optimizer s's hyper-parameters as its algorithm's descriptor reads them: the member of
+ * either union sits at the union's address. */
+static oc_hparams sub_hparams(const oc_sub_optimizer *s)
+{
+    oc_hparams hp;
+    memset(&hp, 0, sizeof hp);
+    memcpy(&hp, &s->hp, sizeof s->hp);
+    return hp;
+}
+
 /* The harness's descriptor of element-wise algorithm alg (its .alg), NULL if none. */
 static const oc_algo *elementwise_algo(oc_algorithm alg)
 {
@@ -315,9 +325,7 @@ static oc_status step_cap_tolerances(const char *path, const oc_case *c, oc_tolc
     const step_meta *m = meta(c);
     const oc_guard_config *cfg = &c->hp.step.guard;
     for (size_t k = 0; k < m->nsub; k++) {
-        oc_hparams hp;
-        memset(&hp, 0, sizeof hp);
-        memcpy(&hp, &m->sub[k].hp, sizeof m->sub[k].hp); /* its algorithm's member */
+        const oc_hparams hp = sub_hparams(&m->sub[k]);
         const oc_algo *a = elementwise_algo(m->sub[k].kind);
         if (!oc_tolcap_sensitivity_defined(a, &hp))
             return oc_fail(d, OC_ERR_FORMAT, "%s: tcId %d: sub-optimizer %zu is outside what "
@@ -354,9 +362,7 @@ static oc_status step_cap_tolerances(const char *path, const oc_case *c, oc_tolc
             /* STEP-CLIP-2: its own clip_grad; STEP-GROUP-1: a gradient of the 'mtp' group
              * against that group's norm (group_norm) */
             const double clip_grad = oc_guard_sub_clip_grad(cfg, k);
-            oc_hparams hp;
-            memset(&hp, 0, sizeof hp);
-            memcpy(&hp, &sub->hp, sizeof sub->hp); /* its adam, sgd or lion member */
+            const oc_hparams hp = sub_hparams(sub);
             for (size_t i = 0; i < sub->nparams && s == OC_OK; i++) {
                 size_t n = m->n[m->first[k] + i];
                 const int mtp = (cfg->mtp_params >> (m->first[k] + i) & 1u) != 0;
